@@ -1,0 +1,70 @@
+"""The built-in models: the trained default language model and the notes' tiny example.
+
+Both are read-only: callers that train or edit weights take `copy.deepcopy` first.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from .bundle import load_bundle
+from .model import RNNConfig, RNNModel
+from .text import Vocab
+
+PRETRAINED = Path(__file__).parent / "pretrained"
+
+# Note 000: vocabulary [I, like, cats, dogs, you], V = 5, d = 3, E as printed there.
+NOTES_VOCAB = ("I", "like", "cats", "dogs", "you")
+NOTES_E = ((0.2, -0.1, 0.7), (0.5, 0.3, -0.2), (-0.4, 0.8, 0.1), (0.6, -0.5, 0.9), (0.0, 0.2, -0.3))
+# Note 004: the travel vocabulary and its E; "Other" stands for every unknown word.
+TRAVEL_VOCAB = ("Arrive", "Leave", "Taipei", "November", "Other")
+TRAVEL_E = ((0.12, -0.45, 0.88), (-0.01, 0.34, -0.12), (0.67, 0.89, -0.34),
+            (-0.76, 0.11, 0.55), (0.05, -0.23, 0.01))
+
+
+@dataclass(frozen=True)
+class Builtin:
+    key: str
+    label: str
+    description: str
+    default_sentence: str
+
+
+BUILTINS = {
+    "default": Builtin("default", "Default language model",
+                       "A word-level Elman RNN (tanh) trained on the built-in travel and "
+                       "everyday sentences.", "Arrive Taipei on November 2nd"),
+    "notes": Builtin("notes", "Notes example (V=5, d=3, H=4)",
+                     "The course notes' 5-word vocabulary and embedding matrix E; the other "
+                     "weights are small fixed random numbers (seed 0).", "I like cats"),
+}
+
+
+def notes_model() -> tuple[RNNModel, Vocab]:
+    """V = 5, d = 3, H = 4 with the notes' E; W_x, W_h, b_h, W_o, b_o from seed 0."""
+    model = RNNModel(RNNConfig(vocab_size=5, embed_dim=3, hidden_size=4), seed=0)
+    with torch.no_grad():
+        model.E.copy_(torch.tensor(NOTES_E))
+    return model.eval(), Vocab(NOTES_VOCAB)
+
+
+def default_model() -> tuple[RNNModel, Vocab, dict]:
+    """The pretrained default LM and its training report, read from rnnviz/pretrained/."""
+    model, vocab, meta = load_bundle((PRETRAINED / "default_lm.pt").read_bytes())
+    return model, vocab, meta
+
+
+def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
+    if key == "notes":
+        model, vocab = notes_model()
+        return model, vocab, {}
+    if key == "default":
+        return default_model()
+    raise KeyError(key)
+
+
+def training_report() -> dict:
+    return json.loads((PRETRAINED / "default_lm.json").read_text())

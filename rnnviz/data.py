@@ -1,0 +1,126 @@
+"""Built-in corpora (written for this project, generated from templates with a fixed seed),
+next-token pairs by shifting, and padding to B x T with masks.
+
+Travel-booking sentences carry one slot tag per word, in the style of note 004:
+"Arrive Taipei on November 2nd" -> other destination other date date.
+"""
+from __future__ import annotations
+
+import random
+
+import torch
+
+from .model import IGNORE
+from .text import BOS, EOS, PAD, Vocab
+
+TAGS = ("other", "destination", "departure", "date", "time")
+
+CITIES = ("Taipei", "Boston", "Tokyo", "Paris", "London", "Seoul", "Denver", "Sydney",
+          "Madrid", "Chicago", "Berlin", "Toronto")
+MONTHS = ("January", "March", "May", "July", "September", "November", "December")
+DAYS = ("1st", "2nd", "3rd", "5th", "9th", "12th", "15th", "21st", "28th")
+TIMES = (("5", "pm"), ("9", "am"), ("7", "am"), ("3", "pm"), ("11", "am"), ("8", "pm"))
+
+# {A} = arrival city (destination), {D} = departure city, {date}, {time}
+TRAVEL_TEMPLATES = (
+    "Arrive {A} on {date}", "Arrive in {A} at {time}", "Arrive {A} at {time} on {date}",
+    "I want to arrive in {A} on {date}", "Fly to {A} on {date}", "Book a flight to {A} at {time}",
+    "Leave {D} on {date}", "Leave {D} at {time}", "I want to leave {D} at {time}",
+    "Depart from {D} on {date}", "Fly from {D} at {time}", "Book a flight from {D} on {date}",
+    "Leave {D} and arrive in {A} on {date}", "Fly from {D} to {A} at {time}",
+    "{A} is my destination", "{D} is my departure", "{A} is where I arrive on {date}",
+    "{D} is where I leave at {time}",
+)
+
+SUBJECTS = ("I", "you", "we", "they")
+VERBS = ("like", "love", "see", "feed")
+OBJECTS = ("cats", "dogs", "birds", "fish")
+WHENS = ("today", "tomorrow", "now", "")
+EVERYDAY_EXTRA = ("dog bites man", "man bites dog", "I like cats today", "you like dogs",
+                  "cats like fish", "dogs like you")
+
+
+def _fill(template: str, rng: random.Random) -> tuple[list[str], list[str]]:
+    cities = rng.sample(CITIES, 2)
+    slots = {"A": ([cities[0]], "destination"), "D": ([cities[1]], "departure"),
+             "date": ([rng.choice(MONTHS), rng.choice(DAYS)], "date"),
+             "time": (list(rng.choice(TIMES)), "time")}
+    tokens, tags = [], []
+    for word in template.split():
+        if word.startswith("{"):
+            words, tag = slots[word.strip("{}")]
+            tokens += words
+            tags += [tag] * len(words)
+        else:
+            tokens.append(word)
+            tags.append("other")
+    return tokens, tags
+
+
+def travel_corpus(n: int = 1200, seed: int = 0) -> list[tuple[list[str], list[str]]]:
+    """n tagged travel sentences: (tokens, tags), one tag from TAGS per token."""
+    rng = random.Random(seed)
+    return [_fill(rng.choice(TRAVEL_TEMPLATES), rng) for _ in range(n)]
+
+
+def everyday_corpus(n: int = 600, seed: int = 1) -> list[list[str]]:
+    """n short sentences like "I like cats today" (plus the notes' "dog bites man")."""
+    rng = random.Random(seed)
+    out = [s.split() for s in EVERYDAY_EXTRA]
+    while len(out) < n:
+        words = [rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS), rng.choice(WHENS)]
+        out.append([w for w in words if w])
+    return out
+
+
+def split_heldout(sentences: list, frac: float = 0.15, seed: int = 2) -> tuple[list, list]:
+    """Split by distinct sentence text, so no held-out sentence also appears in training."""
+    def key(item):
+        return " ".join(item[0] if isinstance(item, tuple) else item)
+
+    distinct = sorted({key(s) for s in sentences})
+    rng = random.Random(seed)
+    held = set(rng.sample(distinct, max(1, int(len(distinct) * frac))))
+    train = [s for s in sentences if key(s) not in held]
+    test = [s for s in sentences if key(s) in held]
+    return train, test
+
+
+def lm_pair(ids: list[int], vocab: Vocab) -> tuple[list[int], list[int]]:
+    """Input and target ids for next-token prediction.
+
+    With <bos>/<eos> in the vocabulary: input [<bos>, w1..wT], target [w1..wT, <eos>].
+    Without (the notes' 5-word model): input [w1..wT], target [w2..wT, IGNORE].
+    """
+    if vocab.has_specials:
+        return [vocab.stoi[BOS]] + list(ids), list(ids) + [vocab.stoi[EOS]]
+    return list(ids), list(ids[1:]) + [IGNORE]
+
+
+def pad_batch(seqs: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad to the longest: ids (B, T) and mask (B, T), True on real tokens."""
+    T = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), T), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(seqs), T), dtype=torch.bool)
+    for b, s in enumerate(seqs):
+        ids[b, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[b, : len(s)] = True
+    return ids, mask
+
+
+def lm_tensors(token_lists, vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
+    """All sentences as padded LM inputs (N, T) and targets (N, T) (IGNORE on padding)."""
+    pairs = [lm_pair(vocab.encode(toks)[0], vocab) for toks in token_lists]
+    pad = vocab.stoi.get(PAD, 0)
+    inputs, _ = pad_batch([p[0] for p in pairs], pad)
+    targets, mask = pad_batch([p[1] for p in pairs], pad)
+    return inputs, targets.masked_fill(~mask, IGNORE)
+
+
+def tag_tensors(tagged, vocab: Vocab, tags=TAGS) -> tuple[torch.Tensor, torch.Tensor]:
+    """Tagged sentences as padded ids (N, T) and tag ids (N, T) (IGNORE on padding)."""
+    index = {t: i for i, t in enumerate(tags)}
+    pad = vocab.stoi.get(PAD, 0)
+    ids, mask = pad_batch([vocab.encode(toks)[0] for toks, _ in tagged], pad)
+    tag_ids, _ = pad_batch([[index[t] for t in tg] for _, tg in tagged], 0)
+    return ids, tag_ids.masked_fill(~mask, IGNORE)

@@ -1,0 +1,19 @@
+"""Every bound on what a user can give, in one place.
+
+Pages show these numbers where they apply; tests check each boundary on both
+sides. Changing a limit here changes it everywhere.
+"""
+
+MAX_TEXT_CHARS = 20_000        # characters kept from a typed or uploaded sentence
+MAX_TOKENS = 200               # tokens of one sentence that the pages run (T)
+MAX_UPLOAD_BYTES = 1_000_000   # a .txt upload (sentences or a training corpus)
+MAX_UPLOAD_LINES = 20_000      # lines read from an upload
+MAX_LINE_CHARS = 2_000         # characters shown per line in the line picker
+MAX_VOCAB = 5_000              # vocabulary of a model trained in the app
+MAX_HIDDEN = 128               # H
+MAX_EMBED = 128                # d
+MAX_TRAIN_STEPS = 5_000        # optimiser steps of one training run
+MAX_TRAIN_T = 64               # sequence length used in training
+MAX_BATCH = 64                 # sentences per batch
+MAX_JACOBIAN_T = 512           # T accepted by the all-pairs Jacobian engine
+MAX_MODEL_FILE_BYTES = 20_000_000  # an uploaded model bundle

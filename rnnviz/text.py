@@ -1,0 +1,203 @@
+"""Turn user text into tokens and ids: tokenizers, Vocab, upload decoding, word hashing.
+
+Every function here is pure and bounded by `limits`; bad input raises InputError
+with a message for the learner, never anything else.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from . import limits
+from .errors import InputError
+
+PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
+SPECIALS = (PAD, UNK, BOS, EOS)
+
+# CJK ideographs, kana and hangul are one token per character (no spaces to split on).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD_RE = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]")
+
+
+def clean_text(text: str) -> str:
+    """Drop control and zero-width characters (they are invisible and confuse tokens)."""
+    kept = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in "\n\t" or ch == " ":
+            kept.append(" ")
+        elif cat in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            continue
+        else:
+            kept.append(ch)
+    return "".join(kept)
+
+
+def tokenize(text: str, level: str = "word") -> list[str]:
+    """Split text into tokens: "word" (words and punctuation, CJK per character) or "char"."""
+    text = clean_text(text)
+    if level == "word":
+        return _WORD_RE.findall(text)
+    if level == "char":
+        return [ch for ch in " ".join(text.split())]
+    raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
+
+
+@dataclass(frozen=True)
+class Vocab:
+    """Token <-> id, both ways. Ids are list positions (0-based, 'row id+1' in the notes).
+
+    A vocabulary without `<unk>` (the notes' 5-word example) drops unknown words
+    instead of mapping them; `encode` reports them either way.
+    """
+
+    itos: tuple[str, ...]
+    stoi: dict = field(init=False, compare=False, repr=False)
+    lower: dict = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        if len(set(self.itos)) != len(self.itos):
+            raise InputError("A vocabulary cannot list the same token twice.")
+        object.__setattr__(self, "stoi", {s: i for i, s in enumerate(self.itos)})
+        lower = {}
+        for i, s in enumerate(self.itos):
+            lower.setdefault(s.lower(), i)
+        object.__setattr__(self, "lower", lower)
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+    def id_of(self, token: str) -> int | None:
+        """Exact match first, then case-insensitive ("arrive" finds "Arrive")."""
+        if token in self.stoi:
+            return self.stoi[token]
+        return self.lower.get(token.lower())
+
+    def encode(self, tokens: list[str]) -> tuple[list[int], list[str]]:
+        """ids and the list of unknown tokens (mapped to <unk>, or dropped if there is none)."""
+        ids, unknown = [], []
+        unk = self.stoi.get(UNK)
+        for tok in tokens:
+            i = self.id_of(tok)
+            if i is None:
+                unknown.append(tok)
+                if unk is None:
+                    continue
+                i = unk
+            ids.append(i)
+        return ids, unknown
+
+    def decode(self, ids) -> list[str]:
+        return [self.itos[int(i)] for i in ids]
+
+    @property
+    def has_specials(self) -> bool:
+        return all(s in self.stoi for s in (BOS, EOS))
+
+    @classmethod
+    def build(cls, token_lists, max_size: int = limits.MAX_VOCAB) -> "Vocab":
+        """Specials first, then tokens by frequency (ties by first appearance), capped at max_size."""
+        counts: dict[str, int] = {}
+        for toks in token_lists:
+            for t in toks:
+                if t not in SPECIALS:
+                    counts[t] = counts.get(t, 0) + 1
+        ranked = sorted(counts, key=lambda t: -counts[t])  # stable: first seen wins ties
+        return cls(SPECIALS + tuple(ranked[: max(0, max_size - len(SPECIALS))]))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A sentence ready for the model, with everything the page should tell the learner."""
+
+    tokens: tuple[str, ...]     # tokens as typed (after truncation)
+    ids: tuple[int, ...]        # their ids (unknown -> <unk>, or dropped)
+    unknown: tuple[str, ...]    # tokens not in the vocabulary
+    dropped: int                # tokens cut by the MAX_TOKENS limit
+    chars_cut: int              # characters cut by the MAX_TEXT_CHARS limit
+
+    @property
+    def notices(self) -> list[str]:
+        out = []
+        if self.chars_cut:
+            out.append(f"The text was {self.chars_cut:,} characters over the "
+                       f"{limits.MAX_TEXT_CHARS:,}-character limit; the rest was ignored.")
+        if self.dropped:
+            out.append(f"Only the first {limits.MAX_TOKENS} tokens are used; "
+                       f"{self.dropped:,} more were dropped.")
+        if self.unknown:
+            shown = ", ".join(dict.fromkeys(self.unknown[:20]))
+            out.append(f"Not in the model's vocabulary: {shown}.")
+        return out
+
+
+def prepare(text: str, vocab: Vocab, level: str = "word",
+            max_tokens: int = limits.MAX_TOKENS) -> Prepared:
+    """Validate, bound, tokenize and encode one sentence. Raises InputError if nothing is left."""
+    if not isinstance(text, str):
+        raise InputError("The sentence must be text.")
+    chars_cut = max(0, len(text) - limits.MAX_TEXT_CHARS)
+    tokens = tokenize(text[: limits.MAX_TEXT_CHARS], level)
+    if not tokens:
+        raise InputError("The sentence is empty: type at least one word.")
+    dropped = max(0, len(tokens) - max_tokens)
+    tokens = tokens[:max_tokens]
+    ids, unknown = vocab.encode(tokens)
+    if not ids:
+        raise InputError("None of these words is in the model's vocabulary "
+                         f"({len(vocab)} tokens): {', '.join(tokens[:10])}.")
+    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut)
+
+
+def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:
+    """Bytes of an uploaded .txt -> text. Refuses empty, oversized, binary and non-UTF-8 files."""
+    if len(data) == 0:
+        raise InputError("The file is empty.")
+    if len(data) > max_bytes:
+        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.")
+    if b"\x00" in data[:8192]:
+        raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"The file is not UTF-8 text (bad byte at position {err.start}): "
+                         "save it as UTF-8 and upload it again.") from None
+
+
+def upload_lines(text: str, max_lines: int = limits.MAX_UPLOAD_LINES) -> tuple[list[str], int]:
+    """Non-empty lines of an upload (each cut to MAX_LINE_CHARS) and how many lines were skipped."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    skipped = max(0, len(lines) - max_lines)
+    lines = [ln[: limits.MAX_LINE_CHARS] for ln in lines[:max_lines]]
+    if not lines:
+        raise InputError("The file has no non-empty line.")
+    return lines, skipped
+
+
+# ---- word hashing (notes 004) -------------------------------------------------
+
+def letter_trigrams(word: str) -> list[str]:
+    """'good' -> ['#go', 'goo', 'ood', 'od#'] (boundary marks, then every 3-letter window)."""
+    marked = f"#{word}#"
+    return [marked[i:i + 3] for i in range(len(marked) - 2)]
+
+
+def trigram_bucket(trigram: str, buckets: int) -> int:
+    """A stable hash (md5, not Python's salted hash) of a trigram into [0, buckets)."""
+    if buckets < 1:
+        raise InputError("The number of hash buckets must be at least 1.")
+    digest = hashlib.md5(trigram.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "little") % buckets
+
+
+def hash_word(word: str, buckets: int) -> list[int]:
+    """Count vector (length `buckets`) of the word's trigram buckets: the word-hashing feature."""
+    vec = [0] * buckets
+    for tri in letter_trigrams(word):
+        vec[trigram_bucket(tri, buckets)] += 1
+    return vec

@@ -1,0 +1,58 @@
+"""Train the built-in default language model deterministically and write it to rnnviz/pretrained/.
+
+    python scripts/build_pretrained.py
+
+Writes default_lm.pt (a model bundle) and default_lm.json (the training report:
+held-out perplexity next to a uniform model's).
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rnnviz.bundle import save_bundle  # noqa: E402
+from rnnviz.catalog import PRETRAINED  # noqa: E402
+from rnnviz.data import everyday_corpus, lm_tensors, split_heldout, travel_corpus  # noqa: E402
+from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
+from rnnviz.text import Vocab  # noqa: E402
+from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
+
+DEFAULT_CFG = dict(embed_dim=16, hidden_size=32, cell="elman", nonlinearity="tanh")
+TRAIN_CFG = TrainConfig(steps=1500, batch_size=32, optimizer="adam", lr=0.01, clip=1.0, seed=0)
+
+
+def corpus_sentences() -> list[list[str]]:
+    return [toks for toks, _ in travel_corpus()] + everyday_corpus()
+
+
+def build() -> dict:
+    torch.manual_seed(0)
+    train_s, test_s = split_heldout(corpus_sentences())
+    vocab = Vocab.build(corpus_sentences())
+    model = RNNModel(RNNConfig(vocab_size=len(vocab), **DEFAULT_CFG), seed=0)
+    x_tr, y_tr = lm_tensors(train_s, vocab)
+    x_te, y_te = lm_tensors(test_s, vocab)
+    start = time.perf_counter()
+    history = train(model, x_tr, y_tr, TRAIN_CFG)
+    report = {
+        "train_sentences": len(train_s), "heldout_sentences": len(test_s),
+        "vocab_size": len(vocab), "steps": TRAIN_CFG.steps, "final_train_loss": history[-1]["loss"],
+        "heldout_perplexity": round(perplexity(model, x_te, y_te), 3),
+        "uniform_perplexity": float(len(vocab)),
+        "train_seconds": round(time.perf_counter() - start, 1),
+        "config": model.cfg.to_dict(), "train_config": TRAIN_CFG.__dict__,
+    }
+    PRETRAINED.mkdir(exist_ok=True)
+    (PRETRAINED / "default_lm.pt").write_bytes(save_bundle(model, vocab, {"report": report}))
+    (PRETRAINED / "default_lm.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    print(json.dumps(build(), indent=2))

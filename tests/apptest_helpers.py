@@ -1,0 +1,38 @@
+"""Helpers for AppTest: read plotly figures back as JSON with their arrays decoded."""
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+
+_DTYPES = {"f8": np.float64, "f4": np.float32, "i1": np.int8, "u1": np.uint8, "i2": np.int16,
+           "u2": np.uint16, "i4": np.int32, "u4": np.uint32, "i8": np.int64, "u8": np.uint64}
+
+
+def _decode(obj):
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:
+            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=_DTYPES[obj["dtype"]])
+            if "shape" in obj:
+                shape = obj["shape"]
+                shape = [int(s) for s in shape.split(",")] if isinstance(shape, str) else shape
+                arr = arr.reshape(shape)
+            return arr
+        return {k: _decode(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_decode(v) for v in obj]
+    return obj
+
+
+def figures(at) -> list[dict]:
+    """Every plotly chart on the page as a dict (data arrays decoded to numpy)."""
+    return [_decode(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
+
+
+def figure_titles(at) -> list[str]:
+    return [(f.get("layout", {}).get("title") or {}).get("text", "") for f in figures(at)]
+
+
+def no_exception(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]

@@ -1,0 +1,116 @@
+"""Browser fixtures: `streamlit run` on 127.0.0.1 (a free port) and the system Chromium.
+
+Without Chromium or Playwright these tests skip, except under CI (CI set), where they fail.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "artifacts" / "screenshots"
+CHROME_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def _missing_browser() -> str | None:
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        return f"no Chromium at {CHROMIUM}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of a running app; stopped at the end of the session."""
+    reason = _missing_browser()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"Browser tests cannot run in CI: {reason}")
+        pytest.skip(reason)
+    port = _free_port()
+    log = open(ROOT / "artifacts" / "streamlit-browser.log", "w") if (ROOT / "artifacts").mkdir(
+        exist_ok=True) is None else None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not become healthy in 60 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
+def wait_ready(pg, timeout_ms: int = 60_000) -> None:
+    """Wait until the script has finished running and nothing is stale."""
+    pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    pg.wait_for_function(
+        """() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
+                   return !s || !s.innerText.match(/Running|Connecting/); }""", timeout=timeout_ms)
+    pg.wait_for_timeout(1200)
+    pg.wait_for_function(
+        """() => !document.querySelector('[data-testid="stStatusWidget"]') ||
+                 !document.querySelector('[data-testid="stStatusWidget"]').innerText.match(/Running/)""",
+        timeout=timeout_ms)
+
+
+def exceptions_on(pg) -> list[str]:
+    return [e.inner_text() for e in pg.query_selector_all('[data-testid="stException"]')]
+
+
+def screenshot(pg, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)
+    return path

@@ -1,0 +1,39 @@
+"""Shared fixtures: the app path, AppTest factory, float64 helpers."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture
+def app():
+    """A fresh AppTest of the whole app (one per test: sessions never share state)."""
+    from streamlit.testing.v1 import AppTest
+
+    def make(page: str | None = None, query: dict | None = None):
+        at = AppTest.from_file(APP, default_timeout=60)
+        for k, v in (query or {}).items():
+            at.query_params[k] = v
+        at.run()
+        if page:
+            at.switch_page(str(ROOT / page))
+            at.run()
+        return at
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def _deterministic():
+    torch.manual_seed(0)
+    yield
+
+
+def pytest_configure(config):
+    os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
