@@ -21,9 +21,22 @@ def fmt(v: float, digits: int = 4) -> str:
     return f"{v:.{digits}g}"
 
 
+def nonfinite_note(z) -> str:
+    """'2 cells are inf, 1 is NaN (blank in the map)' or '' when every value is finite."""
+    z = np.asarray(z, dtype=float)
+    parts = [f"{n} {'cell is' if n == 1 else 'cells are'} {name}"
+             for name, n in (("inf", int(np.isposinf(z).sum())), ("-inf", int(np.isneginf(z).sum())),
+                             ("NaN", int(np.isnan(z).sum()))) if n]
+    return ", ".join(parts) + " (blank in the map; hover shows the value)" if parts else ""
+
+
 def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
-            colorscale: str = "RdBu", zmid: float | None = 0.0, hover_name: str = "value") -> go.Figure:
-    """A heatmap with every cell's exact value on hover; NaN / inf cells are blank and say so."""
+            colorscale: str = "RdBu", zmid: float | None = 0.0, hover_name: str = "value",
+            blank_note: str | None = None) -> go.Figure:
+    """A heatmap with every cell's exact value on hover; NaN / inf cells are blank and say so.
+
+    blank_note replaces the automatic legend for blank cells (e.g. "above the diagonal: no path").
+    """
     z = np.asarray(z, dtype=float)
     text = np.vectorize(fmt)(z) if z.size else z.astype(str)
     shown = np.where(np.isfinite(z), z, np.nan)
@@ -34,6 +47,10 @@ def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
     ))
     fig.update_layout(title={"text": title}, xaxis_title=x_title, yaxis_title=y_title,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    note = nonfinite_note(z) if blank_note is None else blank_note
+    if note:
+        fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom",
+                           showarrow=False, font={"size": 11, "color": "#555"})
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category")
     return fig
