@@ -92,17 +92,15 @@ def page(browser):
     ctx.close()
 
 
-def wait_ready(pg, timeout_ms: int = 60_000) -> None:
-    """Wait until the script has finished running and nothing is stale."""
+def wait_ready(pg, timeout_ms: int = 90_000) -> None:
+    """Wait until the script run has finished: the app is drawn and the status widget
+    (the running-man icon with "Stop") is gone, and stays gone for a moment."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    pg.wait_for_function(
-        """() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                   return !s || !s.innerText.match(/Running|Connecting/); }""", timeout=timeout_ms)
-    pg.wait_for_timeout(1200)
-    pg.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]') ||
-                 !document.querySelector('[data-testid="stStatusWidget"]').innerText.match(/Running/)""",
-        timeout=timeout_ms)
+    for _ in range(2):
+        pg.wait_for_timeout(700)
+        pg.wait_for_function(
+            """() => !document.querySelector('[data-testid="stStatusWidget"]')
+                     && document.querySelector('[data-testid="stMain"]')""", timeout=timeout_ms)
 
 
 def exceptions_on(pg) -> list[str]:
@@ -110,7 +108,13 @@ def exceptions_on(pg) -> list[str]:
 
 
 def screenshot(pg, name: str) -> Path:
+    """The whole page: Streamlit's main area scrolls on its own, so grow the viewport to it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
+    height = pg.evaluate("""() => { const m = document.querySelector('[data-testid="stMain"]');
+                                   return m ? m.scrollHeight : 1000; }""")
+    width = pg.viewport_size["width"] if pg.viewport_size else 1400
+    pg.set_viewport_size({"width": width, "height": min(max(int(height) + 40, 800), 16000)})
+    pg.wait_for_timeout(800)
     pg.screenshot(path=str(path), full_page=True)
     return path
