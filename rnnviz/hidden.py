@@ -1,0 +1,359 @@
+"""The hidden-state page's core: step terms, the notes' scalar RNN, the linear expansion,
+saturation, parameter counts, PCA trajectories, cell variants and the hand exercise.
+
+Everything here is pure (tensors / numbers in, tensors / numbers / dicts out) so that
+each value the page shows can be checked against an oracle in tests/core/test_hidden.py.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import random
+
+import numpy as np
+import torch
+
+from .errors import InputError
+from .data import lm_pair
+from .model import RNNConfig, RNNModel, activate
+from .text import Prepared, Vocab, prepare
+from .trace import Trace
+
+SATURATION = 0.95  # |h| above this counts as saturated (tanh' < 0.1 there)
+
+
+# ---- the step-t equation --------------------------------------------------------
+
+def step_terms(model: RNNModel, tr: Trace, t: int) -> dict:
+    """The pieces of a_t = W_x x_t + W_h h_{t-1} + b_h and h_t = phi(a_t) at 0-based step t.
+
+    Jordan cells feed back y_{t-1} = softmax(z_{t-1}) through W_y instead of W_h h_{t-1};
+    bidirectional models show their forward direction (the first H units of tr.h).
+    """
+    cfg = model.cfg
+    if not 0 <= t < tr.T:
+        raise InputError(f"Step t must be from 1 to {tr.T}.")
+    H = cfg.hidden_size
+    x = tr.x[t]                                            # (d,)
+    if cfg.cell == "jordan":
+        state = tr.p[t - 1] if t > 0 else torch.zeros(cfg.K)  # (K,) y_{t-1}, y_0 = 0
+        W_rec = model.W_y.detach()                          # (H, K)
+    else:
+        state = tr.h[t - 1, :H] if t > 0 else torch.zeros(H)  # (H,) h_{t-1}, h_0 = 0
+        W_rec = model.W_h.detach()                          # (H, H)
+    wx = model.W_x.detach() @ x                             # (H,)
+    wh = W_rec @ state                                      # (H,)
+    b = model.b_h.detach()                                  # (H,)
+    return {"x": x, "state": state, "Wx_x": wx, "Wh_h": wh, "b": b,
+            "a_sum": wx + wh + b, "a": tr.a[t, :H], "h": tr.h[t, :H],
+            "h_from_a": activate(wx + wh + b, cfg.nonlinearity)}
+
+
+def shape_table(cfg: RNNConfig) -> list[dict]:
+    """The notes' shapes table (column vectors), for this model's d, H and K."""
+    d, H, K = cfg.embed_dim, cfg.hidden_size, cfg.K
+    rows = [("x_t", f"{d} x 1", "embedding of the current token, E[id_t]^T"),
+            ("h_{t-1}, h_t", f"{H} x 1", "previous and current hidden state"),
+            ("W_x", f"{H} x {d}", "maps the input into hidden space")]
+    if cfg.cell == "jordan":
+        rows.append(("W_y", f"{H} x {K}", "maps the previous output y_{t-1} into hidden space"))
+    else:
+        rows.append(("W_h", f"{H} x {H}", "maps the previous hidden state into the current step"))
+    rows += [("b_h", f"{H} x 1", "bias"),
+             ("W_o", f"{K} x {cfg.H_out}", "hidden state -> logits z_t (K = vocabulary size)")]
+    return [{"symbol": s, "shape": sh, "meaning": m} for s, sh, m in rows]
+
+
+# ---- the notes' scalar RNN and the growth example ---------------------------------
+
+def scalar_rnn(xs, w_x: float = 2.0, w_h: float = 0.5, h0: float = 0.0,
+               nonlinearity: str = "linear") -> list[float]:
+    """h_t = phi(w_x x_t + w_h h_{t-1}), the notes' hand example ([1, 3] -> 2, 7; [3, 1] -> 6, 5)."""
+    h, out = float(h0), []
+    for x in xs:
+        h = float(activate(torch.tensor(w_x * float(x) + w_h * h, dtype=torch.float64),
+                           nonlinearity))
+        out.append(h)
+    return out
+
+
+def scalar_steps(xs, w_x: float, w_h: float, h0: float = 0.0) -> list[str]:
+    """Each step written out as in the notes: 'h_1 = 2(1) + 0.5(0) = 2'."""
+    lines, h = [], float(h0)
+    for t, (x, new) in enumerate(zip(xs, scalar_rnn(xs, w_x, w_h, h0)), start=1):
+        lines.append(f"h_{t} = {w_x:g}({float(x):g}) + {w_h:g}({h:g}) = {new:g}")
+        h = new
+    return lines
+
+
+def growth(w: float = 2.0, h0: float = 1.0, steps: int = 10) -> dict[str, list[float]]:
+    """h_t = phi(w h_{t-1}) for t = 1..steps: linear grows (2, 4, 8, ...), tanh stays in (-1, 1)."""
+    if not 1 <= steps <= 60:
+        raise InputError("Steps must be from 1 to 60.")
+    return {nl: scalar_rnn([0.0] * steps, 0.0, w, h0, nl) for nl in ("linear", "tanh")}
+
+
+# ---- linear vs tanh on the real model -----------------------------------------------
+
+def with_nonlinearity(model: RNNModel, nonlinearity: str) -> RNNModel:
+    """A copy of the model with the same weights and another phi (the shared model stays as is)."""
+    new = RNNModel(dataclasses.replace(model.cfg, nonlinearity=nonlinearity))
+    new.load_state_dict(copy.deepcopy(model.state_dict()))
+    return new.eval()
+
+
+def linear_expansion(model: RNNModel, x: torch.Tensor, t: int) -> list[tuple[str, torch.Tensor]]:
+    """Without phi, h_t = sum_k W_h^(t-k) (W_x x_k + b_h) + W_h^t h_0: the terms, 0-based t.
+
+    For t = 1 (h_2) this is W_x x_2 + W_h W_x x_1 + W_h^2 h_0 plus the bias terms b_h + W_h b_h:
+    one linear (affine) map of the inputs, whatever the number of steps.
+    """
+    if model.cfg.cell != "elman":
+        raise InputError("The expansion is written for an Elman cell (state = h_{t-1}).")
+    W_x, W_h, b = (model.W_x.detach().double(), model.W_h.detach().double(),
+                   model.b_h.detach().double())
+    n = t + 1  # 1-based step
+    terms = []
+    for k in range(n, 0, -1):
+        P = torch.linalg.matrix_power(W_h, n - k)                       # (H, H)
+        terms.append((_power_label(n - k) + f"W_x x_{k}", P @ W_x @ x[k - 1].double()))
+    for k in range(n, 0, -1):
+        P = torch.linalg.matrix_power(W_h, n - k)
+        terms.append((_power_label(n - k) + "b_h", P @ b))
+    terms.append((f"W_h^{n} h_0", torch.linalg.matrix_power(W_h, n) @ torch.zeros_like(b)))
+    return terms
+
+
+def _power_label(p: int) -> str:
+    return "" if p == 0 else ("W_h " if p == 1 else f"W_h^{p} ")
+
+
+def saturation(h: torch.Tensor, threshold: float = SATURATION) -> dict:
+    """Share of hidden values with |h| > threshold, overall and per step (h (T, H))."""
+    sat = h.abs() > threshold  # (T, H)
+    return {"share": float(sat.double().mean()), "per_step": sat.double().mean(1).tolist(),
+            "count": int(sat.sum()), "total": int(sat.numel())}
+
+
+# ---- parameters ---------------------------------------------------------------------
+
+def param_terms(cfg: RNNConfig) -> list[dict]:
+    """Each parameter of the recurrent cell and output with its formula; none contains T.
+
+    The notes' sum d_h^2 + d_h d_x + d_h + d_y d_h + d_y (d_x = d, d_h = H, d_y = K);
+    the embedding E (V x d) is listed apart: it is a lookup table, not part of that sum.
+    """
+    d, H, K = cfg.embed_dim, cfg.hidden_size, cfg.K
+    rows = [("W_y", "d_h · d_y", H * K) if cfg.cell == "jordan" else ("W_h", "d_h²", H * H),
+            ("W_x", "d_h · d_x", H * d), ("b_h", "d_h", H)]
+    if cfg.bidirectional:
+        rows += [("W_h_rev", "d_h²", H * H), ("W_x_rev", "d_h · d_x", H * d), ("b_h_rev", "d_h", H)]
+    rows += [("W_o", "d_y · d_h" if not cfg.bidirectional else "d_y · 2d_h", K * cfg.H_out),
+             ("b_o", "d_y", K)]
+    return [{"parameter": n, "formula": f, "count": c} for n, f, c in rows]
+
+
+def param_totals(cfg: RNNConfig, T: int) -> dict:
+    """Shared weights (independent of T) vs one set of cell + output weights per step (O(T))."""
+    shared = sum(r["count"] for r in param_terms(cfg))
+    return {"shared": shared, "per_step": T * shared, "embedding": cfg.vocab_size * cfg.embed_dim}
+
+
+# ---- trajectories and order --------------------------------------------------------------
+
+def pca_2d(states: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Project several (T_i, H) state sequences onto the top-2 principal axes of all of them.
+
+    One common basis, so that two sentences' trajectories can be compared in the same plane.
+    Each axis is signed so its largest loading is positive (a stable picture). Returns the
+    projections (T_i, 2) and the share of variance each axis explains.
+    """
+    X = np.concatenate([np.asarray(s, dtype=np.float64) for s in states])  # (N, H)
+    if not np.isfinite(X).all():
+        raise InputError("Some hidden values are NaN or inf: there is no projection to draw.")
+    mean = X.mean(0)
+    _, s, Vt = np.linalg.svd(X - mean, full_matrices=False)  # Vt (r, H)
+    axes = np.zeros((2, X.shape[1]))
+    k = min(2, Vt.shape[0])
+    axes[:k] = Vt[:k]
+    for i in range(k):
+        j = np.argmax(np.abs(axes[i]))
+        axes[i] *= np.sign(axes[i, j]) or 1.0
+    var = s ** 2
+    share = np.zeros(2)
+    if var.sum() > 0:
+        share[:k] = var[:k] / var.sum()
+    return [(np.asarray(st, dtype=np.float64) - mean) @ axes.T for st in states], share
+
+
+def order_comparison(x_a: torch.Tensor, x_b: torch.Tensor, h_a: torch.Tensor,
+                     h_b: torch.Tensor) -> dict:
+    """Sum of embeddings vs final hidden state for two sentences (x (T, d), h (T, H)).
+
+    For a reordering the sums are equal (a bag of words cannot tell), the final states need not be.
+    """
+    return {"sum_diff": float((x_a.double().sum(0) - x_b.double().sum(0)).norm()),
+            "final_diff": float((h_a[-1] - h_b[-1]).norm()),
+            "same_bag": sorted(map(tuple, x_a.tolist())) == sorted(map(tuple, x_b.tolist()))}
+
+
+def sentence_pair(text: str, vocab: Vocab, level: str = "word") -> tuple[list, list, Prepared]:
+    """A second sentence as model input and next-token targets (InputError if nothing is known)."""
+    prep = prepare(text, vocab, level)
+    ids, targets = lm_pair(list(prep.ids), vocab)
+    return ids, targets, prep
+
+
+# Pairs from the notes: word order (000) and context for a slot (004).
+ORDER_PRESETS = (("dog bites man", "man bites dog"), ("Arrive Taipei", "Leave Taipei"),
+                 ("I like cats", "cats like I"), ("I like dogs", "dogs like I"))
+
+
+def order_presets(vocab: Vocab) -> list[tuple[str, str]]:
+    """The preset pairs whose every word the model knows."""
+    return [pair for pair in ORDER_PRESETS
+            if all(vocab.id_of(w) is not None for s in pair for w in s.split())]
+
+
+def plain_words(tokens) -> list[str]:
+    """The tokens without specials such as <bos>."""
+    return [t for t in tokens if not (t.startswith("<") and t.endswith(">"))]
+
+
+def reversed_words(tokens) -> str:
+    """The sentence's words in reverse order (specials such as <bos> left out)."""
+    return " ".join(reversed(plain_words(tokens)))
+
+
+# ---- cell variants ---------------------------------------------------------------------
+
+VARIANTS = ("elman", "jordan", "bidirectional")
+
+
+def cell_variant(model: RNNModel, kind: str, seed: int = 0) -> tuple[RNNModel, list[str], list[str]]:
+    """The same sizes with another cell; parameters whose name and shape match are copied.
+
+    Returns (model, shared parameter names, fresh parameter names). Fresh ones come from a
+    fixed seed: an untrained variant shows the wiring, not a trained behaviour.
+    """
+    if kind not in VARIANTS:
+        raise InputError(f"Cell variant must be one of {VARIANTS}.")
+    cell = "jordan" if kind == "jordan" else "elman"
+    cfg = dataclasses.replace(model.cfg, cell=cell, bidirectional=(kind == "bidirectional"))
+    new = RNNModel(cfg, seed=seed)
+    old = dict(model.named_parameters())
+    shared, fresh = [], []
+    with torch.no_grad():
+        for name, p in new.named_parameters():
+            if name in old and old[name].shape == p.shape:
+                p.copy_(old[name].detach())
+                shared.append(name)
+            else:
+                fresh.append(name)
+    return new.eval(), shared, fresh
+
+
+def variant_equations(kind: str) -> list[str]:
+    """LaTeX of each variant's recurrence (the notes' 004 forms)."""
+    if kind == "jordan":
+        return [r"a_t = W_x x_t + W_y\,y_{t-1} + b_h,\quad h_t=\tanh(a_t),\quad "
+                r"y_t=\mathrm{softmax}(W_o h_t + b_o),\; y_0 = 0"]
+    if kind == "bidirectional":
+        return [r"\overrightarrow{h}_t=\tanh(W_x x_t + W_h \overrightarrow{h}_{t-1} + b_h)",
+                r"\overleftarrow{h}_t=\tanh(W_x^{rev} x_t + W_h^{rev} \overleftarrow{h}_{t+1} + b_h^{rev})",
+                r"h_t=[\overrightarrow{h}_t;\ \overleftarrow{h}_t]"]
+    return [r"h_t=\tanh(W_x x_t + W_h h_{t-1} + b_h)"]
+
+
+def variant_comparison(kind: str, h_cur: torch.Tensor, h_var: torch.Tensor, H: int) -> dict:
+    """How a variant's states (T, H_out) relate to the current model's (T, H_out), first H units.
+
+    Bidirectional: the forward half shares the weights, so it must equal the current states.
+    Jordan: a different recurrence, so compare where they end: the final states.
+    """
+    return {"forward_max_diff": float((h_var[:, :H] - h_cur[:, :H]).abs().max()),
+            "final_diff": float((h_var[-1, :H] - h_cur[-1, :H]).norm())}
+
+
+# ---- try it by hand ---------------------------------------------------------------------
+
+MISTAKES = ("forgot h_{t-1}", "forgot the bias", "applied tanh twice", "forgot tanh")
+TOL = 0.01
+
+
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    W_x: tuple   # (2, 2)
+    W_h: tuple   # (2, 2)
+    b: tuple     # (2,)
+    x1: tuple    # (2,)
+    x2: tuple    # (2,)
+
+
+def _draw(rng: random.Random) -> Exercise:
+    def num():
+        return rng.choice([-1, 1]) * rng.randint(1, 9) / 10
+
+    mat = lambda: ((num(), num()), (num(), num()))  # noqa: E731
+    vec = lambda: (num(), num())  # noqa: E731
+    return Exercise(mat(), mat(), vec(), vec(), vec())
+
+
+def exercise_answers(ex: Exercise, mistake: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """h_1 and h_2 computed right, or with one of the MISTAKES (h_0 = 0)."""
+    W_x, W_h, b = np.array(ex.W_x), np.array(ex.W_h), np.array(ex.b)
+    h = np.zeros(2)
+    out = []
+    for x in (np.array(ex.x1), np.array(ex.x2)):
+        a = W_x @ x + (0 if mistake == "forgot h_{t-1}" else W_h @ h) + (
+            0 if mistake == "forgot the bias" else b)
+        h = {"applied tanh twice": np.tanh(np.tanh(a)), "forgot tanh": a}.get(mistake, np.tanh(a))
+        out.append(h)
+    return out[0], out[1]
+
+
+def make_exercise(seed: int) -> Exercise:
+    """Fresh one-decimal numbers in which every mistake gives a visibly different answer."""
+    rng = random.Random(seed)
+    while True:
+        ex = _draw(rng)
+        cands = [np.concatenate(exercise_answers(ex, m)) for m in (None,) + MISTAKES]
+        gaps = [np.abs(cands[i] - cands[j]).max() for i in range(len(cands))
+                for j in range(i + 1, len(cands))]
+        # forgot h_{t-1} only shows at step 2, so compare full (h_1, h_2) answers.
+        if min(gaps) > 5 * TOL and np.abs(cands[0]).max() < 0.95:
+            return ex
+
+
+def check_exercise(ex: Exercise, h1, h2, tol: float = TOL) -> dict:
+    """Which answer the learner's (h_1, h_2) matches: right, or one named mistake, or neither."""
+    given = [np.asarray(h1, dtype=float), np.asarray(h2, dtype=float)]
+    if any(g.shape != (2,) or not np.isfinite(g).all() for g in given):
+        raise InputError("Give two finite numbers for h_1 and two for h_2.")
+    right = exercise_answers(ex)
+    ok = [bool(np.abs(g - r).max() <= tol) for g, r in zip(given, right)]
+    verdict = {"h1_ok": ok[0], "h2_ok": ok[1], "right": right, "mistake": None}
+    if all(ok):
+        return verdict
+    for m in MISTAKES:
+        cand = exercise_answers(ex, m)
+        if all(np.abs(g - c).max() <= tol for g, c, k in zip(given, cand, ok) if not k):
+            verdict["mistake"] = m
+            break
+    return verdict
+
+
+EXPLAIN = {
+    "forgot h_{t-1}": "Your h_2 equals tanh(W_x x_2 + b_h): the term W_h h_1 is missing. "
+                      "The previous state is what carries the context forward.",
+    "forgot the bias": "Your numbers equal tanh(W_x x_t + W_h h_{t-1}) without b_h: add the bias "
+                       "before the tanh.",
+    "applied tanh twice": "Your numbers equal tanh(tanh(a_t)): tanh is applied once, to a_t; "
+                          "h_{t-1} enters the next step as it is, not through another tanh.",
+    "forgot tanh": "Your numbers equal a_t itself: h_t = tanh(a_t), apply tanh elementwise.",
+}
+
+
+def fmt_vec(v, digits: int = 3) -> str:
+    return "[" + ", ".join(("NaN" if math.isnan(x) else f"{x:.{digits}f}") for x in v) + "]"

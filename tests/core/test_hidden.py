@@ -1,0 +1,324 @@
+"""rnnviz.hidden against oracles: torch.nn.RNN (Elman uni / bi), a hand loop (Jordan),
+the notes' numbers, the linear expansion equal to a linear model's output, numpy PCA."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rnnviz import RNNConfig, RNNModel, trace
+from rnnviz import hidden as hd
+from rnnviz.catalog import NOTES_VOCAB, notes_model
+from rnnviz.errors import InputError
+from rnnviz.figures import hidden as fh
+from rnnviz.text import Vocab
+
+IDS = [0, 1, 2]  # "I like cats"
+
+
+@pytest.fixture
+def notes():
+    model, vocab = notes_model()
+    return model, vocab, trace(model, IDS)
+
+
+# ---- step terms -----------------------------------------------------------------------
+
+def test_step_terms_add_up_to_the_models_a_and_h(notes):
+    model, _, tr = notes
+    for t in range(tr.T):
+        s = hd.step_terms(model, tr, t)
+        h_prev = tr.h[t - 1] if t else torch.zeros(4)
+        # oracle: the equation written out directly from the weights
+        a = model.W_x.detach() @ model.E.detach()[IDS[t]] + model.W_h.detach() @ h_prev + model.b_h.detach()
+        torch.testing.assert_close(s["a_sum"], a)
+        torch.testing.assert_close(s["a"], a)
+        torch.testing.assert_close(s["h"], torch.tanh(a))
+        torch.testing.assert_close(s["h_from_a"], s["h"])
+    assert float(hd.step_terms(model, tr, 0)["Wh_h"].abs().max()) == 0.0  # h_0 = 0
+
+
+def test_step_terms_jordan_feed_back_the_previous_output():
+    model = RNNModel(RNNConfig(5, 3, 4, cell="jordan"), seed=1)
+    tr = trace(model, IDS)
+    s = hd.step_terms(model, tr, 2)
+    torch.testing.assert_close(s["Wh_h"], model.W_y.detach() @ torch.softmax(tr.z[1], -1))
+    torch.testing.assert_close(s["a_sum"], tr.a[2])
+
+
+def test_step_terms_reject_a_step_outside_the_sentence(notes):
+    model, _, tr = notes
+    with pytest.raises(InputError):
+        hd.step_terms(model, tr, 3)
+
+
+def test_shape_table_is_the_notes_table_for_d3_H4_V5(notes):
+    rows = {r["symbol"]: r["shape"] for r in hd.shape_table(notes[0].cfg)}
+    assert rows == {"x_t": "3 x 1", "h_{t-1}, h_t": "4 x 1", "W_x": "4 x 3", "W_h": "4 x 4",
+                    "b_h": "4 x 1", "W_o": "5 x 4"}
+    # and the shapes are the parameters' own
+    m = notes[0]
+    assert tuple(m.W_x.shape) == (4, 3) and tuple(m.W_h.shape) == (4, 4) and tuple(m.W_o.shape) == (5, 4)
+
+
+# ---- the notes' scalar examples ---------------------------------------------------------
+
+def test_scalar_rnn_reproduces_the_notes():
+    assert hd.scalar_rnn([1, 3], 2, 0.5) == [2.0, 7.0]
+    assert hd.scalar_rnn([3, 1], 2, 0.5) == [6.0, 5.0]
+    assert hd.scalar_steps([1, 3], 2, 0.5) == ["h_1 = 2(1) + 0.5(0) = 2", "h_2 = 2(3) + 0.5(2) = 7"]
+
+
+def test_scalar_rnn_with_tanh_is_a_torch_rnn_of_size_one():
+    rnn = torch.nn.RNN(1, 1, bias=False, dtype=torch.float64)
+    with torch.no_grad():
+        rnn.weight_ih_l0.fill_(0.7)
+        rnn.weight_hh_l0.fill_(-1.3)
+    out, _ = rnn(torch.tensor([[0.5], [2.0], [-1.0]], dtype=torch.float64))
+    assert np.allclose(hd.scalar_rnn([0.5, 2.0, -1.0], 0.7, -1.3, nonlinearity="tanh"),
+                       out[:, 0].detach().numpy())
+
+
+def test_growth_linear_doubles_tanh_stays_bounded():
+    g = hd.growth(2.0, 1.0, 10)
+    assert g["linear"] == [2.0 ** k for k in range(1, 11)]
+    assert all(-1 < v < 1 for v in g["tanh"])
+    assert g["tanh"][0] == pytest.approx(np.tanh(2.0))
+    with pytest.raises(InputError):
+        hd.growth(2.0, 1.0, 0)
+
+
+# ---- linear vs tanh ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("t", [0, 1, 2])
+def test_linear_expansion_equals_the_linear_models_state(notes, t):
+    model = notes[0]
+    lin = hd.with_nonlinearity(model, "linear")
+    tr = trace(lin, IDS)
+    terms = hd.linear_expansion(lin, tr.x, t)
+    torch.testing.assert_close(sum(v for _, v in terms).float(), tr.h[t], atol=1e-6, rtol=1e-5)
+    assert model.cfg.nonlinearity == "tanh"  # the shared model is untouched
+
+
+def test_linear_expansion_of_h2_has_the_notes_terms(notes):
+    names = [n for n, _ in hd.linear_expansion(notes[0], notes[2].x, 1)]
+    assert names[:2] == ["W_x x_2", "W_h W_x x_1"] and names[-1] == "W_h^2 h_0"
+    assert set(names[2:4]) == {"b_h", "W_h b_h"}
+
+
+def test_with_nonlinearity_keeps_the_weights(notes):
+    model = notes[0]
+    relu = hd.with_nonlinearity(model, "relu")
+    assert relu.cfg.nonlinearity == "relu"
+    for (n, p), (_, q) in zip(model.named_parameters(), relu.named_parameters()):
+        assert torch.equal(p, q), n
+    tr = trace(relu, IDS)
+    a = relu.W_x.detach() @ relu.E.detach()[0] + relu.b_h.detach()
+    torch.testing.assert_close(tr.h[0], torch.relu(a))
+
+
+def test_saturation_counts_values_above_threshold():
+    h = torch.tensor([[0.96, -0.99, 0.1], [0.5, -0.951, 0.95]])
+    s = hd.saturation(h)
+    assert (s["count"], s["total"]) == (3, 6)
+    assert s["share"] == pytest.approx(0.5)
+    assert s["per_step"] == pytest.approx([2 / 3, 1 / 3])
+
+
+# ---- parameters ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cfg", [RNNConfig(5, 3, 4), RNNConfig(79, 16, 32),
+                                 RNNConfig(7, 3, 4, cell="jordan"),
+                                 RNNConfig(7, 3, 4, bidirectional=True)])
+def test_param_terms_match_the_model_and_do_not_depend_on_T(cfg):
+    model = RNNModel(cfg)
+    counts = model.param_counts()
+    terms = {r["parameter"]: r["count"] for r in hd.param_terms(cfg)}
+    assert terms == {k: v for k, v in counts.items() if k != "E"}
+    tot3, tot30 = hd.param_totals(cfg, 3), hd.param_totals(cfg, 30)
+    assert tot3["shared"] == tot30["shared"] == sum(counts.values()) - counts["E"]
+    assert tot30["per_step"] == 30 * tot3["shared"]
+    assert tot3["embedding"] == counts["E"]
+
+
+def test_param_formula_for_the_notes_model():
+    H, d, K = 4, 3, 5
+    assert hd.param_totals(RNNConfig(5, 3, 4), 1)["shared"] == H * H + H * d + H + K * H + K == 57
+
+
+# ---- PCA -------------------------------------------------------------------------------
+
+def test_pca_matches_numpy_eigendecomposition():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(5, 6)), rng.normal(size=(3, 6)) + 1
+    (pa, pb), share = hd.pca_2d([a, b])
+    X = np.concatenate([a, b])
+    Xc = X - X.mean(0)
+    vals, vecs = np.linalg.eigh(Xc.T @ Xc)  # oracle: covariance eigenvectors
+    top = vecs[:, ::-1][:, :2]
+    proj = Xc @ top
+    got = np.concatenate([pa, pb])
+    for i in range(2):  # equal up to the sign of each axis
+        assert np.allclose(np.abs(got[:, i]), np.abs(proj[:, i]))
+    assert np.allclose(share, vals[::-1][:2] / vals.sum())
+
+
+def test_pca_of_too_few_points_and_nan():
+    (p,), share = hd.pca_2d([np.array([[1.0, 2.0]])])
+    assert p.shape == (1, 2) and np.allclose(p, 0) and np.allclose(share, 0)
+    with pytest.raises(InputError):
+        hd.pca_2d([np.array([[np.nan, 1.0], [0.0, 1.0]])])
+
+
+# ---- order ---------------------------------------------------------------------------------
+
+def test_reordered_sentence_same_bag_different_final_state(notes):
+    model, _, tr = notes
+    tr_b = trace(model, [2, 1, 0])  # "cats like I"
+    c = hd.order_comparison(tr.x, tr_b.x, tr.h, tr_b.h)
+    assert c["same_bag"] and c["sum_diff"] < 1e-6
+    assert c["final_diff"] == pytest.approx(float((tr.h[-1] - tr_b.h[-1]).norm()))
+    assert c["final_diff"] > 1e-3
+
+
+def test_presets_and_reversal_follow_the_vocabulary():
+    notes_vocab = Vocab(NOTES_VOCAB)
+    assert hd.order_presets(notes_vocab) == [("I like cats", "cats like I"),
+                                              ("I like dogs", "dogs like I")]
+    assert hd.reversed_words(["<bos>", "dog", "bites", "man"]) == "man bites dog"
+    ids, targets, prep = hd.sentence_pair("cats like I", notes_vocab)
+    assert ids == [2, 1, 0] and targets == [1, 0, -100] and not prep.unknown
+    with pytest.raises(InputError):
+        hd.sentence_pair("   ", notes_vocab)
+
+
+# ---- cell variants --------------------------------------------------------------------------
+
+def _torch_rnn(model, bidirectional):
+    H, d = model.cfg.hidden_size, model.cfg.embed_dim
+    rnn = torch.nn.RNN(d, H, bidirectional=bidirectional)
+    with torch.no_grad():
+        rnn.weight_ih_l0.copy_(model.W_x)
+        rnn.weight_hh_l0.copy_(model.W_h)
+        rnn.bias_ih_l0.copy_(model.b_h)
+        rnn.bias_hh_l0.zero_()
+        if bidirectional:
+            rnn.weight_ih_l0_reverse.copy_(model.W_x_rev)
+            rnn.weight_hh_l0_reverse.copy_(model.W_h_rev)
+            rnn.bias_ih_l0_reverse.copy_(model.b_h_rev)
+            rnn.bias_hh_l0_reverse.zero_()
+    return rnn
+
+
+@pytest.mark.parametrize("kind", ["elman", "bidirectional"])
+def test_elman_variants_equal_torch_nn_rnn(notes, kind):
+    model, _, _ = notes
+    var, shared, fresh = hd.cell_variant(model, kind)
+    tr = trace(var, IDS)
+    out, _ = _torch_rnn(var, kind == "bidirectional")(var.E.detach()[IDS])
+    torch.testing.assert_close(tr.h, out.detach())
+    for name in ("E", "W_x", "W_h", "b_h"):
+        assert name in shared and torch.equal(getattr(var, name), getattr(model, name))
+    if kind == "bidirectional":
+        assert {"W_x_rev", "W_h_rev", "b_h_rev", "W_o"} <= set(fresh) and "b_o" in shared
+        torch.testing.assert_close(tr.h[:, :4], trace(model, IDS).h)  # forward half = current model
+    else:
+        assert fresh == []
+
+
+def test_variant_comparison(notes):
+    model, _, tr = notes
+    bi, _, _ = hd.cell_variant(model, "bidirectional")
+    c = hd.variant_comparison("bidirectional", tr.h, trace(bi, IDS).h, 4)
+    assert c["forward_max_diff"] < 1e-6
+    jo, _, _ = hd.cell_variant(model, "jordan")
+    h_j = trace(jo, IDS).h
+    c = hd.variant_comparison("jordan", tr.h, h_j, 4)
+    assert c["final_diff"] == pytest.approx(float(np.linalg.norm(h_j[-1].numpy() - tr.h[-1].numpy())),
+                                            rel=1e-5)
+
+
+def test_jordan_variant_equals_a_hand_loop(notes):
+    model, _, _ = notes
+    var, shared, fresh = hd.cell_variant(model, "jordan")
+    assert fresh == ["W_y"] and {"E", "W_x", "b_h", "W_o", "b_o"} <= set(shared)
+    tr = trace(var, IDS)
+    W_x, W_y, b, W_o, b_o = (p.detach() for p in (var.W_x, var.W_y, var.b_h, var.W_o, var.b_o))
+    y = torch.zeros(5)
+    for t, i in enumerate(IDS):  # oracle: the notes' Jordan recurrence written out
+        h = torch.tanh(W_x @ var.E.detach()[i] + W_y @ y + b)
+        torch.testing.assert_close(tr.h[t], h)
+        y = torch.softmax(W_o @ h + b_o, -1)
+
+
+def test_variant_from_a_jordan_model_gets_a_fresh_W_h():
+    jordan = RNNModel(RNNConfig(5, 3, 4, cell="jordan"), seed=2)
+    var, shared, fresh = hd.cell_variant(jordan, "elman")
+    assert "W_h" in fresh and "W_x" in shared
+    with pytest.raises(InputError):
+        hd.cell_variant(jordan, "gru")
+
+
+def test_variant_equations_name_their_state():
+    assert "W_y" in hd.variant_equations("jordan")[0]
+    assert len(hd.variant_equations("bidirectional")) == 3
+    assert "h_{t-1}" in hd.variant_equations("elman")[0]
+
+
+# ---- try it by hand -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exercise_answers_match_torch_and_checker_names_each_mistake(seed):
+    ex = hd.make_exercise(seed)
+    rnn = torch.nn.RNN(2, 2, dtype=torch.float64)
+    with torch.no_grad():
+        rnn.weight_ih_l0.copy_(torch.tensor(ex.W_x))
+        rnn.weight_hh_l0.copy_(torch.tensor(ex.W_h))
+        rnn.bias_ih_l0.copy_(torch.tensor(ex.b))
+        rnn.bias_hh_l0.zero_()
+    out, _ = rnn(torch.tensor([ex.x1, ex.x2], dtype=torch.float64))
+    h1, h2 = hd.exercise_answers(ex)
+    assert np.allclose(h1, out[0].detach().numpy()) and np.allclose(h2, out[1].detach().numpy())
+    ok = hd.check_exercise(ex, np.round(h1, 2), np.round(h2, 2))  # 2 decimals are accepted
+    assert ok["h1_ok"] and ok["h2_ok"] and ok["mistake"] is None
+    for m in hd.MISTAKES:
+        got = hd.check_exercise(ex, *[np.round(v, 3) for v in hd.exercise_answers(ex, m)])
+        assert got["mistake"] == m and not (got["h1_ok"] and got["h2_ok"])
+    nonsense = hd.check_exercise(ex, [5.0, 5.0], [5.0, 5.0])
+    assert nonsense["mistake"] is None and not nonsense["h1_ok"]
+
+
+def test_exercise_mistakes_by_hand_formula():
+    ex = hd.Exercise(((0.5, 0.0), (0.0, 0.5)), ((1.0, 0.0), (0.0, 1.0)), (0.1, -0.1),
+                     (1.0, 1.0), (0.0, 0.0))
+    _, h2 = hd.exercise_answers(ex, "forgot h_{t-1}")
+    assert np.allclose(h2, np.tanh([0.1, -0.1]))  # x_2 = 0: only the bias is left
+    h1, _ = hd.exercise_answers(ex, "forgot the bias")
+    assert np.allclose(h1, np.tanh([0.5, 0.5]))
+    h1, _ = hd.exercise_answers(ex, "applied tanh twice")
+    assert np.allclose(h1, np.tanh(np.tanh([0.6, 0.4])))
+    with pytest.raises(InputError):
+        hd.check_exercise(ex, [np.nan, 0], [0, 0])
+
+
+def test_exercises_differ_by_seed():
+    assert hd.make_exercise(0) != hd.make_exercise(1)
+    assert hd.make_exercise(4) == hd.make_exercise(4)
+
+
+# ---- figures --------------------------------------------------------------------------------
+
+def test_figures_carry_the_data(notes):
+    model, vocab, tr = notes
+    tokens = vocab.decode(IDS)
+    fig = fh.time_heatmap(tr.h.numpy(), tokens, 1)
+    assert np.allclose(np.asarray(fig.data[0].z), tr.h.numpy().T)
+    assert fig.layout.shapes[0].x0 == 0.5 and fig.layout.xaxis.title.text
+    bar = fh.step_terms_bar(hd.step_terms(model, tr, 1))
+    assert np.allclose(bar.data[3].y, tr.a[1].numpy())
+    coords, share = hd.pca_2d([tr.h.numpy()])
+    pf = fh.pca_trajectory([("s", coords[0], tokens)], share)
+    assert list(pf.data[0].text) == ["1 I", "2 like", "3 cats"]
+    inf_fig = fh.norms_plot({"linear": [1.0, float("inf")]}, tokens[:2])
+    assert list(inf_fig.data[0].text) == ["1", "inf"]
+    assert len(fh.unrolled(["<bos>"] * 30).layout.annotations) == 5 * 10

@@ -1,0 +1,225 @@
+"""AppTest of the hidden-state page on the default and notes models: step changes, an overlay
+sentence, each cell variant, the notes' scalar preset and the hand exercise."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rnnviz import hidden as hd
+from rnnviz.catalog import load_builtin
+from rnnviz.data import lm_pair
+from rnnviz.trace import trace
+from tests.apptest_helpers import figures, no_exception
+from tests.conftest import ROOT
+
+PAGE = "pages/hidden.py"
+
+
+def _fig(at, title_start: str) -> dict:
+    for f in figures(at):
+        if (f["layout"].get("title") or {}).get("text", "").startswith(title_start):
+            return f
+    raise AssertionError(f"no figure titled {title_start!r}")
+
+
+def _open(app, model: str = "default", text: str | None = None):
+    """The page on a chosen model and sentence.
+
+    The `app` fixture's switch_page runs pages/hidden.py without app.py's sidebar (AppTest
+    sees a pages/ folder next to app.py), and the sidebar's widget state does not survive
+    the next run; so for another model the page is opened on its own, with the model and
+    sentence in session state, exactly the keys the sidebar would set.
+    """
+    if model == "default" and text is None:
+        return app(PAGE)
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"] = model
+    at.session_state["text"] = text
+    return at.run()
+
+
+def _trace(key: str, text: str):
+    model, vocab, meta = load_builtin(key)
+    ids, targets = lm_pair(vocab.encode(text.split())[0], vocab)
+    return model, trace(model, ids, targets)
+
+
+def test_default_model_step_change_moves_the_box_and_the_numbers(app):
+    at = app(PAGE)
+    no_exception(at)
+    model, tr = _trace("default", "Arrive Taipei on November 2nd")
+    heat = _fig(at, "h_t for every step")
+    assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
+    assert heat["layout"]["shapes"][0]["x0"] == -0.5
+    at.slider(key="hid_step").set_value(3).run()
+    no_exception(at)
+    heat = _fig(at, "h_t for every step")
+    assert heat["layout"]["shapes"][0]["x0"] == 1.5
+    bar = _fig(at, "The three terms")
+    assert np.allclose(bar["data"][3]["y"], tr.a[2].numpy(), atol=1e-6)
+    table = at.dataframe[0].value  # the step-3 equation table
+    s = hd.step_terms(model, tr, 2)
+    assert np.allclose(table["W_h h_(t-1)"].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
+    assert np.allclose(table["h_t = tanh(a_t)"].to_numpy(), tr.h[2].numpy(), atol=1e-6)
+    at.button(key="hid_next").click().run()
+    assert at.slider(key="hid_step").value == 4
+
+
+def test_overlay_sentence_and_reordering(app):
+    at = app(PAGE)
+    at.text_input(key="hid_overlay").set_value("Leave Taipei on November 2nd").run()
+    no_exception(at)
+    pca = _fig(at, "Trajectory")
+    assert [d.get("name") for d in pca["data"] if d.get("showlegend") is not False] == [
+        "your sentence", "second sentence"]
+    _, tr_a = _trace("default", "Arrive Taipei on November 2nd")
+    _, tr_b = _trace("default", "Leave Taipei on November 2nd")
+    dist = float((tr_a.h[-1] - tr_b.h[-1]).norm())
+    assert any(f"{dist:.3f}" in m.value for m in at.markdown)
+    at.button(key="hid_pair_dog bites man").click().run()
+    no_exception(at)
+    assert at.session_state["text"] == "dog bites man"
+    assert at.text_input(key="hid_overlay").value == "man bites dog"
+    text = " ".join(m.value for m in at.markdown)
+    assert "“dog bites man” and “man bites dog”" in text and "sums are equal" in text
+
+
+def test_overlay_with_no_known_word_is_an_error_not_a_crash(app):
+    at = app(PAGE)
+    at.text_input(key="hid_overlay").set_value("zzzz qqqq").run()
+    no_exception(at)
+    # the default vocabulary maps unknown words to <unk>: still a trajectory with two paths
+    assert len([d for d in _fig(at, "Trajectory")["data"] if d.get("showlegend") is not False]) == 2
+    at = _open(app, "notes", "I like cats")
+    at.text_input(key="hid_overlay").set_value("zzzz qqqq").run()
+    no_exception(at)
+    assert any(e.value.startswith("Second sentence: None of these words") for e in at.error)
+    assert len([d for d in _fig(at, "Trajectory")["data"] if d.get("showlegend") is not False]) == 1
+
+
+def test_long_sentence_caps_the_expansion(app):
+    at = _open(app, "notes", " ".join(["I", "like", "cats", "dogs"] * 5))
+    at.slider(key="hid_step").set_value(20).run()
+    no_exception(at)
+    lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
+    assert "W_h^4 W_x x_1" in lin.columns and "W_h^5 h_0" in lin.columns  # h_5, not h_20
+
+
+@pytest.mark.parametrize("kind", ["elman", "jordan", "bidirectional"])
+def test_each_cell_variant(app, kind):
+    at = _open(app, "notes", "I like cats")
+    at.radio(key="hid_cell").set_value(kind).run()
+    no_exception(at)
+    model, _ = _trace("notes", "I like cats")
+    var, shared, fresh = hd.cell_variant(model, kind)
+    tr = trace(var, [0, 1, 2])
+    fig = _fig(at, f"{kind.capitalize()} cell")
+    assert np.allclose(fig["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
+    text = " ".join(m.value for m in at.markdown)
+    for name in fresh:
+        assert name in text
+    if kind == "bidirectional":
+        assert len(fig["data"][0]["y"]) == 8 and "forward" in fig["layout"]["title"]["text"]
+
+
+def test_notes_model_linear_expansion_and_shapes(app):
+    at = _open(app, "notes", "I like cats")
+    no_exception(at)
+    shapes = [df.value for df in at.dataframe if "symbol" in df.value.columns][0]
+    assert dict(zip(shapes["symbol"], shapes["shape"]))["W_h"] == "4 x 4"
+    lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
+    model, _ = _trace("notes", "I like cats")
+    lin_tr = trace(hd.with_nonlinearity(model, "linear"), [0, 1, 2])
+    assert np.allclose(lin["sum of the terms"].to_numpy(), lin_tr.h[1].numpy(), atol=1e-6)
+    assert "W_h W_x x_1" in lin.columns
+    params = [df.value for df in at.dataframe if "formula" in df.value.columns][0]
+    assert params["count"].sum() == 57
+
+
+def test_scalar_preset_shows_the_notes_numbers(app):
+    at = app(PAGE)
+    at.number_input(key="hid_x1").set_value(5.0).run()
+    at.button(key="hid_scalar_preset").click().run()
+    no_exception(at)
+    code = at.code[0].value
+    assert "h_2 = 2(3) + 0.5(2) = 7" in code and "h_2 = 2(1) + 0.5(6) = 5" in code
+
+
+def test_growth_slider(app):
+    at = app(PAGE)
+    sat = _fig(at, "Share of hidden units")
+    _, tr = _trace("default", "Arrive Taipei on November 2nd")
+    assert np.allclose(sat["data"][0]["y"], (tr.h.abs() > 0.95).double().mean(1).numpy())
+    at.slider(key="hid_grow_w").set_value(1.5).run()
+    no_exception(at)
+    g = _fig(at, "h_t = φ(1.5")
+    assert np.allclose(g["data"][0]["y"], [1.5 ** k for k in range(1, 11)])
+
+
+def test_by_hand_checker_diagnoses_a_missing_bias(app):
+    at = app(PAGE)
+    ex = hd.make_exercise(0)
+    h1, h2 = hd.exercise_answers(ex, "forgot the bias")
+    for i, v in enumerate(list(h1) + list(h2)):
+        at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
+    at.button(key="hid_ex_check").click().run()
+    no_exception(at)
+    assert any("without b_h" in w.value for w in at.warning)
+    right = hd.exercise_answers(ex)
+    for i, v in enumerate(list(right[0]) + list(right[1])):
+        at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
+    at.button(key="hid_ex_check").click().run()
+    assert any("Both right" in s.value for s in at.success)
+
+
+def test_single_token_sentence(app):
+    at = _open(app, "notes", "cats")
+    no_exception(at)
+    assert "hid_step" not in [s.key for s in at.slider]  # no slider over a single step
+    assert torch.isfinite(torch.tensor(_fig(at, "h_t for every")["data"][0]["z"])).all()
+
+
+def test_toggle_to_a_and_play(app):
+    at = app(PAGE)
+    at.toggle(key="hid_show_a").set_value(True).run()
+    no_exception(at)
+    _, tr = _trace("default", "Arrive Taipei on November 2nd")
+    assert np.allclose(_fig(at, "a_t for every step")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
+    lines = _fig(at, "a_t of the chosen units")
+    assert np.allclose(lines["data"][0]["y"], tr.a[:, 0].numpy(), atol=1e-6)
+    at.toggle(key="hid_play").set_value(True).run()
+    no_exception(at)
+    at.run()  # the player's next tick moves one step
+    no_exception(at)
+    assert at.slider(key="hid_step").value == 2
+
+
+@pytest.mark.parametrize("cell,bidi", [("jordan", False), ("elman", True)])
+def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
+    """A session's own model may be Jordan or bidirectional: the page adapts, no crash."""
+    from streamlit.testing.v1 import AppTest
+    from rnnviz import RNNConfig, RNNModel
+    from rnnviz.catalog import NOTES_VOCAB
+    from rnnviz.text import Vocab
+
+    model = RNNModel(RNNConfig(5, 3, 4, cell=cell, bidirectional=bidi), seed=3).eval()
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["own_models"] = {"mine": (model, Vocab(NOTES_VOCAB), {})}
+    at.session_state["model"] = "own:mine"
+    at.session_state["text"] = "I like cats"
+    at.run()
+    no_exception(at)
+    tr = trace(model, [0, 1, 2])
+    heat = _fig(at, "h_t for every step")
+    assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
+    at.slider(key="hid_step").set_value(2).run()
+    no_exception(at)
+    table = at.dataframe[0].value
+    rec = "W_y y_(t-1)" if cell == "jordan" else "W_h h_(t-1)"
+    assert np.allclose(table[rec].to_numpy(), hd.step_terms(model, tr, 1)["Wh_h"].numpy(), atol=1e-6)
+    for kind in hd.VARIANTS:
+        at.radio(key="hid_cell").set_value(kind).run()
+        no_exception(at)

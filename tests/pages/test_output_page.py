@@ -1,0 +1,179 @@
+"""The output-and-loss page on both built-in models: step change, the notes preset, generation,
+a padded batch, the gradient step and the exercise checker. Numbers are checked against rnnviz
+computed outside the page (and that, in tests/core/test_output.py, against its oracles)."""
+import math
+
+import numpy as np
+import pytest
+
+from rnnviz import output as out
+from rnnviz import trace
+from rnnviz.catalog import load_builtin
+from rnnviz.data import lm_pair
+from rnnviz.text import EOS, prepare
+from tests.apptest_helpers import figures, no_exception
+
+PAGE = "pages/output.py"
+
+
+def open_on(model: str, sentence: str):
+    """The page alone, with the model and sentence in session state (the keys the sidebar sets):
+    under AppTest, switch_page runs the page without app.py's sidebar, whose state would not
+    survive the next run."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"] = model
+    at.session_state["text"] = sentence
+    return at.run()
+
+
+def fig(at, starts: str) -> dict:
+    return next(f for f in figures(at) if f["layout"]["title"]["text"].startswith(starts))
+
+
+def lm_trace(key, text):
+    model, vocab, _ = load_builtin(key)
+    inp, tgt = lm_pair(list(prepare(text, vocab).ids), vocab)
+    return model, vocab, trace(model, inp, tgt)
+
+
+def text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_default_model_step_change(app):
+    at = app(PAGE)
+    no_exception(at)
+    model, vocab, tr = lm_trace("default", "Arrive Taipei on November 2nd")
+    f = fig(at, "Step 2")
+    p_shown = np.asarray(f["data"][0]["y"], dtype=float)
+    labels = f["data"][0]["x"]
+    assert np.allclose(p_shown, [float(tr.p[1, vocab.stoi[w]]) for w in labels], atol=1e-6)
+    assert f"{float(tr.loss_t[1]):.4g}" in text(at)
+    loss = fig(at, "Per-token loss")
+    assert np.allclose(np.asarray(loss["data"][0]["y"], float), tr.loss_t.numpy(), atol=1e-6)
+    at.slider(key="out_step").set_value(4).run()
+    no_exception(at)
+    f = fig(at, "Step 4")
+    grads = np.asarray(f["data"][1]["y"], dtype=float)
+    tgt = int(tr.targets[3])
+    expect = tr.p[3].numpy().copy()
+    expect[tgt] -= 1
+    assert np.allclose(grads, [expect[vocab.stoi[w]] for w in f["data"][1]["x"]], atol=1e-6)
+    assert "Sum or mean?" in text(at) and f"{float(tr.loss) / tr.T:.4g}" in text(at)
+
+
+def test_notes_model_and_notes_preset(app):
+    at = open_on("notes", "I like cats")
+    no_exception(at)
+    assert "has no next token" not in text(at)
+    at.slider(key="out_step").set_value(3).run()
+    assert "has no next token" in text(at)  # the notes model has no <eos>: the last step has no target
+    at.radio(key="out_src").set_value(at.radio(key="out_src").options[1]).run()
+    no_exception(at)
+    assert "0.916" in text(at) and "[0.1, 0.1, -0.6, 0.3, 0.1]" in text(at)
+    f = fig(at, "Notes example")
+    assert f["data"][1]["x"] == ["I", "like", "cats", "dogs", "you"]  # the notes' order
+    shown = dict(zip(f["data"][1]["x"], np.asarray(f["data"][1]["y"], float)))
+    assert shown == pytest.approx({"I": 0.1, "like": 0.1, "cats": -0.6, "dogs": 0.3, "you": 0.1}, abs=1e-12)
+    probs = dict(zip(f["data"][0]["x"], np.asarray(f["data"][0]["y"], float)))
+    assert probs == pytest.approx({"I": 0.1, "like": 0.1, "cats": 0.4, "dogs": 0.3, "you": 0.1}, abs=1e-12)
+    assert f"{-math.log(0.4):.4g}" in text(at)  # L_t = -ln 0.4 in the softmax / loss lines
+
+
+def test_generation_greedy_and_seeded_sampling(app):
+    at = app(PAGE)
+    model, vocab, tr = lm_trace("default", "Arrive Taipei on November 2nd")
+    prefix = vocab.decode(tr.ids[:1])
+    greedy = out.generate(model, tr.ids[:1].tolist(), out.Sampling(max_new=12), vocab.stoi[EOS])
+    assert at.code[0].value == " ".join(prefix + [vocab.itos[s.chosen] for s in greedy])
+    at.radio(key="out_strategy").set_value("sample").run()
+    at.number_input(key="out_seed").set_value(5).run()
+    at.slider(key="out_prefix").set_value(3).run()
+    no_exception(at)
+    how = out.Sampling("sample", 1.0, 0, 5, 12)
+    sampled = out.generate(model, tr.ids[:3].tolist(), how, vocab.stoi[EOS])
+    expect = " ".join(vocab.decode(tr.ids[:3]) + [vocab.itos[s.chosen] for s in sampled])
+    assert at.code[0].value == expect
+    at.run()
+    assert at.code[0].value == expect  # same seed, same continuation
+
+
+def test_padded_batch_and_gradient_step(app):
+    at = app(PAGE)
+    at.text_input(key="out_batch2").input("Leave Boston").run()
+    no_exception(at)
+    model, vocab, tr = lm_trace("default", "Arrive Taipei on November 2nd")
+    _, _, tr_b = lm_trace("default", "Leave Boston")
+    f = fig(at, "Loss per position")
+    z = np.asarray(f["data"][0]["z"], float)
+    assert z.shape == (2, tr.T)
+    assert np.allclose(z[0], tr.loss_t.numpy(), atol=1e-5)
+    assert np.allclose(z[1, :tr_b.T], tr_b.loss_t.numpy(), atol=1e-5) and (z[1, tr_b.T:] == 0).all()
+    assert f"{float(tr.loss + tr_b.loss):.4g}" in text(at)
+    at.radio(key="out_batch_red").set_value("mean").run()
+    n_valid = int(tr.valid.sum() + tr_b.valid.sum())
+    assert f"**{float(tr.loss + tr_b.loss) / n_valid:.4g}**" in text(at) and f"the {n_valid}" in text(at)
+    at.slider(key="out_lr").set_value(1.5).run()
+    no_exception(at)
+    res = out.output_layer_step(model, tr, 1, 1.5)
+    ba = fig(at, "p_t at step 2 before and after")
+    after = dict(zip(ba["data"][1]["x"], np.asarray(ba["data"][1]["y"], float)))
+    assert after == pytest.approx({w: float(res.p_after[1, vocab.stoi[w]]) for w in after}, abs=1e-6)
+
+
+def test_bad_batch_sentence_is_a_message(app):
+    at = open_on("notes", "I like cats")
+    at.text_input(key="out_batch2").input("zebra quokka").run()
+    no_exception(at)
+    assert any("vocabulary" in e.value for e in at.error)
+    assert fig(at, "Per-token loss")  # the rest of the page is still there
+
+
+def test_one_word_sentence(app):
+    at = open_on("notes", "cats")
+    no_exception(at)
+    assert "has no next token" in text(at)
+
+
+def test_exercise_checker_and_new_exercise(app):
+    at = app(PAGE)
+    ex = out.make_exercise(0)
+    at.text_input(key="out_ex_loss").input(f"{ex.view.loss:.2f}").run()
+    at.text_input(key="out_ex_grad").input(", ".join(f"{-g:.2f}" for g in ex.view.p_minus_y)).run()
+    no_exception(at)
+    assert any("Right" in s.value for s in at.success)
+    assert any("y - p" in e.value for e in at.error)
+    at.button(key="out_ex_new").click().run()
+    no_exception(at)
+    assert at.number_input(key="out_ex_seed").value == 1
+    assert at.text_input(key="out_ex_loss").value == ""
+
+
+@pytest.mark.parametrize("kind", ["jordan", "bidirectional"])
+def test_own_jordan_and_bidirectional_models(kind):
+    """A session's own model of either other shape: the page explains, never crashes."""
+    from streamlit.testing.v1 import AppTest
+
+    from rnnviz import RNNConfig, RNNModel
+    from tests.conftest import ROOT
+
+    _, vocab, _ = load_builtin("default")
+    cfg = RNNConfig(vocab_size=len(vocab), embed_dim=4, hidden_size=5,
+                    cell="jordan" if kind == "jordan" else "elman", bidirectional=kind == "bidirectional")
+    model = RNNModel(cfg, seed=1).eval()
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["own_models"] = {"mine": (model, vocab, {"description": "test"})}
+    at.session_state["model"] = "own:mine"
+    at.session_state["text"] = "Leave Boston at 5 pm"
+    at.run()
+    no_exception(at)
+    assert ("feeds p_t back" in text(at)) == (kind == "jordan")
+    assert ("bidirectional" in text(at)) == (kind == "bidirectional")
+    ids, tgt = lm_pair(list(prepare("Leave Boston at 5 pm", vocab).ids), vocab)
+    tr = trace(model, ids, tgt)
+    f = fig(at, "Per-token loss")
+    assert np.allclose(np.asarray(f["data"][0]["y"], float), tr.loss_t.numpy(), atol=1e-6)
