@@ -24,9 +24,9 @@ from .errors import InputError
 from .model import HookContext, RNNModel, sequence_loss
 from .text import SPECIALS, letter_trigrams, trigram_bucket
 
-MAX_HASH_BUCKETS = 50_000   # buckets a learner may ask for (one bucket per row of a table)
-MAX_HASH_WORDS = 50         # words typed into the hashing box
-MAX_LR = 10.0               # learning rate accepted by the update rules
+MAX_HASH_BUCKETS = limits.MAX_HASH_BUCKETS
+MAX_HASH_WORDS = limits.MAX_HASH_WORDS
+MAX_LR = limits.MAX_LR
 NOTES_V = 50_000            # the notes' vocabulary size for the memory comparison
 
 

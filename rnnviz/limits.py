@@ -17,3 +17,6 @@ MAX_TRAIN_T = 64               # sequence length used in training
 MAX_BATCH = 64                 # sentences per batch
 MAX_JACOBIAN_T = 512           # T accepted by the all-pairs Jacobian engine
 MAX_MODEL_FILE_BYTES = 20_000_000  # an uploaded model bundle
+MAX_HASH_BUCKETS = 50_000     # word-hashing buckets a learner may ask for
+MAX_HASH_WORDS = 50           # words typed into the hashing box
+MAX_LR = 10.0                 # learning rate accepted by the update rules on the pages
