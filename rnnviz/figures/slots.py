@@ -1,0 +1,94 @@
+"""Figures for the slot-filling page: the token x tagger grid, hidden states at one word,
+the confusion matrix, Jordan's forced error, the retraining loss curve."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..data import TAGS
+from .common import fmt, heatmap, step_labels
+
+TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
+               "date": "#54a24b", "time": "#b279a2"}
+
+
+def _discrete_scale() -> list:
+    """A colourscale that paints tag index k (0..K-1) in TAG_COLOURS[TAGS[k]]."""
+    K, scale = len(TAGS), []
+    for k, tag in enumerate(TAGS):
+        scale += [[k / K, TAG_COLOURS[tag]], [(k + 1) / K, TAG_COLOURS[tag]]]
+    return scale
+
+
+def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger") -> go.Figure:
+    """Rows = words, columns = taggers; each cell shows the chosen tag, coloured by tag,
+    with every tag's probability on hover. probs_by_tagger: label -> (T, K) array."""
+    labels = list(probs_by_tagger)
+    P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
+    best = P.argmax(-1)  # (T, n)
+    text = [[f"{TAGS[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
+    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(TAGS))
+              for j in range(len(labels))] for t in range(P.shape[0])]
+    fig = go.Figure(go.Heatmap(
+        z=best + 0.5, x=labels, y=step_labels(tokens), zmin=0, zmax=len(TAGS),
+        colorscale=_discrete_scale(), showscale=False, text=text, texttemplate="%{text}",
+        customdata=hover, xgap=2, ygap=2,
+        hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>"))
+    for tag in TAGS:  # a legend for the colours
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=tag,
+                                 marker={"size": 12, "color": TAG_COLOURS[tag], "symbol": "square"}))
+    fig.update_layout(title={"text": title}, xaxis_title="tagger", yaxis_title="step t, word",
+                      height=140 + 38 * len(tokens), margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      legend={"title": {"text": "tag"}}, plot_bgcolor="white")
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="top", tickangle=0)
+    return fig
+
+
+def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str) -> go.Figure:
+    """Two hidden-state vectors unit by unit, side by side (grouped bars)."""
+    units = [f"u{j + 1}" for j in range(len(h_a))]
+    fig = go.Figure()
+    for h, name in ((h_a, name_a), (h_b, name_b)):
+        fig.add_trace(go.Bar(x=units, y=np.asarray(h), name=name,
+                             hovertemplate="%{x}: h = %{y:.4f}<extra>" + name + "</extra>"))
+    fig.update_layout(title={"text": title}, xaxis_title="hidden unit", yaxis_title="h value",
+                      barmode="group", margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def confusion_figure(cm, title: str) -> go.Figure:
+    """Counts of (true tag, predicted tag) on held-out words; the diagonal is correct."""
+    fig = heatmap(np.asarray(cm, dtype=float), x=list(TAGS), y=list(TAGS), title=title,
+                  x_title="predicted tag", y_title="true tag", colorbar="words",
+                  colorscale="Blues", zmid=None, hover_name="words")
+    counts = np.asarray(cm).astype(int).astype(str)
+    return fig.update_traces(text=counts, texttemplate="%{text}")  # the count in every cell
+
+
+def forced_change(tokens, changes: dict, t_forced: int, title: str) -> go.Figure:
+    """How far each step's tag distribution moved (half the L1 distance, 0..1) after the
+    output at step t_forced was forced to a wrong tag; one bar group per tagger."""
+    x = step_labels(tokens)
+    fig = go.Figure()
+    for name, ch in changes.items():
+        fig.add_trace(go.Bar(x=x, y=np.asarray(ch), name=name,
+                             hovertemplate="%{x}: moved %{y:.3f}<extra>" + name + "</extra>"))
+    fig.add_vline(x=t_forced, line_dash="dot", line_color="red")
+    fig.update_layout(title={"text": title}, xaxis_title="step t, word",
+                      yaxis_title="tags moved (0 to 1)", yaxis_range=[0, 1.05],
+                      barmode="group", margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      legend={"orientation": "h", "y": -0.3})
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def loss_curve(history, title: str = "Training loss") -> go.Figure:
+    steps = [r["step"] for r in history]
+    fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines",
+                               name="loss", hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>"))
+    fig.update_layout(title={"text": title}, xaxis_title="optimizer step",
+                      yaxis_title="mean cross-entropy per word (nats)",
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
