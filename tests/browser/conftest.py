@@ -115,6 +115,11 @@ def screenshot(pg, name: str) -> Path:
                                    return m ? m.scrollHeight : 1000; }""")
     width = pg.viewport_size["width"] if pg.viewport_size else 1400
     pg.set_viewport_size({"width": width, "height": min(max(int(height) + 40, 800), 16000)})
-    pg.wait_for_timeout(800)
+    try:  # lazily drawn elements show grey skeletons until they are in view and loaded
+        pg.wait_for_function("""() => !document.querySelector('[data-testid^="stSkeleton"]')""",
+                             timeout=30_000)
+    except Exception:
+        pass
+    pg.wait_for_timeout(1500)
     pg.screenshot(path=str(path), full_page=True)
     return path
