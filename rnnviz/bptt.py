@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import torch
 
-from .model import IGNORE, RNNModel, activation_slope
+from . import limits
+from .errors import InputError
+from .model import RNNModel, activation_slope
 from .trace import Trace
 
 
@@ -46,39 +48,145 @@ def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
 def jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torch.Tensor:
     """N[s, t] = ||dh_s/dh_t|| for t <= s (diagonal ||I||, above it NaN), float64, (T, T).
 
-    Products are built incrementally: P_{s,t} = J_s P_{s-1,t} for all t at once.
-    ord: "fro" (exact) or 2 (spectral).
+    ord: "fro" (exact) or 2 (spectral). progress(done, total) is called after each step.
     """
     if ord not in ("fro", 2):
         raise ValueError("ord must be 'fro' or 2")
-    J = step_jacobians(model, tr).double()  # (T, H, H)
+    if tr.T > limits.MAX_JACOBIAN_T:
+        raise InputError(f"The all-pairs Jacobian norms take up to {limits.MAX_JACOBIAN_T} "
+                         f"steps; this sentence has {tr.T}.")
+    return product_norms(step_jacobians(model, tr), ord, progress)
+
+
+def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = 1e-6) -> torch.Tensor:
+    """All-pairs norms of the products P_{s,t} = J[s] J[s-1] ... J[t+1] (P_{t,t} = I). (T, T)
+
+    Why it is fast: the transposed products of every start t sit stacked in one
+    (s*H, H) matrix, so stepping s -> s+1 is ONE large matrix product
+    [P_{s,0}^T; ...; P_{s,s}^T] @ J[s+1]^T, never one autograd call per pair.
+    Memory is two (T*H, H) buffers: O(T H^2), worked through in pieces of _CACHE_BYTES.
+    A block whose Frobenius norm leaves [1e-100, 1e100]
+    is rescaled and its log-scale kept, so float64 reports inf / 0 only when the true
+    norm is beyond float64. Spectral norms use batched block power iteration on P^T P,
+    warm started from the previous step's vectors (which change little as s grows).
+    """
+    J = J.detach().to(torch.float64)  # (T, H, H)
     T, H = J.shape[0], J.shape[1]
+    Jt = J.transpose(1, 2).contiguous()  # (T, H, H): J[s]^T, laid out for the GEMM
+    eye = torch.eye(H, dtype=torch.float64)
     out = torch.full((T, T), float("nan"), dtype=torch.float64)
-    eye = torch.eye(H, dtype=torch.float64)[None]  # (1, H, H)
-    P = eye[:0]  # (0, H, H): dh_{s-1}/dh_t for t < s
-    for s in range(T):
-        P = torch.cat([J[s] @ P, eye])  # (s+1, H, H): dh_s/dh_t, t = 0..s
-        out[s, : s + 1] = torch.linalg.matrix_norm(P, ord=ord)
+    out.diagonal().fill_(1.0 if ord == 2 else H ** 0.5)
+    cur, nxt = torch.empty(T * H, H, dtype=torch.float64), torch.empty(T * H, H, dtype=torch.float64)
+    cur[:H] = eye  # block t holds P_{s,t}^T, (H, H)
+    log_scale = torch.zeros(T, dtype=torch.float64)  # P_{s,t} = exp(log_scale[t]) * block t
+    scaled = False  # has any block been rescaled? (if not, skip the log / exp)
+    k = min(H, _RITZ_VECTORS)
+    gen = torch.Generator().manual_seed(0)
+    vecs = torch.linalg.qr(torch.randn(T, H, k, dtype=torch.float64, generator=gen)).Q  # (T, H, k)
+    chunk = max(1, _CACHE_BYTES // (H * H * 8))  # blocks per piece
+    if progress is not None:
+        progress(1, T)
+    for s in range(1, T):
+        for a in range(0, s, chunk):
+            b = min(s, a + chunk)
+            piece = nxt[a * H:b * H]  # (n*H, H): the product, then its norms
+            torch.mm(cur[a * H:b * H], Jt[s], out=piece)
+            blocks = piece.view(b - a, H, H)  # (n, H, H)
+            size = torch.linalg.vector_norm(blocks, dim=(1, 2))  # (n,)
+            scaled |= _rescale(blocks, size, log_scale[a:b])
+            if ord == 2:
+                size, vecs[a:b] = spectral_norms(blocks, vecs[a:b], tol)
+            out[s, a:b] = torch.exp(torch.log(size) + log_scale[a:b]) if scaled else size
+        nxt[s * H:(s + 1) * H] = eye
+        cur, nxt = nxt, cur
         if progress is not None:
             progress(s + 1, T)
     return out
+
+
+_CACHE_BYTES = 1 << 24  # bytes per piece: large GEMMs, few Python round trips (measured)
+_RITZ_VECTORS = 8  # block size of the power iteration for spectral norms
+
+
+def _rescale(blocks, size, log_scale, lo: float = 1e-100, hi: float = 1e100) -> bool:
+    """Divide blocks whose Frobenius norm left [lo, hi] by that norm (in place), log kept.
+    Returns whether any block was rescaled."""
+    if not bool(((size > hi) | (size < lo)).any()):
+        return False
+    bad = ((size > hi) | (size < lo)) & (size > 0) & torch.isfinite(size)
+    idx = bad.nonzero().squeeze(1)
+    blocks[idx] /= size[idx, None, None]
+    log_scale[idx] += torch.log(size[idx])
+    size[idx] = 1.0
+    return bool(idx.numel())
+
+
+def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = 1e-6, max_iter: int = 6):
+    """||Q_i||_2 for a batch (n, H, H) to `tol` relative, without an SVD per matrix.
+
+    Block power iteration on A = Q^T Q with k vectors per matrix (V (n, H, k), orthonormal
+    columns, warm starts) and a Rayleigh-Ritz step: the top Ritz value theta of V^T A V
+    never exceeds sigma_1^2, and its residual r = ||A x - theta x|| puts an eigenvalue
+    within r of theta, so stopping at r <= tol * theta leaves sigma_1 within tol / 2.
+    Warm-started long products settle in one or two rounds; the few that do not settle
+    in max_iter (the short, fresh products of each step: O(T) in all, not O(T^2)) get
+    an exact torch.linalg.matrix_norm.
+    Returns (norms (n,), new V (n, H, k)).
+    """
+    n = Q.shape[0]
+    theta = torch.zeros(n, dtype=Q.dtype)
+    V = torch.linalg.qr(V).Q  # (n, H, k) orthonormal: then theta <= sigma_1^2 holds
+    active = torch.arange(n)
+    for _ in range(max_iter):
+        if active.numel() == 0:
+            break
+        Qa = Q if active.numel() == n else Q[active]  # (m, H, H)
+        Va = V[active]  # (m, H, k)
+        W = torch.bmm(Qa, Va)  # (m, H, k)
+        vals, vecs = torch.linalg.eigh(W.transpose(1, 2) @ W)  # (m, k), (m, k, k) ascending
+        th, c = vals[:, -1], vecs[:, :, -1:]  # (m,), (m, k, 1)
+        Y = torch.bmm(Qa.transpose(1, 2), W)  # (m, H, k) = A V
+        resid = torch.linalg.vector_norm((Y @ c - th[:, None, None] * (Va @ c))[..., 0], dim=1)
+        done = (resid <= tol * th) | (th <= 0) | ~torch.isfinite(th)
+        theta[active] = th.clamp(min=0)
+        V[active] = torch.where((th > 0)[:, None, None], torch.linalg.qr(Y).Q, Va)
+        active = active[~done]
+    if active.numel():
+        theta[active] = torch.linalg.matrix_norm(Q[active], ord=2) ** 2
+    return theta.sqrt(), V
+
+
+def product_chain(J: torch.Tensor, s: int, t: int) -> dict:
+    """The chain behind one cell (t < s, 0-based): each factor J[k] for k = t+1..s with its
+    spectral norm, and the running product's norms ||J[k] ... J[t+1]|| (fro and spectral)."""
+    J = J.detach().to(torch.float64)
+    H = J.shape[1]
+    P = torch.eye(H, dtype=torch.float64)
+    rows = []
+    for k in range(t + 1, s + 1):
+        P = J[k] @ P  # (H, H)
+        rows.append({"k": k, "factor_norm_2": float(torch.linalg.matrix_norm(J[k], ord=2)),
+                     "product_norm_2": float(torch.linalg.matrix_norm(P, ord=2)),
+                     "product_norm_fro": float(torch.linalg.matrix_norm(P))})
+    return {"rows": rows, "product": P}
 
 
 def loss_to_state_grads(model: RNNModel, tr: Trace) -> torch.Tensor:
     """G[s, t] = dL_s/dh_t as vectors, (T, T, H); zero for t > s (no path back in time).
 
     Summing over s gives the total dL/dh_t of a unidirectional model (tr.grad_h).
+    One step back for every loss at once: G[:, t-1] = G[:, t] @ J[t] (row form of J_t^T g).
     """
     H = model.cfg.hidden_size
     J = step_jacobians(model, tr)  # (T, H, H)
     direct = output_error(tr) @ model.W_o[:, :H].detach()  # (T, H): W_o^T e_s, as rows
     T = tr.T
     G = torch.zeros(T, T, H, dtype=direct.dtype)
-    for s in range(T):
-        g = direct[s]
-        for t in range(s, -1, -1):
-            G[s, t] = g
-            g = g @ J[t]  # row form of J_t^T g
+    G[T - 1, T - 1] = direct[T - 1]
+    for t in range(T - 1, -1, -1):
+        if t < T - 1:
+            G[t + 1:, t] = G[t + 1:, t + 1] @ J[t + 1]  # (T-t-1, H)
+        G[t, t] = direct[t]
     return G
 
 
@@ -114,3 +222,45 @@ def hand_bptt(model: RNNModel, tr: Trace) -> dict:
         dE.index_add_(0, tr.ids, delta @ model.W_x)  # (T, d) rows added per id
         return {"E": dE, "W_x": delta.T @ tr.x, "W_h": delta.T @ h_prev, "b_h": delta.sum(0),
                 "W_o": e.T @ tr.h, "b_o": e.sum(0), "delta": delta}
+
+
+def delta_steps(model: RNNModel, tr: Trace) -> dict:
+    """The recursion delta_t = phi'(a_t) * (W_o^T e_t + W_h^T delta_{t+1}) with its pieces,
+    each (T, H): slope, from_output (W_o^T e_t), from_later (W_h^T delta_{t+1}), delta."""
+    hand = hand_bptt(model, tr)
+    with torch.no_grad():
+        delta = hand["delta"]  # (T, H)
+        from_output = output_error(tr) @ model.W_o  # (T, H)
+        nxt = torch.cat([delta[1:], torch.zeros_like(delta[:1])])  # (T, H): delta_{t+1}, 0 at the end
+        from_later = nxt @ model.W_h  # (T, H)
+        slope = activation_slope(tr.a, model.cfg.nonlinearity)  # (T, H)
+    return {"slope": slope, "from_output": from_output, "from_later": from_later, "delta": delta}
+
+
+def shared_weight_terms(model: RNNModel, tr: Trace) -> dict:
+    """dL/dW as a sum over time, term by term: name -> (terms (T, ...), their sum, autograd's
+    gradient, max |sum - autograd|). W_h: delta_t h_{t-1}^T; W_x: delta_t x_t^T; b_h: delta_t;
+    W_o: e_t h_t^T; b_o: e_t."""
+    hand = hand_bptt(model, tr)
+    with torch.no_grad():
+        delta, e = hand["delta"], output_error(tr)  # (T, H), (T, K)
+        h_prev = torch.cat([torch.zeros_like(tr.h[:1]), tr.h[:-1]])  # (T, H)
+        terms = {"W_h": delta[:, :, None] * h_prev[:, None, :], "W_x": delta[:, :, None] * tr.x[:, None, :],
+                 "b_h": delta, "W_o": e[:, :, None] * tr.h[:, None, :], "b_o": e}
+        out = {}
+        for name, term in terms.items():
+            total = term.sum(0)
+            out[name] = {"terms": term, "sum": total, "autograd": tr.grads[name],
+                         "max_diff": float((total - tr.grads[name]).abs().max())}
+    return out
+
+
+def jacobian_factors(model: RNNModel, tr: Trace, t: int) -> dict:
+    """J_t = diag(1 - h_t^2) W_h kept apart (Elman, tanh): the slopes (H,), W_h (H, H), J_t
+    (H, H) and the spectral norms that bound it: ||J_t||_2 <= max slope x ||W_h||_2."""
+    J = step_jacobians(model, tr)[t]  # (H, H)
+    H = model.cfg.hidden_size
+    slope = activation_slope(tr.a[t, :H], model.cfg.nonlinearity)  # (H,)
+    W = model.W_h.detach()
+    return {"slope": slope, "W_h": W, "J": J, "norm_W": float(torch.linalg.matrix_norm(W, ord=2)),
+            "norm_J": float(torch.linalg.matrix_norm(J, ord=2))}

@@ -1,0 +1,255 @@
+"""BPTT engine against oracles: autograd.functional.jacobian, matrix_norm(ord=2), autograd
+gradients, the gradient-flow identity, and the notes' numbers."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from rnnviz import InputError, RNNConfig, RNNModel, limits, trace
+from rnnviz.bptt import (gradient_flow, hand_bptt, jacobian_norms, loss_to_state_grads,
+                         output_error, product_chain, product_norms, spectral_norms,
+                         step_jacobians)
+from rnnviz.model import activate
+
+
+def small_model(H=6, seed=3, nonlinearity="tanh", scale=1.0):
+    model = RNNModel(RNNConfig(10, 4, H, nonlinearity=nonlinearity), seed=seed).double()
+    with torch.no_grad():
+        model.W_h.mul_(scale)
+    return model
+
+
+def h_from(model, tr, t, h_t, s):
+    """h_s as a function of h_t (0-based), re-running the recurrence with the same inputs."""
+    h = h_t
+    for k in range(t + 1, s + 1):
+        h = activate(model.W_x @ tr.x[k] + model.W_h @ h + model.b_h, model.cfg.nonlinearity)
+    return h
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 3.0])
+def test_all_pair_norms_equal_autograd_jacobians(scale):
+    model = small_model(scale=scale)
+    ids = torch.tensor([1, 4, 2, 9, 9, 0, 3])
+    tr = trace(model, ids)
+    fro, spec = jacobian_norms(model, tr, "fro"), jacobian_norms(model, tr, 2)
+    T = tr.T
+    for s in range(T):
+        for t in range(s + 1):
+            Jst = torch.autograd.functional.jacobian(lambda h: h_from(model, tr, t, h, s),
+                                                     tr.h[t].detach())  # (H, H)
+            torch.testing.assert_close(fro[s, t], torch.linalg.matrix_norm(Jst), rtol=1e-10, atol=0)
+            torch.testing.assert_close(spec[s, t], torch.linalg.matrix_norm(Jst, ord=2),
+                                       rtol=1e-6, atol=0)
+        assert torch.isnan(fro[s, s + 1:]).all() and torch.isnan(spec[s, s + 1:]).all()
+
+
+def test_step_jacobian_is_autograd_of_one_step():
+    model = small_model()
+    tr = trace(model, torch.tensor([1, 2, 3, 4]))
+    J = step_jacobians(model, tr)
+    for t in range(1, tr.T):
+        ref = torch.autograd.functional.jacobian(lambda h: h_from(model, tr, t - 1, h, t),
+                                                 tr.h[t - 1].detach())
+        torch.testing.assert_close(J[t], ref, rtol=1e-12, atol=1e-14)
+        torch.testing.assert_close(J[t], torch.diag(1 - tr.h[t] ** 2) @ model.W_h.detach())
+
+
+@pytest.mark.parametrize("H", [5, 24])
+def test_spectral_norms_of_long_products_match_matrix_norm(H):
+    """Larger H than the Ritz block, long products, growth and decay: rtol 1e-6."""
+    gen = torch.Generator().manual_seed(7)
+    T = 30
+    for scale in (0.6, 1.4):
+        J = torch.randn(T, H, H, dtype=torch.float64, generator=gen) * scale / H ** 0.5
+        got = product_norms(J, 2)
+        P = [torch.eye(H, dtype=torch.float64)]
+        for s in range(1, T):
+            P = [J[s] @ p for p in P] + [torch.eye(H, dtype=torch.float64)]
+            ref = torch.linalg.matrix_norm(torch.stack(P), ord=2)
+            torch.testing.assert_close(got[s, : s + 1], ref, rtol=1e-6, atol=0)
+
+
+def test_spectral_norms_batch_with_zero_and_equal_singular_values():
+    Q = torch.stack([torch.zeros(6, 6), torch.eye(6) * 2.5, torch.diag(torch.tensor([3., 3, 1, 1, 0, 0]))])
+    V = torch.linalg.qr(torch.randn(3, 6, 4)).Q
+    norms, _ = spectral_norms(Q.double(), V.double())
+    torch.testing.assert_close(norms, torch.tensor([0.0, 2.5, 3.0], dtype=torch.float64), rtol=1e-6, atol=0)
+
+
+def test_huge_and_tiny_products_keep_their_scale_and_overflow_to_inf_only_past_float64():
+    H = 3
+    J = torch.eye(H, dtype=torch.float64).repeat(400, 1, 1)
+    for ord_ in ("fro", 2):
+        big = product_norms(J * 10.0, ord_)   # ||P_{s,t}|| = 10^(s-t) (x sqrt(3) for fro)
+        small = product_norms(J * 0.1, ord_)
+        c = 3 ** 0.5 if ord_ == "fro" else 1.0
+        torch.testing.assert_close(big[250, 0], torch.tensor(1e250 * c, dtype=torch.float64), rtol=1e-9, atol=0)
+        torch.testing.assert_close(small[250, 0], torch.tensor(1e-250 * c, dtype=torch.float64), rtol=1e-9, atol=0)
+        assert torch.isinf(big[399, 0]) and small[399, 0] == 0  # 1e399, 1e-399: beyond float64
+
+
+def test_zero_jacobians_give_zero_norms_and_progress_reaches_the_end():
+    J = torch.zeros(5, 4, 4, dtype=torch.float64)
+    seen = []
+    N = product_norms(J, 2, progress=lambda d, n: seen.append((d, n)))
+    assert seen[0] == (1, 5) and seen[-1] == (5, 5)
+    assert (N.tril(-1) == 0).all() and (N.diagonal() == 1).all()
+
+
+def test_too_long_sentence_is_an_input_error():
+    model = small_model(H=2)
+    tr = trace(model, torch.zeros(limits.MAX_JACOBIAN_T + 1, dtype=torch.long))
+    with pytest.raises(InputError):
+        jacobian_norms(model, tr)
+
+
+def test_gradient_flow_identity_and_sum_equals_total_grad_h():
+    model = small_model()
+    tr = trace(model, torch.tensor([3, 1, 4, 1, 5, 9]))
+    G = loss_to_state_grads(model, tr)  # (T, T, H)
+    torch.testing.assert_close(G.sum(0), tr.grad_h, rtol=1e-10, atol=1e-12)
+    J = step_jacobians(model, tr)
+    direct = output_error(tr) @ model.W_o.detach()  # (T, H)
+    T = tr.T
+    for t in range(T - 1):  # dL/dh_t = J_{t+1}^T dL/dh_{t+1} + W_o^T dL_t/dz_t
+        torch.testing.assert_close(tr.grad_h[t], J[t + 1].T @ tr.grad_h[t + 1] + direct[t])
+    F = gradient_flow(model, tr)
+    assert torch.isnan(F[0, 1:]).all()  # h_2 gets nothing from L_1
+    for s in range(T - 1):  # each dL_s/dh_t against autograd of the single loss L_s
+        torch.testing.assert_close(G[s], _autograd_grad_h(model, tr, s), rtol=1e-10, atol=1e-12)
+
+
+def _autograd_grad_h(model, tr, s):
+    """dL_s/dh_t for all t by autograd, L_s the loss at step s alone."""
+    h = torch.zeros(model.cfg.hidden_size, dtype=torch.float64)
+    hs = []
+    for t in range(tr.T):
+        h = torch.tanh(model.W_x @ tr.x[t] + model.W_h @ h + model.b_h)
+        hs.append(h)
+    z = model.W_o @ hs[s] + model.b_o
+    loss = torch.nn.functional.cross_entropy(z[None], tr.targets[s:s + 1])
+    return torch.stack(torch.autograd.grad(loss, hs, allow_unused=True, materialize_grads=True))
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_hand_bptt_equals_autograd(reduction):
+    model = small_model()
+    tr = trace(model, torch.tensor([2, 2, 7, 1, 0]), reduction=reduction)
+    hand = hand_bptt(model, tr)
+    for name in ("E", "W_x", "W_h", "b_h", "W_o", "b_o"):
+        torch.testing.assert_close(hand[name], tr.grads[name], rtol=1e-10, atol=1e-12, msg=name)
+    torch.testing.assert_close(hand["delta"], tr.delta, rtol=1e-10, atol=1e-12)
+
+
+def test_product_chain_matches_direct_product():
+    model = small_model()
+    tr = trace(model, torch.tensor([1, 2, 3, 4, 5]))
+    J = step_jacobians(model, tr)
+    chain = product_chain(J, 4, 1)
+    torch.testing.assert_close(chain["product"], J[4] @ J[3] @ J[2])
+    assert [r["k"] for r in chain["rows"]] == [2, 3, 4]
+    N = jacobian_norms(model, tr, 2)
+    assert chain["rows"][-1]["product_norm_2"] == pytest.approx(float(N[4, 1]), rel=1e-6)
+
+
+# ---- chains: the notes' numbers, the bound, precision, the exercise -------------------
+
+from rnnviz import chains  # noqa: E402
+
+
+@pytest.mark.parametrize("key,value", [("w = 0.5, 3 steps", 0.125), ("w = 0.5, 10 steps", 0.0009765625),
+                                       ("w = 2, 10 steps", 1024.0), ("w = 0.2, 5 steps", 0.00032)])
+def test_scalar_chains_of_the_notes(key, value):
+    w, n = chains.SCALAR_PRESETS[key]
+    assert chains.scalar_chain(w, n)[-1] == pytest.approx(value, rel=1e-12)
+
+
+def test_long_range_example_of_the_notes():
+    small, big = chains.long_range(0.9), chains.long_range(1.1)
+    assert small["n"] == 195 and 1e-9 <= small["factor"] < 2e-9   # "about 1e-9"
+    assert 1e8 <= big["factor"] < 2e8                              # "about 1e8"
+
+
+def test_norm_vs_distance_respects_the_bound():
+    model = small_model(H=6, scale=2.5)
+    tr = trace(model, torch.tensor([1, 5, 2, 7, 3, 3, 8, 0, 4]))
+    N = jacobian_norms(model, tr, 2)
+    J = step_jacobians(model, tr)
+    out = chains.norm_vs_distance(N, J, model.W_h)
+    assert out["max_J"] == pytest.approx(float(torch.linalg.matrix_norm(J[1:], ord=2).max()))
+    assert (out["max"] <= out["bound"] * (1 + 1e-9)).all()
+    assert out["rho"] == pytest.approx(float(torch.linalg.eigvals(model.W_h.detach()).abs().max()))
+    assert out["max"][2] == pytest.approx(float(torch.diagonal(N, -2).max()))
+
+
+def test_precision_chain_underflow_overflow_and_nan():
+    down = chains.precision_chain(0.5, 200)
+    assert 2.0 ** -down["subnormal"] < chains.FLOAT32_SMALLEST_NORMAL <= 2.0 ** -(down["subnormal"] - 1)
+    assert down["subnormal"] == 127 and down["zero"] == 150 and down["inf"] is None
+    assert down["float64"][200] == 2.0 ** -200 and down["floor"] == 24  # 2^-24 < 1e-7 < 2^-23
+    up = chains.precision_chain(2.0, 200)
+    assert up["inf"] == 128 and math.isinf(up["float32"][128]) and up["float64"][128] == 2.0 ** 128
+    f32, f64 = chains.nan_examples(2.0, 200)
+    assert math.isnan(f32["w^n - w^n"]) and math.isnan(f32["(1/w)^n x w^n"])
+    assert f64["w^n - w^n"] == 0 and f64["(1/w)^n x w^n"] == 1.0
+    assert chains.FLOAT32_MAX == pytest.approx(3.4028e38, rel=1e-4)
+
+
+def test_scaled_model_is_a_copy():
+    model = small_model()
+    before = model.W_h.detach().clone()
+    big = chains.scaled_model(model, 2.0)
+    torch.testing.assert_close(big.W_h.detach(), 2 * before)
+    torch.testing.assert_close(model.W_h.detach(), before)
+    with pytest.raises(InputError):
+        chains.scaled_model(model, float("nan"))
+
+
+def test_chain_exercise_checker_names_the_slip():
+    for seed in range(20):
+        ex = chains.chain_exercise(seed)
+        w, n, sl = ex["w"], ex["n"], ex["slopes"]
+        right = w ** n * math.prod(sl)
+        assert ex["answer"] == pytest.approx(right)
+        assert chains.check_chain(ex, right)[0]
+    ex = {"w": 0.5, "n": 3, "slopes": [0.9, 0.8, 0.5], "answer": 0.045}
+    assert "w^n alone" in chains.check_chain(ex, 0.125)[1]
+    assert "added" in chains.check_chain(ex, 0.5 * 2.2)[1]
+    assert "sign" in chains.check_chain(ex, -0.045)[1]
+    assert "missing" in chains.check_chain(ex, 0.045 / (0.5 * 0.5))[1]
+    assert not chains.check_chain(ex, float("nan"))[0]
+
+
+def test_log_heatmap_shows_zero_and_inf_as_such():
+    from rnnviz.figures.bptt import log_norm_heatmap, precision_plot
+
+    N = np.array([[1.0, np.nan, np.nan], [0.0, 1.0, np.nan], [np.inf, 1e-300, 1.0]])
+    fig = log_norm_heatmap(N, ["a", "b", "b"], "t", "log10", "norm")
+    z, text = np.asarray(fig.data[0].z, dtype=float), np.asarray(fig.data[0].customdata)
+    assert np.isnan(z[1, 0]) and np.isnan(z[2, 0]) and z[2, 1] == pytest.approx(-300)
+    assert text[1, 0] == "0" and text[2, 0] == "inf" and text[0, 1] == "no path (t > s)"
+    assert len(set(fig.data[0].y)) == 3  # repeated tokens keep unique labels
+    pc = chains.precision_chain(2.0, 200)
+    fig = precision_plot(pc, 2.0, chains.FLOAT32_SMALLEST_NORMAL, chains.FLOAT32_MAX, chains.PRACTICAL_FLOOR)
+    f32 = [tr for tr in fig.data if tr.name == "float32"][0]
+    assert np.isnan(np.asarray(f32.y, dtype=float)[128:]).all()  # inf is a gap, not a crash
+
+
+def test_jacobian_factors_and_delta_steps():
+    from rnnviz.bptt import delta_steps, jacobian_factors, shared_weight_terms
+
+    model = small_model()
+    tr = trace(model, torch.tensor([1, 2, 3, 4]))
+    jf = jacobian_factors(model, tr, 2)
+    torch.testing.assert_close(jf["J"], torch.diag(1 - tr.h[2] ** 2) @ model.W_h.detach())
+    assert jf["norm_J"] <= float(jf["slope"].max()) * jf["norm_W"] + 1e-12
+    assert jf["norm_W"] == pytest.approx(float(torch.linalg.svdvals(model.W_h.detach())[0]))
+    ds = delta_steps(model, tr)
+    torch.testing.assert_close(ds["delta"], tr.delta, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(ds["slope"] * (ds["from_output"] + ds["from_later"]), tr.delta)
+    terms = shared_weight_terms(model, tr)
+    for name, v in terms.items():
+        assert v["terms"].shape[0] == tr.T
+        assert v["max_diff"] < 1e-12, name
