@@ -3,6 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import streamlit_ui as ui
+from rnnviz.export import trace_frame
 from rnnviz.figures.overview import hidden_heatmap
 from rnnviz.prose import section
 from rnnviz.summary import token_table, model_sizes
@@ -17,6 +18,7 @@ bos = cur.vocab.has_specials
 st.markdown(section("home", "tokens", n_words=len(cur.prepared.tokens), T=tr.T,
                     bos_note=" (a <bos> start token first)" if bos else ""))
 st.dataframe(pd.DataFrame(token_table(cur.model, cur.vocab, cur.input_ids)), hide_index=True)
+ui.download_csv(trace_frame(tr, cur.vocab, "tokens"), "tokens and losses", key="home_tokens")
 
 st.subheader("The model")
 sizes = model_sizes(cur.model)
@@ -28,7 +30,11 @@ h = tr.h.numpy()
 t, u = divmod(int(abs(h).argmax()), h.shape[1])
 st.markdown(section("home", "heatmap", hmax=float(abs(h).max()), hmax_t=t + 1,
                     hmax_tok=ui.md_escape(cur.tokens[t]), hmax_u=u + 1))
-st.plotly_chart(hidden_heatmap(h, cur.tokens), width="stretch")
+ui.show_figure(hidden_heatmap(h, cur.tokens), "hidden states heatmap", key="home_heatmap")
+ui.download_csv(trace_frame(tr, cur.vocab, "h"), "hidden states h_t", key="home_h")
+
+with st.expander("Download any table of this trace (CSV)", icon=":material/download:"):
+    ui.download_trace(cur, key="home_trace")
 
 st.subheader("Where to next")
 for path, title, _, icon in ui.existing_pages()[1:]:
