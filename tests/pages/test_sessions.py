@@ -1,0 +1,62 @@
+"""No state is shared between sessions except read-only caches.
+
+Session A trains its own model, edits weights on every page that can (update rules, an output
+gradient step, a scaled W_h, a retrained tagger); session B, opened afterwards in the same
+process (so the same st.cache_resource), still sees the untouched built-in model and none of
+A's text or models.
+"""
+import numpy as np
+
+from rnnviz import trace
+from rnnviz.catalog import load_builtin
+from rnnviz.data import lm_pair
+from rnnviz.text import prepare
+from tests.apptest_helpers import figures, no_exception
+
+SECRET = "you like birds tomorrow"
+
+
+def pristine_h(text: str) -> np.ndarray:
+    model, vocab, _ = load_builtin("default")  # read from disk, not from any cache
+    inp, tgt = lm_pair(list(prepare(text, vocab).ids), vocab)
+    return trace(model, inp, tgt).h.numpy()
+
+
+def shown_h(at) -> np.ndarray:
+    fig = next(f for f in figures(at) if "Hidden states" in f["layout"]["title"]["text"])
+    return np.asarray(fig["data"][0]["z"], dtype=float)
+
+
+def edit_everything(app):
+    """Session A: every page that changes weights, on the shared default model."""
+    a = app("pages/embedding.py")
+    a.sidebar.text_area(key="text").input(SECRET).run()
+    for radio in a.radio:
+        if radio.key and radio.key.startswith("emb_"):
+            for option in radio.options:
+                radio.set_value(option).run()
+                no_exception(a)
+    a.switch_page("pages/output.py").run()
+    a.slider(key="out_lr").set_value(2.0).run()
+    a.switch_page("pages/bptt.py").run()
+    a.select_slider(key="bptt_scale").set_value(5.0).run()
+    no_exception(a)
+    a.switch_page("pages/train.py").run()
+    a.number_input(key="train_steps").set_value(20)
+    a.button(key="train_go").click().run()
+    no_exception(a)
+    assert a.session_state["own_models"], "session A has its own model"
+    return a
+
+
+def test_edits_and_training_in_one_session_do_not_reach_another(app):
+    edit_everything(app)
+    b = app()
+    no_exception(b)
+    assert b.sidebar.text_area(key="text").value == "Arrive Taipei on November 2nd"
+    assert b.sidebar.selectbox(key="model").options == ["Default language model",
+                                                        "Notes example (V=5, d=3, H=4)"]
+    np.testing.assert_allclose(shown_h(b), pristine_h("Arrive Taipei on November 2nd"), atol=1e-6)
+    b.sidebar.text_area(key="text").input(SECRET).run()
+    np.testing.assert_allclose(shown_h(b), pristine_h(SECRET), atol=1e-6)
+    assert "own_models" not in b.session_state or not b.session_state["own_models"]
