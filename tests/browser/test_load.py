@@ -1,4 +1,5 @@
-"""Many users at once: N concurrent browser sessions, each with its own sentence and page.
+"""Many users at once: N concurrent browser sessions, each with its own sentence and page;
+every fourth session trains its own model on page 6 meanwhile.
 
 Every session must show its own correct numbers (compared with rnnviz computed directly) and none
 may show another's sentence. Reports p50 / p95 page-ready times and the server's peak RSS.
@@ -58,11 +59,17 @@ def server_rss_mb(port: int) -> float:
     return float("nan")
 
 
-def ready(pg) -> bool:
-    status = pg.query_selector('[data-testid="stStatusWidget"]')
-    if status is not None and re.search(r"Running|Connecting", status.inner_text()):
+TRAINS = 4  # every TRAINS-th session trains
+
+
+def idle(pg) -> bool:
+    return pg.query_selector('[data-testid="stStatusWidget"]') is None
+
+
+def ready(pg, trainer: bool) -> bool:
+    if not idle(pg):
         return False
-    return "largest |h| is" in pg.inner_text('[data-testid="stMain"]')
+    return ("perplexity is now" if trainer else "largest |h| is") in pg.inner_text('[data-testid="stMain"]')
 
 
 def test_concurrent_sessions_each_see_their_own_sentence(server, browser):
@@ -82,14 +89,22 @@ def test_concurrent_sessions_each_see_their_own_sentence(server, browser):
             ctx = browser.new_context(viewport={"width": 1200, "height": 900})
             pg = ctx.new_page()
             text = sentence(i)
-            pg.goto(f"{server}/?text={urllib.parse.quote(text)}", wait_until="commit")
-            sessions.append({"ctx": ctx, "page": pg, "text": text, "start": time.perf_counter()})
+            trainer = i % TRAINS == TRAINS - 1
+            path = "train" if trainer else ""
+            query = f"text={urllib.parse.quote(text)}" + ("&train_steps=150" if trainer else "")
+            pg.goto(f"{server}/{path}?{query}", wait_until="commit")
+            sessions.append({"ctx": ctx, "page": pg, "text": text, "trainer": trainer,
+                             "start": time.perf_counter(), "clicked": not trainer})
         deadline = time.perf_counter() + 180
         pending = list(sessions)
         while pending and time.perf_counter() < deadline:
             for s in list(pending):
                 try:
-                    if ready(s["page"]):
+                    if not s["clicked"] and idle(s["page"]) and s["page"].get_by_role(
+                            "button", name="Train", exact=True).is_enabled():
+                        s["page"].get_by_role("button", name="Train", exact=True).click()
+                        s["clicked"] = True
+                    elif s["clicked"] and ready(s["page"], s["trainer"]):
                         s["ready"] = time.perf_counter() - s["start"]
                         pending.remove(s)
                 except Exception:  # page still loading
@@ -100,20 +115,26 @@ def test_concurrent_sessions_each_see_their_own_sentence(server, browser):
             pg = s["page"]
             assert not exceptions_on(pg)
             body = pg.inner_text('[data-testid="stMain"]')
+            others = {o["text"] for o in sessions} - {s["text"]}
+            assert not any(o in body for o in others)
+            if s["trainer"]:
+                assert "model=own" in pg.url  # its trained model became the current one
+                continue
             hmax, t, u = expected_max_h(s["text"])
             m = re.search(r"largest \|h\| is ([0-9.]+), at step (\d+) .*unit (\d+)", body)
             assert m, body[:500]
             shown = (float(m.group(1)), int(m.group(2)), int(m.group(3)))
             assert abs(shown[0] - hmax) < 1e-3 and shown[1:] == (t, u), (s["text"], shown, (hmax, t, u))
             assert pg.locator('textarea[aria-label="Sentence"]').input_value() == s["text"]
-            others = {o["text"] for o in sessions} - {s["text"]}
-            assert not any(o in body for o in others)
     finally:
         stop.set()
         watcher.join()
         for s in sessions:
             s["ctx"].close()
-    times = sorted(s["ready"] for s in sessions)
+    times = sorted(s["ready"] for s in sessions if not s["trainer"])
+    trained = sorted(s["ready"] for s in sessions if s["trainer"])
     p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-    print(f"\nload: {N} sessions, page-ready p50 {statistics.median(times):.2f} s, "
-          f"p95 {p95:.2f} s, max {times[-1]:.2f} s; server peak RSS {peak['rss']:.0f} MB")
+    print(f"\nload: {N} sessions ({len(trained)} training 150 steps), page-ready p50 "
+          f"{statistics.median(times):.2f} s, p95 {p95:.2f} s, max {times[-1]:.2f} s; "
+          f"trained in {', '.join(f'{t:.1f}' for t in trained)} s; "
+          f"server peak RSS {peak['rss']:.0f} MB")
