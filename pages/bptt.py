@@ -8,7 +8,7 @@ import streamlit as st
 from rnnviz import chains, gradcheck, limits
 from rnnviz import streamlit_ui as ui
 from rnnviz.bptt import (delta_steps, gradient_flow, jacobian_factors, jacobian_norms, loss_to_state_grads,
-                         product_chain, shared_weight_terms, step_jacobians)
+                         product_chain, shared_weight_terms, state_grad_sources, step_jacobians)
 from rnnviz.figures import bptt as figs
 from rnnviz.figures.common import fmt
 from rnnviz.prose import section
@@ -52,6 +52,9 @@ def text(key, **kw):
 
 def step_slider(label, lo, hi, default, key, **kw):
     """A step slider whose kept value (session or URL) may be out of range for a new sentence."""
+    if lo == hi:  # a one-step sentence: nothing to choose (a slider needs min < max)
+        st.caption(f"{label}: {lo} (the only step)")
+        return lo
     v = st.session_state.get(key)
     if isinstance(v, int) and not lo <= v <= hi:
         st.session_state[key] = min(max(v, lo), hi)
@@ -81,12 +84,16 @@ st.header("Where dL/dh_t comes from")
 t = step_slider("Step t", 1, T, min(2, T), "bptt_step",
                 help="Time is shown 1..T as in the notes (code counts from 0).") - 1
 G, F = cached_flow(model.fingerprint(), cur.input_ids, cur.target_ids, model, tr)
-parts = G[t:, t].numpy()  # (T - t, H): from L_t, L_{t+1}, ...
-later = float(np.linalg.norm(parts[1:].sum(0))) if T - t > 1 else 0.0
-text("paths", t=t + 1, tok=safe[t], direct=fmt(float(np.linalg.norm(parts[0]))), later=fmt(later),
-     total=fmt(float(tr.grad_h[t].norm())), n_later=T - t - 1,
-     none=fmt(float(G[0, 1].norm())) if T > 1 else "0")
-st.plotly_chart(figs.paths_bar(parts, t, tokens), width="stretch")
+src = state_grad_sources(G, tr, t)
+direct_part = (section(P, "paths_direct", t=t + 1, direct=fmt(float(np.linalg.norm(src["parts"][0].numpy()))))
+               if src["has_direct"] else section(P, "paths_no_direct", t=t + 1))
+later_part = (section(P, "paths_later", n_later=len(src["later_steps"]), later=fmt(src["later_norm"]),
+                      names=", ".join(f"L_{s + 1}" for s in src["later_steps"]))
+              if src["later_steps"] else section(P, "paths_no_later"))
+none_part = " " + section(P, "paths_none", none=fmt(float(G[0, 1].norm()))) if T > 1 else ""
+text("paths", t=t + 1, tok=safe[t], direct_part=direct_part, later_part=later_part,
+     total=fmt(float(tr.grad_h[t].norm())), none_part=none_part)
+st.plotly_chart(figs.paths_bar(src["parts"].numpy(), src["steps"], t, tokens, H), width="stretch")
 
 if elman:
     st.subheader("The recursion, stepped backwards")
@@ -101,7 +108,8 @@ if elman:
     st.dataframe(pd.DataFrame({"unit": [f"u{j + 1}" for j in range(H)], "phi'(a_t)": ds["slope"][t].numpy(),
                                "W_o^T e_t": ds["from_output"][t].numpy(),
                                "W_h^T delta_t+1": ds["from_later"][t].numpy(),
-                               "delta_t": ds["delta"][t].numpy()}), hide_index=True, height=220)
+                               "delta_t": ds["delta"][t].numpy()}), hide_index=True,
+                 height=min(35 * (H + 1) + 3, 400))  # 35 px a row and the header: no empty rows
 
     st.header("Shared weights: one gradient, summed over time")
     terms = shared_weight_terms(model, tr)
@@ -132,7 +140,7 @@ N, J = cached_norms(m2.fingerprint(), cur.input_ids, cur.target_ids, ord_, m2, t
 if elman:
     jf = jacobian_factors(m2, tr2, t)
     text("jacobian", t=t + 1, smin=fmt(float(jf["slope"].min())), smax=fmt(float(jf["slope"].max())),
-         wnorm=fmt(jf["norm_W"]), jnorm=fmt(jf["norm_J"]))
+         wnorm=fmt(jf["norm_W"]), jnorm=fmt(jf["norm_J"]), wmax=fmt(jf["max_W"]), jmax=fmt(jf["max_J"]))
     st.plotly_chart(figs.jacobian_parts(jf["slope"].numpy(), jf["W_h"].numpy(), jf["J"].numpy(), t),
                     width="stretch")
 Nn = N.numpy()

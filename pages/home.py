@@ -17,7 +17,7 @@ st.subheader("Your sentence, as the model reads it")
 bos = cur.vocab.has_specials
 st.markdown(section("home", "tokens", n_words=len(cur.prepared.tokens), T=tr.T,
                     bos_note=" (a <bos> start token first)" if bos else ""))
-st.dataframe(pd.DataFrame(token_table(cur.model, cur.vocab, cur.input_ids)), hide_index=True)
+st.dataframe(pd.DataFrame(token_table(cur.model, cur.vocab, cur.input_ids, cur.prepared.tokens)), hide_index=True)
 ui.download_csv(trace_frame(tr, cur.vocab, "tokens"), "tokens and losses", key="home_tokens")
 
 st.subheader("The model")

@@ -57,8 +57,11 @@ def read_text(level: str):
 
 def settings() -> dict:
     c1, c2, c3 = st.columns(3)
+    vocab = c1.number_input("Maximum vocabulary size", MIN_VOCAB, limits.MAX_VOCAB, 200, key="train_vocab", **BIND,
+                            help="An upper limit: a corpus with fewer distinct tokens uses fewer (V used, below).")
     out = dict(
-        vocab=c1.number_input("Vocabulary size V", MIN_VOCAB, limits.MAX_VOCAB, 200, key="train_vocab", **BIND),
+        vocab=vocab,
+        vocab_slot=c1.empty(),  # "V used = N", filled once the vocabulary is built
         d=c1.number_input("Embedding size d", 1, limits.MAX_EMBED, 16, key="train_d", **BIND),
         H=c1.number_input("Hidden size H", 1, limits.MAX_HIDDEN, 32, key="train_H", **BIND),
         cell=c2.selectbox("Cell", ["elman", "jordan"], key="train_cell", **BIND,
@@ -207,6 +210,7 @@ s = settings()
 if corpus is not None:
     with ui.guard():
         vocab = build_vocab(corpus, int(s["vocab"]))
+        s["vocab_slot"].markdown(section("train", "vocab_used", V=len(vocab), max_V=int(s["vocab"])))
         st.markdown(section("train", "vocab", V=len(vocab), unk_pct=100 * unknown_share(corpus, vocab),
                             lnV=math.log(len(vocab))))
 with st.expander("What do these settings do?"):

@@ -190,6 +190,23 @@ def loss_to_state_grads(model: RNNModel, tr: Trace) -> torch.Tensor:
     return G
 
 
+def state_grad_sources(G: torch.Tensor, tr: Trace, t: int) -> dict:
+    """Where dL/dh_t comes from, counting only losses that exist (a step whose target is
+    IGNORE has no loss L_s, so it must not be listed as a source even though its row of G is 0).
+
+    G is loss_to_state_grads' (T, T, H). Returns "steps" (0-based s >= t with a loss),
+    "parts" (n, H) = dL_s/dh_t for those s, "has_direct" (step t has a loss),
+    "later_steps" (s > t with a loss) and "later_norm" = ||sum of the later parts||.
+    """
+    valid = tr.valid.tolist()
+    steps = [s for s in range(t, tr.T) if valid[s]]
+    later = [s for s in steps if s > t]
+    parts = G[steps, t] if steps else G.new_zeros(0, G.shape[-1])  # (n, H)
+    later_norm = float(G[later, t].sum(0).norm()) if later else 0.0
+    return {"steps": steps, "parts": parts, "has_direct": bool(valid[t]), "later_steps": later,
+            "later_norm": later_norm}
+
+
 def gradient_flow(model: RNNModel, tr: Trace) -> torch.Tensor:
     """F[s, t] = ||dL_s/dh_t|| for t <= s, NaN above the diagonal. (T, T)"""
     G = loss_to_state_grads(model, tr)
@@ -257,10 +274,12 @@ def shared_weight_terms(model: RNNModel, tr: Trace) -> dict:
 
 def jacobian_factors(model: RNNModel, tr: Trace, t: int) -> dict:
     """J_t = diag(1 - h_t^2) W_h kept apart (Elman, tanh): the slopes (H,), W_h (H, H), J_t
-    (H, H) and the spectral norms that bound it: ||J_t||_2 <= max slope x ||W_h||_2."""
+    (H, H), the spectral norms that bound it: ||J_t||_2 <= max slope x ||W_h||_2, and each
+    matrix's largest |entry| (the figure gives each its own colour range)."""
     J = step_jacobians(model, tr)[t]  # (H, H)
     H = model.cfg.hidden_size
     slope = activation_slope(tr.a[t, :H], model.cfg.nonlinearity)  # (H,)
     W = model.W_h.detach()
     return {"slope": slope, "W_h": W, "J": J, "norm_W": float(torch.linalg.matrix_norm(W, ord=2)),
-            "norm_J": float(torch.linalg.matrix_norm(J, ord=2))}
+            "norm_J": float(torch.linalg.matrix_norm(J, ord=2)),
+            "max_W": float(W.abs().max()), "max_J": float(J.abs().max())}  # each heatmap's colour range

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .model import RNNModel
-from .text import Vocab
+from .text import UNK, Vocab
 
 
 def short_vector(values, shown: int = 6) -> str:
@@ -11,15 +11,29 @@ def short_vector(values, shown: int = 6) -> str:
     return f"[{head}]" if len(values) <= shown else f"[{head}, … ({len(values)} in all)]"
 
 
-def token_table(model: RNNModel, vocab: Vocab, ids) -> list[dict]:
-    """One row per step: t (1-based), token, id (0-based), the notes' row number, E[id]."""
+def kept_words(vocab: Vocab, typed) -> list[str]:
+    """The typed tokens that reach the model, as typed: a vocabulary with <unk> keeps every
+    word (unknown ones read as <unk>); one without it (the notes' 5 words) drops unknown words."""
+    if UNK in vocab:
+        return list(typed)
+    return [w for w in typed if vocab.id_of(w) is not None]
+
+
+def token_table(model: RNNModel, vocab: Vocab, ids, typed=None) -> list[dict]:
+    """One row per step: t (1-based), token, the word as typed (so a learner sees which word
+    became <unk>; empty for a leading <bos>), id (0-based), the notes' row number, E[id].
+    Without `typed` the "you typed" column is left out."""
     E = model.E.detach()
+    words = kept_words(vocab, typed) if typed is not None else None
+    lead = len(ids) - len(words) if words is not None else 0  # specials before the words (<bos>)
     rows = []
     for t, i in enumerate(ids):
         row = E[int(i)].tolist()
-        rows.append({"step t": t + 1, "token": vocab.itos[int(i)], "id": int(i),
-                     "row of E (1-based)": int(i) + 1,
-                     "E[id]": short_vector(row)})
+        out = {"step t": t + 1, "token": vocab.itos[int(i)]}
+        if words is not None:
+            out["you typed"] = words[t - lead] if 0 <= t - lead < len(words) else ""
+        out.update({"id": int(i), "row of E (1-based)": int(i) + 1, "E[id]": short_vector(row)})
+        rows.append(out)
     return rows
 
 

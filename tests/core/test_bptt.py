@@ -10,7 +10,8 @@ from rnnviz import InputError, RNNConfig, RNNModel, limits, trace
 from rnnviz.bptt import (gradient_flow, hand_bptt, jacobian_norms, loss_to_state_grads,
                          output_error, product_chain, product_norms, spectral_norms,
                          step_jacobians)
-from rnnviz.model import activate
+from rnnviz.figures.common import fmt
+from rnnviz.model import IGNORE, activate
 
 
 def small_model(H=6, seed=3, nonlinearity="tanh", scale=1.0):
@@ -253,3 +254,84 @@ def test_jacobian_factors_and_delta_steps():
     for name, v in terms.items():
         assert v["terms"].shape[0] == tr.T
         assert v["max_diff"] < 1e-12, name
+
+
+def test_state_grad_sources_count_only_losses_that_exist():
+    from rnnviz.bptt import state_grad_sources
+    from rnnviz.figures.bptt import paths_bar
+
+    model = small_model()
+    ids = torch.tensor([1, 2, 3, 4])
+    targets = torch.tensor([2, 3, 4, IGNORE])  # the notes' shift: the last step has no loss
+    tr = trace(model, ids, targets)
+    G = loss_to_state_grads(model, tr)
+    src = state_grad_sources(G, tr, 2)  # step 3 of 4: its own loss, and step 4 has none
+    assert src["steps"] == [2] and src["later_steps"] == [] and src["has_direct"]
+    assert src["later_norm"] == 0.0
+    torch.testing.assert_close(src["parts"].sum(0), tr.grad_h[2])  # nothing else reaches h_3
+    src = state_grad_sources(G, tr, 3)  # the last step: no loss at all
+    assert src["steps"] == [] and not src["has_direct"] and src["parts"].shape == (0, 6)
+    src = state_grad_sources(G, tr, 0)
+    assert src["later_steps"] == [1, 2]
+    torch.testing.assert_close(src["parts"].sum(0), tr.grad_h[0])
+    assert src["later_norm"] == pytest.approx(float((tr.grad_h[0] - G[0, 0]).norm()))
+    names = [d.name for d in paths_bar(src["parts"].numpy(), src["steps"], 0, ["a", "b", "c", "d"]).data]
+    assert names == ["from L_1 (direct)", "from L_2 via J_2..J_2", "from L_3 via J_2..J_3", "total dL/dh_t"]
+    empty = paths_bar(np.zeros((0, 6)), [], 3, ["a", "b", "c", "d"], 6)
+    assert [d.name for d in empty.data] == ["total dL/dh_t"] and len(empty.data[0].x) == 6
+
+
+def test_clip_line_spans_the_bars_without_extra_categories():
+    from rnnviz.figures.bptt import clip_bar
+
+    fig = clip_bar(40.0, 1.0, 1.0)
+    cats = {x for d in fig.data for x in (d.x if d.x is not None else ())}
+    assert cats == {"before (returned by clip_grad_norm_)", "after"}
+    [line] = fig.layout.shapes
+    assert (line.xref, line.x0, line.x1, line.y0, line.y1) == ("paper", 0, 1, 1.0, 1.0)
+
+
+def test_log_axes_use_exponents_and_steps_are_whole_numbers():
+    from rnnviz.figures import bptt as figs
+
+    rows = product_chain(step_jacobians(small_model(), trace(small_model(), torch.tensor([1, 2, 3, 4]))), 3, 0)
+    dist = chains.norm_vs_distance(torch.tensor([[1.0, np.nan], [0.5, 1.0]], dtype=torch.float64),
+                                   torch.eye(2, dtype=torch.float64)[None].repeat(2, 1, 1), None)
+    pc = chains.precision_chain(0.5, 10)
+    built = [figs.chain_plot(rows["rows"], 3, 0), figs.distance_plot(dist, chains.PRACTICAL_FLOOR),
+             figs.precision_plot(pc, 0.5, chains.FLOAT32_SMALLEST_NORMAL, chains.FLOAT32_MAX, 1e-7),
+             figs.t_sweep_plot([{"T": 4, "a": 1e-3}, {"T": 8, "a": 1e-4}]), figs.clip_bar(40.0, 1.0, 1.0)]
+    for fig in built:
+        assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.exponentformat == "power", fig.layout.title
+    for fig in built[1:3]:  # step-count axes: no 0.5 steps
+        assert fig.layout.xaxis.dtick == 1
+    prods = chains.scalar_chain(0.5, 3)
+    fig = figs.scalar_chain_plot(prods, 0.5)
+    assert fig.layout.xaxis.dtick == 1
+    assert list(fig.layout.yaxis.ticktext) == ["1", "0.5", "0.25", "0.125"]  # not the digits 5 4 3 2
+    np.testing.assert_allclose(fig.layout.yaxis.tickvals, [1, 0.5, 0.25, 0.125])
+    fig = figs.scalar_chain_plot(chains.scalar_chain(2.0, 40), 2.0)
+    assert len(fig.layout.yaxis.ticktext) <= 8 and fig.layout.yaxis.ticktext[-1] == fmt(2.0 ** 40)
+
+
+def test_jacobian_heatmap_has_its_own_colour_scale():
+    from rnnviz.bptt import jacobian_factors
+    from rnnviz.figures.bptt import jacobian_parts
+
+    model = small_model()
+    tr = trace(model, torch.tensor([1, 2, 3, 4]))
+    jf = jacobian_factors(model, tr, 2)
+    assert jf["max_W"] == float(model.W_h.detach().abs().max()) and jf["max_J"] == float(jf["J"].abs().max())
+    fig = jacobian_parts(jf["slope"].numpy() * 0.1, jf["W_h"].numpy(), jf["J"].numpy() * 0.1, 2)
+    W, J = [d for d in fig.data if d.type == "heatmap"]
+    assert W.zmax == pytest.approx(jf["max_W"]) and J.zmax == pytest.approx(0.1 * jf["max_J"])
+    assert J.zmin == -J.zmax and J.zmid == 0 and W.showscale and J.showscale
+
+
+def test_log_ticks_are_decades_or_one_two_five():
+    from rnnviz.figures.bptt import clip_bar, t_sweep_plot
+
+    assert clip_bar(40.0, 1.0, 1.0).layout.yaxis.dtick == 1  # more than a decade: 10^0, 10^1
+    y = t_sweep_plot([{"T": 4, "a": 0.4032}, {"T": 32, "a": 0.0803}]).layout.yaxis  # under a decade
+    assert list(y.ticktext) == ["0.08", "0.1", "0.15", "0.2", "0.3", "0.4"]  # not the lone digits 2 3 4
+    np.testing.assert_allclose(y.tickvals, [0.08, 0.1, 0.15, 0.2, 0.3, 0.4])

@@ -125,3 +125,23 @@ def test_unknown_model_in_the_url_falls_back_to_default(app):
     at = app(query={"model": "no-such-model"})
     no_exception(at)
     assert at.sidebar.selectbox(key="model").value == "default"
+
+
+def test_token_table_shows_the_word_as_typed_next_to_unk(app):
+    at = app()
+    at.sidebar.text_area(key="text").input("Arrive Zorblax on November 2nd").run()
+    no_exception(at)
+    df = at.dataframe[0].value
+    model, vocab, _ = load_builtin("default")
+    ids = lm_pair(list(prepare("Arrive Zorblax on November 2nd", vocab).ids), vocab)[0]
+    assert list(df["token"]) == vocab.decode(ids)  # the model's tokens, unchanged
+    assert list(df["you typed"]) == ["", "Arrive", "Zorblax", "on", "November", "2nd"]
+    assert df["token"].iloc[2] == "<unk>"
+    row = model.E.detach()[ids[2]].tolist()
+    assert df["E[id]"].iloc[2] == "[" + ", ".join(f"{v:.3f}" for v in row[:6]) + f", … ({len(row)} in all)]"
+    # the notes' vocabulary has no <unk>: unknown words are dropped, the rest stay aligned
+    at.sidebar.selectbox(key="model").select("notes").run()
+    at.sidebar.text_area(key="text").input("I really like cats").run()
+    no_exception(at)
+    df = at.dataframe[0].value
+    assert list(df["token"]) == ["I", "like", "cats"] and list(df["you typed"]) == ["I", "like", "cats"]

@@ -107,3 +107,35 @@ def test_step_sliders_survive_a_shorter_sentence(app):
     at.run()
     no_exception(at)
     assert at.slider(key="bptt_step").value == 3 and at.slider(key="bptt_cell_t").value == 3
+
+
+def paths_text(at):
+    return next(m.value for m in at.markdown if "dL/dh_t is a sum over losses" in m.value)
+
+
+def test_paths_count_only_later_steps_with_a_loss(app):
+    at = page(app, "I like cats")  # notes model: step 3 has no target, so no L_3
+    shown = paths_text(at)
+    assert "no later step has a loss" in shown and "later loss(es)" not in shown
+    [bar] = fig_by_title(at, "dL/dh_2")
+    names = [d["name"] for d in bar["data"]]
+    assert names == ["from L_2 (direct)", "total dL/dh_t"] and not any("L_3" in n for n in names)
+    at.slider(key="bptt_step").set_value(1).run()  # step 1: L_2 exists and arrives through J_2
+    shown = paths_text(at)
+    assert "the 1 later loss(es) (L_2) add a part" in shown and "L_3" not in shown
+    at.slider(key="bptt_step").set_value(3).run()  # step 3: no loss of its own either
+    shown = paths_text(at)
+    assert "step 3 has no target, so there is no loss L_3" in shown and "no later step has a loss" in shown
+    [bar] = fig_by_title(at, "dL/dh_3")
+    assert [d["name"] for d in bar["data"]] == ["total dL/dh_t"]
+
+
+def test_one_word_sentences(app):
+    at = page(app, "cats")  # notes: one step, no target at all
+    shown = paths_text(at)
+    assert "step 1 has no target" in shown and "no later step has a loss" in shown
+    assert "0 later loss" not in shown and "h_2 gets nothing" not in shown
+    at = page(app, "cats", model="default")  # <bos> cats: step 2 predicts <eos>
+    shown = paths_text(at)
+    assert "the direct part from the loss L_2" in shown and "no later step has a loss" in shown
+    assert "0 later loss" not in shown

@@ -204,3 +204,17 @@ def test_malicious_and_broken_model_files_are_refused(app, monkeypatch, tmp_path
         assert any(words in e.value for e in at.error), words
         assert "own_models" not in at.session_state or not at.session_state["own_models"]
     assert not marker.exists()
+
+
+def test_vocabulary_box_is_a_maximum_and_the_used_size_is_shown(app):
+    at = app(PAGE)
+    no_exception(at)
+    box = at.number_input(key="train_vocab")
+    assert box.label == "Maximum vocabulary size" and box.value == 200
+    corpus = read_corpus(at.text_area(key="train_text").value, "word")
+    V = len(build_vocab(corpus, 200))
+    assert V < 200  # the example corpus has fewer distinct tokens than the maximum
+    assert f"V used = {V:,}** (at most 200)" in text(at)
+    at.text_area(key="train_text").input(CORPUS).run()
+    at.number_input(key="train_vocab").set_value(8).run()
+    assert f"V used = {len(build_vocab(read_corpus(CORPUS, 'word'), 8))}** (at most 8)" in text(at)
