@@ -55,3 +55,12 @@ def test_hostile_query_params(app, page):
     for value in HOSTILE_VALUES:
         at = app(page, query={k: value for k in keys} | {"model": value, "text": value or "x"})
         no_exception(at)
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("model", ["default", "notes"])
+@pytest.mark.parametrize("text", ["cats", "cats cats", "I"])
+def test_one_and_two_token_sentences_on_both_models(app, page, model, text):
+    """T = 1 or 2 makes sliders with min = max; every page must still draw."""
+    at = app(page, query={"model": model, "text": text})
+    no_exception(at)
