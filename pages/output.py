@@ -10,7 +10,7 @@ from rnnviz.data import lm_pair
 from rnnviz.figures import output as figs
 from rnnviz.figures.common import fmt, step_labels
 from rnnviz.prose import section
-from rnnviz.text import PAD, prepare
+from rnnviz.text import EOS, PAD, prepare
 
 esc = ui.md_escape
 
@@ -26,10 +26,14 @@ def cached_output_step(fingerprint, ids: tuple, targets: tuple, t: int, lr: floa
 
 
 def table(rows, **kw):
-    st.dataframe(pd.DataFrame(rows), hide_index=True, **kw)
+    """Floats as the prose writes them (fmt, 4 significant digits) and every column wide enough
+    for its header and its longest cell, so nothing is cut off."""
+    rows = out.display_rows(rows)
+    widths = {c: st.column_config.Column(width=w) for c, w in out.column_widths(rows).items()}
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=widths, **kw)
 
 
-st.title("Output and loss: softmax, cross-entropy and p − y")
+st.title("3 · Output and loss: softmax, cross-entropy and p\u00a0−\u00a0y")
 st.markdown(section("output", "intro"))
 cur = ui.current()
 tr, vocab, model = cur.trace, cur.vocab, cur.model
@@ -46,21 +50,23 @@ sizes = out.vocab_size_note(vocab)
 n_valid = int(tr.valid.sum())
 st.markdown(section("output", "labels", T=T, n_valid=n_valid, **sizes,
                     no_target_note="" if n_valid == T else " (the last one has none: no word follows it)"))
-table(out.context_rows(cur.tokens, targets))
+if EOS not in vocab and "today" not in vocab:  # the notes' own example goes on with "today"
+    st.markdown(section("output", "no_eos", V=len(vocab),
+                        words=f" ({esc(', '.join(vocab.itos))})" if len(vocab) <= 12 else ""))
 words = vocab.decode(cur.prepared.ids)
 with_in, with_tg = out.shift_pairs(words, specials=True)
 wo_in, wo_tg = out.shift_pairs(words, specials=False)
 st.markdown(section("output", "labels_compare", n_with=len(with_in), n_without=len(wo_in)))
-c1, c2 = st.columns(2)
-with c1:
-    st.caption("With <bos> / <eos>")
-    table(out.context_rows(with_in, with_tg))
-with c2:
-    st.caption("Without special tokens")
-    if wo_in:
-        table(out.context_rows(wo_in, wo_tg))
-    else:
-        st.info("One word: nothing to predict.")
+# the model's own shift, once; the other convention below it for comparison (full width: no column cut)
+st.caption("This model's inputs and targets " + ("(with <bos> / <eos>)" if vocab.has_specials
+                                                  else "(without special tokens)"))
+table(out.context_rows(cur.tokens, targets))
+st.caption("For comparison: " + ("without special tokens" if vocab.has_specials else "with <bos> / <eos>"))
+other_in, other_tg = (wo_in, wo_tg) if vocab.has_specials else (with_in, with_tg)
+if other_in:
+    table(out.context_rows(other_in, other_tg))
+else:
+    st.info("One word: nothing to predict.")
 
 # ---- 2. one step ----------------------------------------------------------------------------
 st.header("2 · One step, written out")
@@ -112,9 +118,14 @@ if n_valid:
     st.markdown(section("output", "sentence", k=k_top, worst_t=worst + 1, worst_input=esc(cur.tokens[worst]),
                         worst_target=esc(targets[worst]), worst_loss=fmt(float(tr.loss_t[worst])),
                         worst_p=fmt(float(tr.p[worst, tr.targets[worst]]))))
-st.plotly_chart(figs.topk_heatmap(np.vectorize(lambda i: labels[i])(idx), vals, names,
-                                  f"Top {k_top} next-token predictions at each step"), width="stretch")
-table(out.sentence_rows(tr, vocab, k_top, cur.tokens))
+lo, hi = out.step_window(T, t)
+where = "each step" if (lo, hi) == (0, T) else f"steps {lo + 1}–{hi} of {T} (around step {t + 1}, chosen in section 2)"
+st.plotly_chart(figs.topk_heatmap(np.vectorize(lambda i: labels[i])(idx[lo:hi]), vals[lo:hi], names[lo:hi],
+                                  f"Top {k_top} next-token predictions at {where}"), width="stretch")
+k_table = min(k_top, out.MAX_TABLE_TOP)  # all k are in the heatmap; the table keeps its row on screen
+st.caption(f"Per step: the target, its probability and rank, L_t, and the top {k_table} guesses"
+           + (f" (all {k_top} are in the heatmap above)." if k_table < k_top else "."))
+table(out.sentence_rows(tr, vocab, k_table, cur.tokens))
 st.plotly_chart(figs.loss_bars(names, tr.loss_t.numpy(), [x or "(none)" for x in targets], tr.valid.numpy(),
                                "Per-token loss L_t = -ln p_t(target)"), width="stretch")
 if n_valid:
@@ -133,13 +144,13 @@ other = st.text_input("Second sentence of the batch", key="out_batch2", bind="qu
 with ui.guard():
     prep2 = prepare(other, vocab, cur.level)
     for notice in prep2.notices:
-        st.warning(esc(notice))
+        st.warning(esc("Second sentence: " + notice))
     pairs = [(list(cur.input_ids), list(cur.target_ids)), lm_pair(list(prep2.ids), vocab)]
     red = st.radio("Reduction", ["sum", "mean"], key="out_batch_red", bind="query-params", horizontal=True)
     batch = out.padded_batch(model, pairs, vocab.stoi.get(PAD, 0), red)
     tr_b = ui.cached_trace(model, pairs[1][0], pairs[1][1])
-    nums = dict(loss_a=fmt(float(tr.loss)), loss_b=fmt(float(tr_b.loss)), sum_ab=fmt(float(tr.loss + tr_b.loss)),
-                n_valid=batch.n_valid, BT=batch.ids.numel())
+    loss_a, loss_b, sum_ab = out.exact_sum(float(tr.loss), float(tr_b.loss))
+    nums = dict(loss_a=loss_a, loss_b=loss_b, sum_ab=sum_ab, n_valid=batch.n_valid, BT=batch.ids.numel())
     st.markdown(section("output", "padding", T=batch.ids.shape[1], reduction=red, batch_loss=fmt(batch.loss),
                         reduction_line=section("output", f"padding_{red}", **nums)))
     if PAD not in vocab:

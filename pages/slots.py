@@ -53,7 +53,7 @@ def fmt_table(rows, fixed: bool = False) -> pd.DataFrame:
                                   if isinstance(v, float) else v)
 
 
-st.title("Slot filling: why context matters")
+st.title("5 · Slot filling: why context matters")
 cur = ui.current()
 data = tagging_data()
 vocab = data.vocab
@@ -78,7 +78,7 @@ except InputError as err:
     text = ARRIVE
     tagged = {label: tg.tag_sentence(m, vocab, text) for label, m in models.items()}
 first = next(iter(tagged.values()))
-st.code(text[:2000], language=None)
+st.code(text[:2000], language=None, wrap_lines=True)
 for notice in first.notices:
     st.warning(ui.md_escape(notice))
 
@@ -116,7 +116,7 @@ st.markdown(section("slots", "pair_jordan", d_jordan=nums["d_jordan"],
 # ---- held-out evaluation ---------------------------------------------------------------------
 st.subheader("How good is each tagger? (held-out sentences)")
 scores = {label: heldout_scores(m.fingerprint(), m, data) for label, m in models.items()}
-acc = {k: fmt(scores[tg.LABELS[k]]["accuracy"], 3) for k in tg.KINDS}
+acc = {k: f"{scores[tg.LABELS[k]]['accuracy']:.3f}" for k in tg.KINDS}  # 1.000, never a bare "1"
 st.markdown(section("slots", "heldout", n_heldout=len(data.heldout), acc_fnn=acc["fnn"],
                     acc_elman=acc["elman"], n_tokens=scores[tg.LABELS["fnn"]]["tokens"]))
 st.dataframe(fmt_table(tg.score_rows(scores), fixed=True), hide_index=True)

@@ -21,6 +21,7 @@ from . import limits
 from .bptt import output_error
 from .data import pad_batch
 from .errors import InputError
+from .figures.common import fmt
 from .model import IGNORE, RNNModel, sequence_loss
 from .text import BOS, EOS, SPECIALS, Vocab
 from .trace import Trace
@@ -29,6 +30,9 @@ NOTES_P = (0.1, 0.1, 0.4, 0.3, 0.1)  # note 000, section 10: p_t over [I, like, 
 NOTES_TARGET = 2                      # cats
 MAX_CONTEXT_SHOWN = 12                # tokens of "context seen so far" shown in a table cell
 MAX_NEW_TOKENS = 40                   # generation length limit offered on the page
+MAX_TABLE_TOP = 3                     # top-k guesses in the per-step table: more would not fit in a row
+MAX_HEATMAP_STEPS = 20                # top-k heatmap rows: more and the word labels no longer fit
+PX_PER_CHAR, PX_PAD = 7, 26           # a table column width: ~7 px per character (14 px font) plus padding
 
 
 # ---- where the labels come from ---------------------------------------------------------
@@ -66,6 +70,20 @@ def vocab_size_note(vocab: Vocab) -> dict:
     special = [s for s in SPECIALS if s in vocab]
     return {"V": len(vocab), "n_special": len(special), "specials": ", ".join(special) or "none",
             "n_words": len(vocab) - len(special)}
+
+
+def display_rows(rows: list[dict]) -> list[dict]:
+    """Table cells as the prose writes them: every float through fmt (4 significant digits, so a
+    tiny p reads 1.577e-07 in the table and in the text), None (no target) as an empty cell."""
+    return [{k: fmt(float(v)) if isinstance(v, float) else ("" if v is None else v) for k, v in r.items()}
+            for r in rows]
+
+
+def column_widths(rows: list[dict], max_px: int = 1600) -> dict[str, int]:
+    """Pixel width per column wide enough for its header and its longest cell (none cut off)."""
+    cols = dict.fromkeys(k for r in rows for k in r)
+    return {c: min(max_px, PX_PAD + PX_PER_CHAR * max([len(str(c))] + [len(str(r.get(c, ""))) for r in rows]))
+            for c in cols}
 
 
 # ---- one step, written out ----------------------------------------------------------------
@@ -209,6 +227,29 @@ def sentence_rows(tr: Trace, vocab: Vocab, k: int, tokens: list[str]) -> list[di
             f"top {idx.shape[1]}": ", ".join(f"{vocab.itos[i]} {v:.2f}" for i, v in zip(idx[t], vals[t])),
         })
     return rows
+
+
+def step_window(T: int, t: int, width: int = MAX_HEATMAP_STEPS) -> tuple[int, int]:
+    """Steps [lo, hi) (0-based) of at most `width` steps around step t, clipped to the sentence:
+    a long sentence's heatmap shows this window so its word labels stay readable."""
+    if T <= width:
+        return 0, T
+    lo = min(max(0, t - width // 2), T - width)
+    return lo, lo + width
+
+
+def exact_sum(a: float, b: float, max_decimals: int = 8) -> tuple[str, str, str]:
+    """a, b and a + b as text with just enough decimals that the shown numbers add up
+    (12.13 + 15.09 = 27.23 would not: 12.126 + 15.097 = 27.223 does)."""
+    from decimal import Decimal
+
+    if not all(math.isfinite(v) for v in (a, b)):
+        return fmt(a), fmt(b), fmt(a + b)
+    for d in range(2, max_decimals + 1):
+        sa, sb, ss = (f"{v:.{d}f}" for v in (a, b, a + b))
+        if Decimal(sa) + Decimal(sb) == Decimal(ss):
+            return sa, sb, ss
+    return sa, sb, ss
 
 
 def reductions(tr_sum: Trace, tr_mean: Trace) -> dict:

@@ -36,14 +36,17 @@ def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str) -> 
 
 
 def topk_heatmap(top_labels, top_p, step_names, title: str) -> go.Figure:
-    """Steps x rank: colour is the probability, the cell text is the predicted token."""
+    """Steps x rank: colour is the probability, the cell text is the predicted token.
+
+    The page passes at most output.MAX_HEATMAP_STEPS rows (a window for long sentences), so the
+    text keeps a fixed readable size instead of shrinking away."""
     top_p = np.asarray(top_p, dtype=float)
     k = top_p.shape[1]
     fig = heatmap(top_p, x=[f"#{r + 1}" for r in range(k)], y=step_names, title=title,
                   x_title="rank of the prediction", y_title="step t, input token",
                   colorbar="probability", colorscale="Blues", zmid=None, hover_name="p")
     fig.data[0].update(text=np.asarray(top_labels), texttemplate="%{text}" if len(step_names) <= MAX_TEXT_ROWS else None,
-                       zmin=0, zmax=1,
+                       textfont={"size": 12}, zmin=0, zmax=1,
                        hovertemplate="step: %{y}<br>rank: %{x}<br>token: %{text}<br>p: %{customdata}<extra></extra>")
     fig.update_layout(height=min(1400, max(300, 60 + 28 * len(step_names))))
     return fig
@@ -107,5 +110,6 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str) -> go.Figu
     fig.update_xaxes(title_text="step s (red: the step trained on)", type="category")
     fig.update_yaxes(title_text="Δ probability", row=1, col=1)
     fig.update_yaxes(title_text="total variation", type="log", row=1, col=2)
+    fig.update_yaxes(exponentformat="e")  # tiny changes: 1e-05, not the SI prefix "10μ"
     fig.update_layout(showlegend=False)
     return _layout(fig, title, 360)

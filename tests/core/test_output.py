@@ -383,3 +383,53 @@ def test_checker_on_the_notes_numbers_and_bad_text():
         out.check_loss(ex, "zero point nine")
     with pytest.raises(InputError):
         out.check_grad(ex, "0.1, inf, 0, 0, 0")
+
+
+# ---- display helpers (reviewer findings) -----------------------------------------------------
+
+def test_display_rows_format_floats_like_the_prose():
+    from rnnviz.figures.common import fmt
+
+    rows = out.display_rows([{"t": 1, "p(target)": 1.577e-07, "L": None, "w": "cats"},
+                             {"t": 2, "p(target)": float("nan"), "L": 0.91629, "w": "dogs"}])
+    assert rows[0] == {"t": 1, "p(target)": fmt(1.577e-07), "L": "", "w": "cats"}
+    assert rows[0]["p(target)"] == "1.577e-07"  # the same text the prose shows, not 0.0000002
+    assert rows[1]["p(target)"] == "NaN" and rows[1]["L"] == "0.9163"
+
+
+def test_column_widths_fit_header_and_longest_cell():
+    rows = [{"target (next token)": "(none: no next token)", "top 8": "a " * 40}, {"target (next token)": "x"}]
+    w = out.column_widths(rows)
+    assert w["target (next token)"] == out.PX_PAD + out.PX_PER_CHAR * len("(none: no next token)")
+    assert w["top 8"] == out.PX_PAD + out.PX_PER_CHAR * 80
+    assert out.column_widths([{"step t": 1}])["step t"] == out.PX_PAD + out.PX_PER_CHAR * len("step t")
+    assert out.column_widths(rows, max_px=300)["top 8"] == 300
+
+
+def test_step_window_keeps_at_most_20_steps_around_t():
+    assert out.step_window(5, 3) == (0, 5)
+    assert out.step_window(20, 19) == (0, 20)
+    for T in (21, 60, 61):
+        for t in range(T):
+            lo, hi = out.step_window(T, t)
+            assert hi - lo == out.MAX_HEATMAP_STEPS and 0 <= lo <= t < hi <= T
+
+
+@pytest.mark.parametrize("a, b", [(12.1265, 15.0975), (12.13, 15.09), (0.004, 0.0049), (1 / 3, 2 / 3),
+                                  (12.125, 15.095)])
+def test_exact_sum_shows_numbers_that_add_up(a, b):
+    from decimal import Decimal
+
+    sa, sb, ss = out.exact_sum(a, b)
+    assert Decimal(sa) + Decimal(sb) == Decimal(ss)
+    assert abs(float(ss) - (a + b)) <= 10 ** -(len(ss.split(".")[1])) and abs(float(sa) - a) < 0.01
+    assert out.exact_sum(float("inf"), 1.0)[2] == "inf"
+
+
+def test_log_axis_uses_exponents_not_si_prefixes():
+    from rnnviz.figures import output as figs
+
+    f = figs.moved_bars(["1 a", "2 b"], [0.0, 1e-6], [1e-5, 1e-7], 0, "moved")
+    y_axes = [ax for name, ax in f.layout.to_plotly_json().items() if name.startswith("yaxis")]
+    assert any(ax.get("type") == "log" for ax in y_axes)
+    assert len(y_axes) == 2 and all(ax.get("exponentformat") in ("e", "power") for ax in y_axes)

@@ -177,3 +177,56 @@ def test_own_jordan_and_bidirectional_models(kind):
     tr = trace(model, ids, tgt)
     f = fig(at, "Per-token loss")
     assert np.allclose(np.asarray(f["data"][0]["y"], float), tr.loss_t.numpy(), atol=1e-6)
+
+
+# ---- reviewer findings ---------------------------------------------------------------------
+
+def tables_with(at, column: str) -> list:
+    return [df.value for df in at.dataframe if column in df.value.columns]
+
+
+def test_title_shift_table_once_and_tiny_p_formatting(app):
+    at = app(PAGE)
+    no_exception(at)
+    assert at.title[0].value.startswith("3 · Output and loss") and "p\u00a0−\u00a0y" in at.title[0].value
+    shift = tables_with(at, "context seen so far")
+    assert len(shift) == 2  # the model's own shift once, the other convention once
+    _, vocab, tr = lm_trace("default", "Arrive Taipei on November 2nd")
+    assert list(shift[0]["input token"]) == vocab.decode(tr.ids)  # with <bos>: this model's table
+    assert list(shift[1]["input token"]) == "Arrive Taipei on November".split()
+    assert "the exp(z_k - max z) column" in text(at)
+    sent = tables_with(at, "p(target)")[0]
+    from rnnviz.figures.common import fmt
+    assert list(sent["p(target)"]) == [fmt(float(tr.p[t, tr.targets[t]])) for t in range(tr.T)]
+
+
+def test_notes_model_says_why_today_has_no_target(app):
+    at = open_on("notes", "I like cats")
+    assert "[like, cats, today]" in text(at) and "no `<eos>`" in text(at)
+    shift = tables_with(at, "context seen so far")
+    assert len(shift) == 2 and list(shift[0]["target (next token)"])[-1].startswith("(none")
+    at = app(PAGE)
+    assert "[like, cats, today]" not in text(at)  # the default model has <eos>
+
+
+def test_padded_sum_adds_up_as_shown_and_second_warning_is_labelled():
+    from decimal import Decimal
+    import re
+
+    at = open_on("default", "Arrive Taipei on November 2nd")
+    at.text_input(key="out_batch2").input("Leave Zorglub now").run()
+    no_exception(at)
+    assert any(w.value.startswith("Second sentence: ") for w in at.warning)
+    m = re.search(r"summed losses, (\d+\.\d+) \+ (\d+\.\d+) = (\d+\.\d+)", text(at))
+    assert m and Decimal(m[1]) + Decimal(m[2]) == Decimal(m[3])
+
+
+def test_long_sentence_heatmap_is_a_labelled_window(app):
+    words = ("Leave Boston at 5 pm and arrive in Paris on November 2nd " * 6).split()[:60]
+    at = open_on("default", " ".join(words))
+    at.slider(key="out_step").set_value(30).run()
+    no_exception(at)
+    f = fig(at, "Top ")
+    assert "steps 20–39 of 61 (around step 30" in f["layout"]["title"]["text"]
+    assert len(f["data"][0]["y"]) == out.MAX_HEATMAP_STEPS and f["data"][0]["texttemplate"] == "%{text}"
+    assert f["data"][0]["y"][0].startswith("20 ")

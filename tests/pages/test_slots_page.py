@@ -144,3 +144,18 @@ def test_a_link_reproduces_the_view(app):
     assert at.selectbox(key="slot_source").value == LEAVE
     assert grid(at)[0][tg.LABELS["elman"]][1] == "departure"
     assert any(t.startswith("Bidirectional Elman: hidden state") for t in figure_titles(at))
+
+
+def test_title_accuracy_wording_and_wrapped_sentence(app):
+    import re
+
+    at = app(PAGE)
+    no_exception(at)
+    assert at.title[0].value.startswith("5 · Slot filling")
+    assert at.code[0].proto.wrap_lines
+    prose = " ".join(m.value for m in at.markdown)
+    m = re.search(r"leads on the held-out\s+split \(accuracy (\d\.\d{3})\)", prose)
+    assert m, "the bidirectional accuracy is written as (accuracy 0.xxx)"
+    data = tg.tagging_data()
+    bi = tg.load_tagger((tg.TAGGERS_DIR / "bi.pt").read_bytes())[0]
+    assert m[1] == f"{tg.evaluate(bi, data)['accuracy']:.3f}"
