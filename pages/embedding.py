@@ -133,9 +133,13 @@ def lookup_tab(view: View, t: int):
     say("onehot", token=ui.md_escape(view.tokens[t]), V=view.V, i=i, row_vec=row,
         zeros=(view.V - 1) * view.d)
     rows = emb.one_hot_rows(view.E, i, view.itos, RADIUS)
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
+        "k": st.column_config.NumberColumn(width="small"), "x_k": st.column_config.NumberColumn(width="small"),
+        "E[k]": st.column_config.TextColumn(width="large"),
+        "x_k · E[k]": st.column_config.TextColumn(width="large")})
     window_note(rows, view.V, "0 · E[k] = 0")
-    say("shapes", V=view.V, d=view.d, T=view.T)
+    say("shapes", V=view.V, d=view.d, T=view.T,
+        same=f"; here both happen to be {view.T}" if view.T == view.d else "")
     st.plotly_chart(matrix_figure(emb.lookup(view.E, view.ids).numpy(), [f"t={s + 1} {tok}" for s, tok
                                   in enumerate(view.tokens)], f"The sentence as T x d = {view.T} x {view.d}",
                                   colorbar="x value", hover_name="x", y_title="step, token"),
@@ -157,7 +161,8 @@ def batch_part(view: View):
         pad_id = view.vocab.stoi.get(PAD, 0)
         r = emb.batch_embeddings(view.E, [view.ids, second], pad_id)
         B, T, d = r["shape"]
-        say("batch", B=B, T=T, d=d, n_pad=int((~r["mask"]).sum()), pad_id=pad_id)
+        say("batch", B=B, T=T, d=d, n_pad=int((~r["mask"]).sum()),
+            pad_row=ui.md_escape(emb.pad_note(view.itos, pad_id)))
         rows = [view.vocab.decode(s) + [""] * (T - len(s)) for s in (view.ids, second)]
         st.dataframe(pd.DataFrame(r["mask"].numpy(), index=["sentence 1", "sentence 2"],
                                   columns=[f"t={s + 1}" for s in range(T)]))
@@ -283,18 +288,31 @@ def adam_rule(view: View, grad, lr: float, g_typed):
 # ---- tab 3: similar words ------------------------------------------------------------------
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def initial_E(cfg: tuple) -> torch.Tensor:
-    """E of an untrained model with the same sizes (seed 0): what training started from."""
-    return emb.f64(RNNModel(RNNConfig(**dict(cfg)), seed=0).E)
+def initial_E(cfg: tuple, seed: int) -> torch.Tensor:
+    """E of an untrained model with the same sizes and the training's seed: where training started."""
+    return emb.f64(RNNModel(RNNConfig(**dict(cfg)), seed=seed).E)
 
 
 def near_text(E, k, itos) -> str:
     return ", ".join(f"“{ui.md_escape(itos[j])}” ({c:.2f})" for j, c in emb.nearest(E, k, 5))
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _drift(fingerprint: str, cfg: tuple, seed: int, _E, itos: tuple) -> dict:
+    """How far training moved E from its start (cached per model)."""
+    return emb.neighbour_drift(_E, initial_E(cfg, seed), list(itos))
+
+
 def similarity_tab(view: View, t: int):
+    drift, seed = None, None
+    if view.preset == "current":
+        cfg_key = tuple(sorted(view.cur.model.cfg.to_dict().items()))
+        seed = emb.training_seed(view.cur.meta)
+        if seed is not None:
+            drift = _drift(view.cur.model.fingerprint(), cfg_key, seed, view.E, tuple(view.itos))
     if st.session_state.get("emb_word") not in view.itos:
-        st.session_state["emb_word"] = view.itos[view.ids[t]]
+        # the current model: the word whose neighbours training changed most; a preset: step t's word
+        st.session_state["emb_word"] = view.itos[drift["best"] if drift else view.ids[t]]
     word = st.selectbox("Word", list(view.itos), key="emb_word", bind="query-params")
     k = view.itos.index(word)
     if view.preset != "current":
@@ -302,14 +320,25 @@ def similarity_tab(view: View, t: int):
         figs = [(view.E, f"PCA of E ({view.V} words)")]
     else:
         model = view.cur.model
-        E0 = initial_E(tuple(sorted(model.cfg.to_dict().items())))
-        W_o = emb.f64(model.W_o)
-        say("similarity", word=ui.md_escape(word), near=near_text(view.E, k, view.itos))
+        say("similarity", word=ui.md_escape(word), near=near_text(view.E, k, view.itos),
+            which="the trained E" if drift else "this model's E")
+        figs = [(view.E, "This model's E, projected on its 2 main directions (PCA)")]
+        if drift is None:
+            say("similarity-no-start")
+        else:
+            E0 = initial_E(cfg_key, seed)
+            best = drift["best"]
+            say("similarity-drift", word=ui.md_escape(word), near_init=near_text(E0, k, view.itos),
+                seed=seed, mean_cos=emb.num(drift["mean_cos"], 2), how=emb.drift_words(drift["mean_cos"]),
+                K=drift["k"], mean_kept=emb.num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
+                kept=emb.kept_neighbours(view.E, E0, k, drift["k"]),
+                own_cos=emb.num(drift["row_cos"][k], 2),
+                best=ui.md_escape(view.itos[best]), best_kept=drift["kept"][best])
+            figs = [(view.E, "Trained E, projected on its 2 main directions (PCA)"),
+                    (E0, f"Random initial E (seed {seed}), before training")]
         if model.cfg.K == view.V:
-            say("similarity-compare", word=ui.md_escape(word), near_init=near_text(E0, k, view.itos),
-                near_out=near_text(W_o, k, view.itos))
-        figs = [(view.E, "Trained E, projected on its 2 main directions (PCA)"),
-                (E0, "Random initial E (seed 0), same projection method")]
+            W_o = emb.f64(model.W_o)
+            say("similarity-compare", word=ui.md_escape(word), near_out=near_text(W_o, k, view.itos))
     cols = st.columns(len(figs))
     for col, (E, title) in zip(cols, figs):
         coords, share = emb.pca_2d(E)

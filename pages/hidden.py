@@ -94,7 +94,10 @@ left.dataframe(_vec_table({"W_x x_t": terms["Wx_x"], rec: terms["Wh_h"], "b_h": 
                           units), height=min(600, 38 + 35 * H), width="stretch")
 with right:
     st.markdown(section(P, "shapes", d=cfg.embed_dim, H=H, K=cfg.K))
-    st.dataframe(pd.DataFrame(hd.shape_table(cfg)), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(hd.shape_table(cfg)), hide_index=True, width="stretch",
+                 column_config={"symbol": st.column_config.TextColumn(width="small"),
+                                "shape": st.column_config.TextColumn(width="small"),
+                                "meaning": st.column_config.TextColumn(width="large")})
 st.caption("x_t = E[id]: " + hd.fmt_vec(terms["x"].tolist()) + f" (token “{tokens[t]}”)")
 st.plotly_chart(fh.step_terms_bar(terms, rec), width="stretch", key="hid_fig_terms")
 
@@ -114,7 +117,7 @@ if picked:
                     width="stretch", key="hid_fig_units")
 
 st.subheader("Trajectory, and a second sentence to compare")
-overlay_default = hd.reversed_words(tokens)
+overlay_default, overlay_note = hd.default_overlay(tokens, cur.vocab, cur.level)
 
 
 def _pair(a: str, b: str):
@@ -130,19 +133,27 @@ overlay = st.text_input("Second sentence (overlaid)", value=overlay_default, key
                         bind="query-params", max_chars=limits.MAX_LINE_CHARS,
                         help="By default your sentence with the words reversed. "
                              f"Up to {limits.MAX_TOKENS} tokens.")
+typed = bool(overlay.strip()) and overlay.strip() != overlay_default.strip()
+if not typed and overlay_note:
+    st.info(ui.md_escape(overlay_note))
 paths = [("your sentence", tr, tokens)]
-try:
-    tok_b, tr_b, prep_b = _trace_text(cur.model, overlay or overlay_default)
-except InputError as err:
-    st.error(f"Second sentence: {err}")
-else:
-    for notice in prep_b.notices:
-        st.caption(ui.md_escape("Second sentence: " + notice))
-    paths.append(("second sentence", tr_b, tok_b))
+if typed or overlay_default:
+    try:
+        tok_b, tr_b, prep_b = _trace_text(cur.model, overlay if typed else overlay_default)
+    except InputError as err:
+        if typed:  # only text the learner typed gets an error; a derived default just stays off
+            st.error(f"Second sentence: {err}")
+    else:
+        for notice in prep_b.notices:
+            st.caption(ui.md_escape("Second sentence: " + notice))
+        paths.append(("second sentence", tr_b, tok_b))
 with ui.guard():
     coords, share = hd.pca_2d([p[1].h.numpy() for p in paths])
-    dist = float((paths[0][1].h[-1] - paths[-1][1].h[-1]).norm()) if len(paths) > 1 else 0.0
-    st.markdown(section(P, "pca", H=values.shape[1], share=float(share.sum()), dist=dist))
+    if len(paths) > 1:
+        dist = float((paths[0][1].h[-1] - paths[-1][1].h[-1]).norm())
+        st.markdown(section(P, "pca", H=values.shape[1], share=float(share.sum()), dist=dist))
+    else:
+        st.markdown(section(P, "pca-one", H=values.shape[1], share=float(share.sum())))
     st.plotly_chart(fh.pca_trajectory([(n, xy, tk) for (n, _, tk), xy in zip(paths, coords)],
                                       share), width="stretch", key="hid_fig_pca")
 
@@ -179,14 +190,13 @@ st.header("Why tanh")
 if cfg.cell == "elman" and not cfg.bidirectional:
     lin_model = _with_phi(cur.model.fingerprint(), "linear", cur.model)
     lin_tr = ui.cached_trace(lin_model, cur.input_ids, cur.target_ids)
-    k = min(max(t, 1), T - 1, 4)  # h_2 (the notes' case) at step 1, else the chosen step (<= 5)
+    k, step_note = hd.expansion_step(t, T)  # h_2 (the notes' case) at step 1, at most h_5
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
     total = sum(v for _, v in expansion)
     err = float((total - lin_tr.h[k].double()).abs().max())
     st.markdown(section(P, "linear", t=k + 1, err=err,
                         expansion=" + ".join(f"`{n}`" for n, _ in expansion)))
-    st.caption(f"Step {k + 1} (follows the step slider from step 2 to step 5). "
-               "Linear model: the same weights, φ(a) = a.")
+    st.caption(step_note + " Linear model: the same weights, φ(a) = a.")
     table = {n: v for n, v in expansion}
     table["sum of the terms"] = total
     table["linear model's h_t"] = lin_tr.h[k]
@@ -246,8 +256,9 @@ elif kind == "bidirectional":
 else:
     compare = (f"Its final state differs from the current model's by {vc['final_diff']:.3f} "
                "(Euclidean distance).")
+fresh_note = (" " + section(P, "variant-fresh", fresh=", ".join(fresh), seed=0)) if fresh else ""
 st.markdown(section(P, "variant-shared", shared=", ".join(shared) or "none",
-                    fresh=", ".join(fresh) or "none", seed=0, compare=compare))
+                    fresh_note=fresh_note, compare=compare))
 v_split = H if v_model.cfg.bidirectional else None
 st.plotly_chart(fh.time_heatmap(v_tr.h.numpy(), tokens, t, "h", v_split,
                                 title=f"{kind.capitalize()} cell: h_t per step and unit"

@@ -289,6 +289,71 @@ def nearest(E, i: int, k: int = 5) -> list[tuple[int, float]]:
     return [(j, float(C[j])) for j in order[:k]]
 
 
+def row_cosines(E, E0) -> torch.Tensor:
+    """cos(E[k], E0[k]) for every row k, (V,): how far each word's direction moved (NaN: zero row)."""
+    E, E0 = f64(E), f64(E0)
+    n = E.norm(dim=1) * E0.norm(dim=1)  # (V,)
+    c = (E * E0).sum(1) / n
+    return torch.where(n > 0, c, torch.full_like(c, float("nan")))
+
+
+def kept_neighbours(E, E0, i: int, k: int = 5) -> int:
+    """How many of row i's k nearest neighbours in E0 are still among its k nearest in E."""
+    return len({j for j, _ in nearest(E, i, k)} & {j for j, _ in nearest(E0, i, k)})
+
+
+def neighbour_drift(E, E0, itos, k: int = 5) -> dict:
+    """How much training moved E away from its initial E0, in words.
+
+    mean_cos: mean of cos(E[k], E0[k]) over the real words (specials left out; 1 = no turn).
+    kept[w]: how many of word w's k nearest neighbours in E0 are still among its k nearest
+    in E. best: the word whose neighbour list changed most (fewest kept; ties: the row that
+    turned most, then the lowest id), a good default to look at.
+    """
+    E, E0 = f64(E), f64(E0)
+    if E.shape != E0.shape:
+        raise InputError("The trained and initial E must have the same shape.")
+    words = [i for i, w in enumerate(itos) if w not in SPECIALS]
+    cos = row_cosines(E, E0)
+    ok = [i for i in words if not math.isnan(float(cos[i]))]
+    if not ok:
+        raise InputError("There is no word with a non-zero row to compare.")
+    kept = {i: kept_neighbours(E, E0, i, k) for i in ok}
+    best = min(ok, key=lambda i: (kept[i], float(cos[i]), i))
+    return {"mean_cos": float(cos[ok].mean()), "row_cos": cos, "kept": kept, "best": best,
+            "k": min(k, len(itos) - 1)}
+
+
+def training_seed(meta) -> int | None:
+    """The seed a model's training started from (its initial E is RNNModel(cfg, seed)), if recorded.
+
+    The default model's report records it; the notes' model (E typed from the notes) and
+    models from elsewhere do not, and then there is no honest "before training" to show.
+    """
+    try:
+        seed = meta["report"]["train_config"]["seed"]
+    except (KeyError, TypeError):
+        return None
+    return int(seed) if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def drift_words(mean_cos: float) -> str:
+    """How far training turned E, in words, from the mean row-wise cosine with its start."""
+    if mean_cos >= 0.8:
+        return "moved it only a little"
+    if mean_cos >= 0.5:
+        return "turned it part of the way"
+    return "turned it a lot"
+
+
+def pad_note(itos, pad_id: int) -> str:
+    """What the row a padding position looks up is, in this vocabulary (id 0 may be a real word)."""
+    tok = itos[pad_id]
+    if tok == "<pad>":
+        return f"id {pad_id}, the row of the <pad> token"
+    return f"id {pad_id}: in this vocabulary that is the row of “{tok}”, a real word"
+
+
 def pca_2d(E) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows projected on the 2 directions of largest variance: coords (V, 2), variance share (2,).
 
@@ -539,9 +604,17 @@ def num(v: float, digits: int = 4) -> str:
     return f"{v + 0.0:.{digits}g}"
 
 
-def vector_text(v, digits: int = 4) -> str:
-    """'[-0.6, 0.9, -0.2]'."""
-    return "[" + ", ".join(num(x, digits) for x in f64(v).reshape(-1).tolist()) + "]"
+def vector_text(v, digits: int = 4, shown: int | None = None) -> str:
+    """'[-0.6, 0.9, -0.2]': 4 significant digits, as rnnviz.figures.common.fmt.
+
+    shown: keep only the first `shown` entries and add '… (n in all)', as the Overview's
+    short vectors do, so a long row fits in a table cell.
+    """
+    vals = f64(v).reshape(-1).tolist()
+    head = ", ".join(num(x, digits) for x in vals[:shown])
+    if shown is None or len(vals) <= shown:
+        return "[" + head + "]"
+    return f"[{head}, … ({len(vals)} in all)]"
 
 
 def steps_text(steps) -> str:
@@ -565,11 +638,18 @@ def window(i: int, V: int, radius: int | None) -> range:
     return range(lo, lo + 2 * radius + 1)
 
 
-def one_hot_rows(E, i: int, itos, radius: int | None = None) -> list[dict]:
-    """x E written out term by term: x_k, E[k] and x_k * E[k] for row k (all, or a window around i)."""
+SHOWN = 5  # entries of a long vector shown in a table cell (so a 16-entry row fits its column)
+
+
+def one_hot_rows(E, i: int, itos, radius: int | None = None, shown: int | None = SHOWN) -> list[dict]:
+    """x E written out term by term: x_k, E[k] and x_k * E[k] for row k (all, or a window around i).
+
+    Rows longer than `shown` entries are cut with '…' so each cell fits its column.
+    """
     prod, E = one_hot_product(E, i), f64(E)
-    return [{"k": k, "token": itos[k], "x_k": int(prod["x"][k]), "E[k]": vector_text(E[k]),
-             "x_k · E[k]": vector_text(prod["terms"][k])} for k in window(i, E.shape[0], radius)]
+    return [{"k": k, "token": itos[k], "x_k": int(prod["x"][k]), "E[k]": vector_text(E[k], shown=shown),
+             "x_k · E[k]": vector_text(prod["terms"][k], shown=shown)}
+            for k in window(i, E.shape[0], radius)]
 
 
 def outer_rows(i: int, g, itos, radius: int | None = None) -> list[dict]:
@@ -641,7 +721,7 @@ def representation_rows(words, ids, E, buckets: int, itos) -> list[dict]:
         else:
             unknown = itos[int(i)] != w and itos[int(i)] in SPECIALS
             one = f"1 at position {int(i)} of {V:,}" + (f" ({itos[int(i)]}: unknown word)" if unknown else "")
-            dense = vector_text(E[int(i)], 3) + (f" (the {itos[int(i)]} row)" if unknown else "")
+            dense = vector_text(E[int(i)]) + (f" (the {itos[int(i)]} row)" if unknown else "")
         out.append({"word": t + 1, "token": w, "one-hot (length V)": one,
                     f"word hashing (length {buckets:,})": hashed,
                     f"dense embedding (length {E.shape[1]})": dense})

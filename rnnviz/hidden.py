@@ -53,15 +53,15 @@ def step_terms(model: RNNModel, tr: Trace, t: int) -> dict:
 def shape_table(cfg: RNNConfig) -> list[dict]:
     """The notes' shapes table (column vectors), for this model's d, H and K."""
     d, H, K = cfg.embed_dim, cfg.hidden_size, cfg.K
-    rows = [("x_t", f"{d} x 1", "embedding of the current token, E[id_t]^T"),
-            ("h_{t-1}, h_t", f"{H} x 1", "previous and current hidden state"),
-            ("W_x", f"{H} x {d}", "maps the input into hidden space")]
+    rows = [("x_t", f"{d} x 1", "embedding of token t"),
+            ("h_{t-1}, h_t", f"{H} x 1", "previous, current state"),
+            ("W_x", f"{H} x {d}", "input -> hidden")]
     if cfg.cell == "jordan":
-        rows.append(("W_y", f"{H} x {K}", "maps the previous output y_{t-1} into hidden space"))
+        rows.append(("W_y", f"{H} x {K}", "previous output -> hidden"))
     else:
-        rows.append(("W_h", f"{H} x {H}", "maps the previous hidden state into the current step"))
+        rows.append(("W_h", f"{H} x {H}", "previous state -> hidden"))
     rows += [("b_h", f"{H} x 1", "bias"),
-             ("W_o", f"{K} x {cfg.H_out}", "hidden state -> logits z_t (K = vocabulary size)")]
+             ("W_o", f"{K} x {cfg.H_out}", "hidden -> logits z_t")]
     return [{"symbol": s, "shape": sh, "meaning": m} for s, sh, m in rows]
 
 
@@ -224,6 +224,48 @@ def plain_words(tokens) -> list[str]:
 def reversed_words(tokens) -> str:
     """The sentence's words in reverse order (specials such as <bos> left out)."""
     return " ".join(reversed(plain_words(tokens)))
+
+
+def default_overlay(tokens, vocab: Vocab, level: str = "word") -> tuple[str, str]:
+    """The second sentence to show when the learner has typed none: (text, note).
+
+    Normally the sentence reversed (note ""). When that is empty or unusable (every word
+    was unknown, e.g. "<script>" on the default model), a preset second sentence the model
+    knows, with a neutral note saying why; ("", note) when the model knows no preset either.
+    """
+    rev = reversed_words(tokens)
+    if rev:
+        try:
+            sentence_pair(rev, vocab, level)
+            return rev, ""
+        except InputError:
+            pass
+    for _, b in order_presets(vocab):
+        return b, (f"Your sentence has no word the model knows to reverse, so the second "
+                   f"sentence is the preset “{b}”.")
+    return "", "Your sentence has no word the model knows to reverse, so there is no second sentence."
+
+
+def expansion_step(t: int, T: int, cap: int = 5) -> tuple[int, str]:
+    """The 0-based step whose linear expansion is shown, and a caption that says which and why.
+
+    It follows the step slider (0-based t), but at least step 2 (step 1 has no earlier state
+    to unroll) when the sentence has one, and at most step `cap` (later steps have too many
+    terms to read).
+    """
+    k = max(0, min(max(t, 1), T - 1, cap - 1))
+    s, slider = k + 1, t + 1
+    if T == 1:
+        note = "Step 1 (the sentence has only one step)."
+    elif slider == s:
+        note = f"Step {s}, the step slider's step."
+    elif slider < s:
+        note = (f"Step {s}: the slider is at step {slider}, which has no earlier state to "
+                f"unroll, so the expansion starts at step {s}.")
+    else:
+        note = (f"Step {s}: the slider is at step {slider}, but the expansion stops at step "
+                f"{s} (later steps have too many terms to read).")
+    return k, note
 
 
 # ---- cell variants ---------------------------------------------------------------------

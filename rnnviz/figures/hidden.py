@@ -5,11 +5,19 @@ import html
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from .common import fmt, heatmap, step_labels
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+def unit_colors(n: int) -> list[str]:
+    """n distinct line colours (a qualitative palette; Streamlit's own theme would pair
+    blue with light blue and red with light red)."""
+    palette = qualitative.D3 if n <= len(qualitative.D3) else qualitative.Dark24
+    return [palette[i % len(palette)] for i in range(n)]
 
 
 def _finite(v) -> np.ndarray:
@@ -67,8 +75,9 @@ def unit_lines(values, tokens, units, name: str = "h") -> go.Figure:
     v = np.asarray(values, dtype=float)
     x = step_labels(tokens)
     fig = go.Figure()
-    for j in units:
+    for j, color in zip(units, unit_colors(len(units))):
         fig.add_scatter(x=x, y=_finite(v[:, j]), mode="lines+markers", name=f"u{j + 1}",
+                        line={"color": color}, marker={"color": color},
                         hovertemplate=f"u{j + 1}<br>%{{x}}<br>{name} = %{{y:.4f}}<extra></extra>")
     fig.update_layout(title={"text": f"{name}_t of the chosen units over time"},
                       xaxis_title="step t, input token", yaxis_title=f"{name} value",

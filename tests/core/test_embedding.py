@@ -385,3 +385,76 @@ def test_distance_rows_one_hot_is_sqrt2_and_embedding_matches_torch(default):
         a, b = vocab.stoi[r["word a"]], vocab.stoi[r["word b"]]
         assert r["one-hot distance"] == emb.num(math.sqrt(2))
         assert r["embedding distance"] == emb.num(torch.dist(E[a], E[b]))
+
+
+# ---- reviewer fixes: padding row, neighbour drift, short cells -------------------------------
+
+def test_pad_note_names_the_real_row_of_id_0(default):
+    _, vocab = default
+    assert emb.pad_note(emb.NOTES_VOCAB, 0) == "id 0: in this vocabulary that is the row of “I”, a real word"
+    assert emb.pad_note(vocab.itos, vocab.stoi["<pad>"]) == f"id {vocab.stoi['<pad>']}, the row of the <pad> token"
+
+
+def _topk(E, i, k):
+    C = F.cosine_similarity(E[:, None, :], E[None, :, :], dim=-1)[i].clone()  # (V,)
+    C[i] = -math.inf
+    return set(torch.topk(C, k).indices.tolist())
+
+
+def test_neighbour_drift_against_cosine_topk():
+    g = torch.Generator().manual_seed(3)
+    E0 = torch.randn(12, 4, generator=g, dtype=torch.float64)
+    E = E0.clone()
+    E[7] = -E0[7] + 0.1  # one word turned right round: its neighbours change most
+    itos = ["<pad>"] + [f"w{k}" for k in range(11)]
+    r = emb.neighbour_drift(E, E0, itos, k=3)
+    want_cos = F.cosine_similarity(E, E0, dim=1)
+    assert r["mean_cos"] == pytest.approx(float(want_cos[1:].mean()))  # <pad> left out
+    for i in range(1, 12):
+        assert r["kept"][i] == len(_topk(E, i, 3) & _topk(E0, i, 3)) == emb.kept_neighbours(E, E0, i, 3)
+    lowest = min(r["kept"].values())
+    assert r["kept"][r["best"]] == lowest
+    ties = [i for i in r["kept"] if r["kept"][i] == lowest]
+    assert r["best"] == min(ties, key=lambda i: (float(want_cos[i]), i))
+    same = emb.neighbour_drift(E0, E0, itos, k=3)
+    assert same["mean_cos"] == pytest.approx(1.0) and set(same["kept"].values()) == {3}
+    with pytest.raises(InputError):
+        emb.neighbour_drift(E0, E0[:5], itos)
+
+
+def test_default_model_drift_picks_a_word_whose_neighbours_changed(default):
+    model, vocab = default
+    E0 = emb.f64(RNNModel(model.cfg, seed=0).E)
+    r = emb.neighbour_drift(model.E, E0, vocab.itos)
+    assert 0 < r["mean_cos"] < 1 and vocab.itos[r["best"]] not in ("<pad>", "<unk>", "<bos>", "<eos>")
+    assert r["kept"][r["best"]] == min(r["kept"].values())
+
+
+def test_long_rows_are_cut_in_table_cells():
+    E = torch.arange(32, dtype=torch.float64).reshape(2, 16) / 7
+    rows = emb.one_hot_rows(E, 1, ["a", "b"])
+    assert rows[1]["E[k]"] == emb.vector_text(E[1], shown=emb.SHOWN) and rows[1]["E[k]"].endswith(", … (16 in all)]")
+    assert rows[1]["E[k]"].startswith("[" + ", ".join(emb.num(float(v)) for v in E[1, :emb.SHOWN]) + ", …")
+    assert rows[0]["x_k · E[k]"] == "[" + "0, " * emb.SHOWN + "… (16 in all)]"
+    assert emb.vector_text([0.123456, 2]) == "[0.1235, 2]"  # 4 significant digits, as fmt
+
+
+def test_dense_column_uses_the_page_format(default):
+    model, vocab = default
+    i = vocab.stoi["cats"]
+    row = emb.representation_rows(["cats"], [i], model.E, 100, vocab.itos)[0]
+    assert row["dense embedding (length 16)"] == emb.vector_text(model.E[i])
+
+
+def test_training_seed_only_when_recorded_and_drift_words(default):
+    model, vocab = default
+    from rnnviz.catalog import default_model as dm
+    meta = dm()[2]
+    assert emb.training_seed(meta) == 0
+    # the recorded seed is the real start: the build script's RNNModel(cfg, seed=0)
+    E0 = RNNModel(model.cfg, seed=emb.training_seed(meta)).E.detach()
+    assert float(emb.row_cosines(model.E, E0)[4:].nanmean()) > 0.5  # far from a random match (~0)
+    assert emb.training_seed({}) is None and emb.training_seed({"report": {}}) is None
+    assert emb.training_seed({"report": {"train_config": {"seed": True}}}) is None
+    assert [emb.drift_words(c) for c in (0.85, 0.6, 0.2)] == [
+        "moved it only a little", "turned it part of the way", "turned it a lot"]

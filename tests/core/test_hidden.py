@@ -322,3 +322,42 @@ def test_figures_carry_the_data(notes):
     inf_fig = fh.norms_plot({"linear": [1.0, float("inf")]}, tokens[:2])
     assert list(inf_fig.data[0].text) == ["1", "inf"]
     assert len(fh.unrolled(["<bos>"] * 30).layout.annotations) == 5 * 10
+
+
+# ---- reviewer fixes: default overlay, expansion caption, line colours, shapes table -----------
+
+def test_default_overlay_reverses_or_falls_back_to_a_known_preset():
+    from rnnviz.catalog import default_model
+    _, vocab, _ = default_model()
+    assert hd.default_overlay(["<bos>", "dog", "bites", "man"], vocab) == ("man bites dog", "")
+    # every word unknown: the reversal is empty, so a preset the model knows, with a note
+    text, note = hd.default_overlay(["<bos>", "<unk>", "<unk>"], vocab)
+    assert (text, text) in [(b, b) for _, b in hd.order_presets(vocab)]
+    ids, _, prep = hd.sentence_pair(text, vocab)  # usable: no InputError, no unknown word
+    assert ids and not prep.unknown and "no word the model knows" in note and text in note
+    # a vocabulary that knows no preset: no second sentence, still a note
+    text, note = hd.default_overlay(["zz"], Vocab(["a", "b"]))
+    assert text == "" and "no second sentence" in note
+
+
+@pytest.mark.parametrize("t, T, k, says", [
+    (0, 3, 1, "slider is at step 1"), (1, 3, 1, "Step 2, the step slider's step"),
+    (2, 3, 2, "Step 3, the step slider's step"), (5, 9, 4, "slider is at step 6, but the "
+                                                          "expansion stops at step 5"),
+    (0, 1, 0, "only one step")])
+def test_expansion_step_caption_says_which_step_and_why(t, T, k, says):
+    got, note = hd.expansion_step(t, T)
+    assert got == k and note.startswith(f"Step {k + 1}") and says in note
+
+
+def test_unit_lines_have_distinct_colours(notes):
+    _, _, tr = notes
+    fig = fh.unit_lines(tr.h.numpy(), ["I", "like", "cats"], [0, 1, 2, 3])
+    colors = [d.line.color for d in fig.data]
+    assert len(set(colors)) == 4 and all(colors)
+    assert len(set(fh.unit_colors(24))) == 24
+
+
+def test_shape_table_cells_are_short():
+    cfg = RNNConfig(vocab_size=79, embed_dim=16, hidden_size=32)
+    assert all(len(r["meaning"]) <= 26 for r in hd.shape_table(cfg))

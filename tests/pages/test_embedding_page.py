@@ -215,3 +215,40 @@ def test_a_link_reproduces_the_notes_view():
     no_exception(at)
     assert "E[2] = [-0.4, 0.8, 0.1]" in text(at)  # the step follows cats without a click
     assert "5 of 5 rows changed" in text(at)
+
+
+def test_padding_row_says_which_row_id_0_is(app):
+    at = app(PAGE)
+    at.radio(key="emb_preset").set_value("Notes example (V=5, d=3)").run()
+    md = text(at)
+    assert "row of “I”" in md and "here both happen to be 3" in md  # T = d = 3 in the notes' sentence
+    at = app(PAGE)
+    at.text_input(key="emb_batch2").input("man bites dog").run()
+    md = text(at)
+    assert "the row of the \\<pad\\> token" in md and "happen to be" not in md
+    assert "Pick an example just below" in md
+
+
+def test_similar_words_default_and_drift_are_computed(app, default):
+    model, vocab = default
+    at = app(PAGE)
+    no_exception(at)
+    E0 = emb.f64(RNNModel(model.cfg, seed=0).E)
+    r = emb.neighbour_drift(model.E, E0, vocab.itos)
+    assert at.selectbox(key="emb_word").value == vocab.itos[r["best"]]
+    md = text(at)
+    flat = " ".join(md.split())
+    assert f"seed 0) and moved it only a little: the mean cosine between a word's trained row and its own " \
+           f"initial row is {emb.num(r['mean_cos'], 2)}" in flat
+    assert f"keeps {r['kept'][r['best']]} of 5" in md
+    one_hot = frame_with(at, "x_k · E[k]")
+    assert one_hot["E[k]"].str.endswith("… (16 in all)]").all()
+
+
+def test_notes_model_has_no_made_up_before_training(app):
+    at = on_page(app, "notes", "I like cats")
+    no_exception(at)
+    md = text(at)
+    assert "starting E is not recorded" in md and "Training started from" not in md
+    assert "in this model's E:" in md and "trained E" not in md
+    assert at.selectbox(key="emb_word").value == "I"  # step t's word

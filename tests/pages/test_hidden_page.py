@@ -223,3 +223,30 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     for kind in hd.VARIANTS:
         at.radio(key="hid_cell").set_value(kind).run()
         no_exception(at)
+
+
+def test_all_unknown_sentence_gets_a_preset_overlay_and_no_error(app):
+    at = _open(app, "default", "<script>alert(1)</script>")
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any("no word the model knows" in i.value for i in at.info)
+    overlay = at.text_input(key="hid_overlay").value
+    assert overlay in [b for _, b in hd.order_presets(load_builtin("default")[1])]
+    names = [d.get("name") for d in _fig(at, "Trajectory")["data"] if d.get("showlegend") is not False]
+    assert names == ["your sentence", "second sentence"]
+
+
+def test_expansion_caption_follows_the_slider_and_the_sentence(app):
+    at = _open(app, "notes", "I like cats")
+    captions = " ".join(c.value for c in at.caption)
+    assert "Step 2: the slider is at step 1" in captions and "step 5" not in captions
+    at.slider(key="hid_step").set_value(3).run()
+    assert "Step 3, the step slider's step." in " ".join(c.value for c in at.caption)
+
+
+def test_current_cell_variant_has_no_empty_fresh_clause(app):
+    at = _open(app, "notes", "I like cats")
+    text = " ".join(m.value for m in at.markdown)
+    assert "Taken from the current model" in text and "Fresh (" not in text
+    at.radio(key="hid_cell").set_value("jordan").run()
+    assert "Fresh (fixed seed 0" in " ".join(m.value for m in at.markdown)
