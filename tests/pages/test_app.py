@@ -67,7 +67,7 @@ def test_notes_model(app):
     assert at.sidebar.text_area(key="text").value == "I like cats"
     df = at.dataframe[0].value
     assert list(df["id"]) == [0, 1, 2] and list(df["row of E (1-based)"]) == [1, 2, 3]
-    assert df["E[id]"].iloc[2] == "[-0.400, 0.800, 0.100]"
+    assert df["E[id]"].iloc[2] == "[-0.4, 0.8, 0.1]"  # the notes' row 3, as they print it
     assert heatmap_z(at).shape == (3, 4)
 
 
@@ -138,7 +138,7 @@ def test_token_table_shows_the_word_as_typed_next_to_unk(app):
     assert list(df["you typed"]) == ["", "Arrive", "Zorblax", "on", "November", "2nd"]
     assert df["token"].iloc[2] == "<unk>"
     row = model.E.detach()[ids[2]].tolist()
-    assert df["E[id]"].iloc[2] == "[" + ", ".join(f"{v:.3f}" for v in row[:6]) + f", … ({len(row)} in all)]"
+    assert df["E[id]"].iloc[2] == "[" + ", ".join(f"{v:.4g}" for v in row[:6]) + f", … ({len(row)} in all)]"
     # the notes' vocabulary has no <unk>: unknown words are dropped, the rest stay aligned
     at.sidebar.selectbox(key="model").select("notes").run()
     at.sidebar.text_area(key="text").input("I really like cats").run()
