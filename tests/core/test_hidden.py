@@ -12,6 +12,7 @@ from rnnviz.catalog import NOTES_VOCAB, notes_model
 from rnnviz.errors import InputError
 from rnnviz.figures import hidden as fh
 from rnnviz.text import Vocab
+from tests.oracles import torch_rnn_like
 
 IDS = [0, 1, 2]  # "I like cats"
 
@@ -194,28 +195,12 @@ def test_presets_and_reversal_follow_the_vocabulary():
 
 # ---- cell variants --------------------------------------------------------------------------
 
-def _torch_rnn(model, bidirectional):
-    H, d = model.cfg.hidden_size, model.cfg.embed_dim
-    rnn = torch.nn.RNN(d, H, bidirectional=bidirectional)
-    with torch.no_grad():
-        rnn.weight_ih_l0.copy_(model.W_x)
-        rnn.weight_hh_l0.copy_(model.W_h)
-        rnn.bias_ih_l0.copy_(model.b_h)
-        rnn.bias_hh_l0.zero_()
-        if bidirectional:
-            rnn.weight_ih_l0_reverse.copy_(model.W_x_rev)
-            rnn.weight_hh_l0_reverse.copy_(model.W_h_rev)
-            rnn.bias_ih_l0_reverse.copy_(model.b_h_rev)
-            rnn.bias_hh_l0_reverse.zero_()
-    return rnn
-
-
 @pytest.mark.parametrize("kind", ["elman", "bidirectional"])
 def test_elman_variants_equal_torch_nn_rnn(notes, kind):
     model, _, _ = notes
     var, shared, fresh = hd.cell_variant(model, kind)
     tr = trace(var, IDS)
-    out, _ = _torch_rnn(var, kind == "bidirectional")(var.E.detach()[IDS])
+    out, _ = torch_rnn_like(var)(var.E.detach()[IDS])
     torch.testing.assert_close(tr.h, out.detach())
     for name in ("E", "W_x", "W_h", "b_h"):
         assert name in shared and torch.equal(getattr(var, name), getattr(model, name))

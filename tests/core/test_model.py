@@ -3,23 +3,7 @@ import pytest
 import torch
 
 from rnnviz import RNNConfig, RNNModel, InputError
-
-
-def nn_rnn_from(model: RNNModel) -> torch.nn.RNN:
-    cfg = model.cfg
-    rnn = torch.nn.RNN(cfg.embed_dim, cfg.hidden_size, nonlinearity=cfg.nonlinearity,
-                       bidirectional=cfg.bidirectional, batch_first=True).double()
-    with torch.no_grad():
-        rnn.weight_ih_l0.copy_(model.W_x)
-        rnn.weight_hh_l0.copy_(model.W_h)
-        rnn.bias_ih_l0.copy_(model.b_h * 0.25)  # b_h = bias_ih + bias_hh
-        rnn.bias_hh_l0.copy_(model.b_h * 0.75)
-        if cfg.bidirectional:
-            rnn.weight_ih_l0_reverse.copy_(model.W_x_rev)
-            rnn.weight_hh_l0_reverse.copy_(model.W_h_rev)
-            rnn.bias_ih_l0_reverse.copy_(model.b_h_rev)
-            rnn.bias_hh_l0_reverse.zero_()
-    return rnn
+from tests.oracles import torch_rnn_like
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])
@@ -28,7 +12,7 @@ def test_elman_equals_torch_nn_rnn(bidirectional, nonlinearity):
     model = RNNModel(RNNConfig(11, 5, 7, nonlinearity=nonlinearity, bidirectional=bidirectional),
                      seed=3).double()
     ids = torch.tensor([[1, 4, 2, 9, 0, 3], [5, 5, 6, 7, 8, 10]])  # (B, T)
-    rnn = nn_rnn_from(model)
+    rnn = torch_rnn_like(model, hh_share=0.75)
     out, _ = rnn(model.E[ids])  # (B, T, H_out)
     expected = out @ model.W_o.T + model.b_o
     torch.testing.assert_close(model(ids), expected, rtol=1e-12, atol=1e-12)

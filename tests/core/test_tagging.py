@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+
 import torch.nn.functional as F
 
 from rnnviz.data import TAGS, tag_tensors
@@ -16,6 +17,7 @@ from rnnviz.tagging import (KINDS, TAGGERS_DIR, FNNTagger, compare_word, confusi
                             extract_slots, force_tag, hidden_states, kind_of, load_tagger,
                             make_tagger, save_tagger, revisions, scores, streaming_tags, tag_probs, tag_sentence,
                             tagging_data, train_tagger, with_unknowns)
+from tests.oracles import torch_rnn_like
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
 K = len(TAGS)
@@ -42,17 +44,8 @@ def _ids(T=6, V=20, B=None, seed=0):
 def test_elman_tagger_equals_torch_rnn(bidirectional):
     model = make_tagger("bi" if bidirectional else "elman", 20, hidden_size=7, seed=3).double()
     ids = _ids(B=3)
-    rnn = torch.nn.RNN(16, 7, batch_first=True, bidirectional=bidirectional).double()
+    rnn = torch_rnn_like(model)
     with torch.no_grad():
-        rnn.weight_ih_l0.copy_(model.W_x)
-        rnn.weight_hh_l0.copy_(model.W_h)
-        rnn.bias_ih_l0.copy_(model.b_h)
-        rnn.bias_hh_l0.zero_()
-        if bidirectional:
-            rnn.weight_ih_l0_reverse.copy_(model.W_x_rev)
-            rnn.weight_hh_l0_reverse.copy_(model.W_h_rev)
-            rnn.bias_ih_l0_reverse.copy_(model.b_h_rev)
-            rnn.bias_hh_l0_reverse.zero_()
         h, _ = rnn(model.E[ids])  # (B, T, H_out)
         expected = h @ model.W_o.T + model.b_o  # (B, T, K)
         assert model(ids).shape == (3, 6, K)
