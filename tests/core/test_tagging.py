@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 import torch
-
 import torch.nn.functional as F
 
 from rnnviz.data import TAGS, tag_tensors
