@@ -6,11 +6,9 @@ by the rest of rnnviz. Pages call `current()` and draw.
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit import config as st_config
@@ -18,6 +16,8 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from . import export, limits
 from .catalog import BUILTINS, load_builtin
+from .links import (OWN_PREFIX, _short, link_model_problem, overflowing,  # noqa: F401
+                    rejected_params, share_url)
 from .data import lm_pair
 from .errors import InputError
 from .model import RNNModel
@@ -49,7 +49,6 @@ def _rerun_through_app() -> None:
 
 DEFAULT_MODEL = "default"
 DEFAULT_TEXT = BUILTINS[DEFAULT_MODEL].default_sentence
-OWN_PREFIX = "own:"
 APP_ROOT = Path(__file__).resolve().parents[1]
 
 # (file, title, url path, icon). A page appears in the navigation only once its file exists.
@@ -192,18 +191,6 @@ def _model_from_link() -> None:
         st.session_state["model"] = asked
 
 
-def overflowing(values: list[str]) -> bool:
-    """A value that reads as an infinite number ("1e309", "-inf"): Streamlit 1.67's whole-number
-    inputs crash on it (int(inf) raises OverflowError, which it does not catch)."""
-    for v in values:
-        try:
-            if math.isinf(float(v)):
-                return True
-        except (ValueError, OverflowError):
-            continue
-    return False
-
-
 def _drop_overflowing_params() -> None:
     """Before any widget reads the URL: remove values that would crash a bound number input.
 
@@ -224,19 +211,6 @@ def _forget_initial_params(keys, remove: bool = False) -> None:
             qp._initial_query_params.pop(key, None)
             if remove:
                 qp.remove_param(key)
-
-
-def link_model_problem(asked: str, options: list[str]) -> str | None:
-    """Why a model named in a link cannot be shown (None if it can)."""
-    if asked in options:
-        return None
-    shown = asked[:40] + ("…" if len(asked) > 40 else "")
-    if asked.startswith(OWN_PREFIX):
-        return (f"The link names “{shown}”, a model trained in another session: own models "
-                "live only in the session that made them (download it on page 6 and upload it "
-                "there). Showing the default model.")
-    return (f"The link names an unknown model “{shown}”; the models are "
-            f"{', '.join(BUILTINS)}. Showing the default model.")
 
 
 def link_notices() -> list[str]:
@@ -293,50 +267,6 @@ def sidebar():
 
 
 # ---- links that reproduce a view --------------------------------------------------
-
-def rejected_params(initial: dict, state: dict, skip=("model",)) -> tuple[list[str], list[str]]:
-    """Compare the link's parameters with the values the widgets ended up with.
-
-    Streamlit drops a bound value it cannot use (wrong type, out of range, unknown option)
-    without a word; this finds those. Returns (messages about rejected values, names of
-    parameters no widget on this page uses)."""
-    rejected, unused = [], []
-    for name, values in initial.items():
-        if name in skip or not values:
-            continue
-        raw = values[-1]
-        if name not in state:
-            unused.append(name)
-        elif not _same_value(raw, state[name], values):
-            shown = raw[:40] + ("…" if len(raw) > 40 else "")
-            rejected.append(f"The link's value “{shown}” for “{name}” is not valid here; "
-                            f"showing {_short(state[name])} instead.")
-    return rejected, unused
-
-
-def _short(value) -> str:
-    text = str(value)
-    return text[:40] + ("…" if len(text) > 40 else "")
-
-
-def _same_value(raw: str, value, values: list[str]) -> bool:
-    if isinstance(value, bool):
-        return raw.lower() == str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value] == [v for v in values if v != ""]
-    if isinstance(value, (int, float)):
-        try:
-            return float(raw) == float(value)
-        except ValueError:
-            return False
-    return raw == str(value)
-
-
-def share_url(base: str | None, params: dict[str, list[str]]) -> str:
-    """The page's address with every parameter (repeated keys for lists)."""
-    query = urlencode([(k, v) for k, vs in params.items() for v in vs])
-    return (base or "") + (f"?{query}" if query else "")
-
 
 def _show_notices(slot, dismiss: bool) -> None:
     if not link_notices():

@@ -3,7 +3,6 @@ sentence; the sidebar's share link, opened elsewhere, shows the same page text; 
 falls back to the defaults with a message."""
 from __future__ import annotations
 
-import pytest
 
 from rnnviz.streamlit_ui import existing_pages
 from tests.browser.conftest import ROOT, exceptions_on, screenshot, wait_ready

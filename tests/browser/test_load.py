@@ -17,7 +17,6 @@ import time
 import urllib.parse
 
 import numpy as np
-import pytest
 
 from rnnviz import trace
 from rnnviz.catalog import load_builtin

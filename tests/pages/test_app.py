@@ -1,6 +1,5 @@
 """The app shell and overview page: every input the sidebar takes, on both built-in models."""
 import numpy as np
-import torch
 
 from rnnviz import limits, trace
 from rnnviz.catalog import load_builtin
