@@ -4,6 +4,7 @@ Without Chromium or Playwright these tests skip, except under CI (CI set), where
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -38,40 +39,52 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server():
-    """Base URL of a running app; stopped at the end of the session."""
+def require_browser() -> None:
+    """Skip without Chromium or Playwright, except under CI, where that is a failure."""
     reason = _missing_browser()
     if reason:
         if os.environ.get("CI"):
             pytest.fail(f"Browser tests cannot run in CI: {reason}")
         pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def running_app(log_name: str = "streamlit-browser.log"):
+    """`streamlit run app.py` on 127.0.0.1 and a free port; yields its base URL, then stops it."""
+    (ROOT / "artifacts").mkdir(exist_ok=True)
     port = _free_port()
-    log = open(ROOT / "artifacts" / "streamlit-browser.log", "w") if (ROOT / "artifacts").mkdir(
-        exist_ok=True) is None else None
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    with open(ROOT / "artifacts" / log_name, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
+             "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy in 60 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                try:
+                    if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                        break
+                except OSError:
+                    time.sleep(0.3)
+            else:
+                pytest.fail("streamlit did not become healthy in 60 s")
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of a running app, shared by the browser tests; stopped at the end."""
+    require_browser()
+    with running_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,31 @@
+"""A deep link as a fresh server's very first request still goes through app.py.
+
+Streamlit treats an app with a pages/ folder as an old-style multipage app until the first
+st.navigation call, so the very first request for /hidden would run pages/hidden.py alone (no
+sidebar, no navigation) unless rnnviz.streamlit_ui repairs it. Needs its own fresh server.
+"""
+from tests.browser.conftest import (CHROME_ARGS, CHROMIUM, exceptions_on, require_browser,
+                                    running_app, screenshot, wait_ready)
+
+
+def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view():
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with running_app("streamlit-deep-link.log") as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        try:
+            pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+            pg.goto(f"{url}/hidden?model=notes&text=I+like+dogs")
+            wait_ready(pg)
+            # the first run may be the page alone; it reruns through app.py, which draws the sidebar
+            pg.wait_for_function("""() => { const t = document.querySelector('textarea[aria-label="Sentence"]');
+                                           return t && t.value === "I like dogs"; }""", timeout=60_000)
+            wait_ready(pg)
+            assert not exceptions_on(pg)
+            assert "2 · Hidden states" in pg.inner_text('[data-testid="stSidebarNav"]')
+            main = pg.inner_text('[data-testid="stMain"]')
+            assert "Notes example" in main and "Step 1 of 3" in main
+            screenshot(pg, "deep-link-hidden")
+        finally:
+            browser.close()
