@@ -10,19 +10,16 @@ Not a test: it prints figures; nothing asserts on them.
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
 import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rnnviz.streamlit_ui import existing_pages  # noqa: E402
-from tests.browser.conftest import CHROME_ARGS, CHROMIUM, wait_ready  # noqa: E402
+from tests.browser.conftest import CHROME_ARGS, CHROMIUM, app_process, wait_ready  # noqa: E402
 
 SENTENCES = ("Arrive Taipei on November 2nd", "I like cats today", "Leave Boston at 5 pm",
              "you like dogs", "Fly from Paris to Tokyo on May 3rd", "dog bites man",
@@ -35,28 +32,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("streamlit did not start")
 
 
 def open_session(browser, base: str, i: int):
@@ -87,36 +62,31 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=10)
     ap.add_argument("--train", action="store_true")
     args = ap.parse_args()
+    with app_process("streamlit-bench-memory.log") as (base, proc):
+        print(f"server pid {proc.pid}, idle after start: {rss_mb(proc.pid):.0f} MB")
+        measure(args, base, proc)
+
+
+def measure(args, base: str, proc) -> None:
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
-    proc = start_server(port)
-    base = f"http://127.0.0.1:{port}"
-    print(f"server pid {proc.pid}, idle after start: {rss_mb(proc.pid):.0f} MB")
     opened = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
-            for i in range(args.sessions):
-                ctx, pg, path = open_session(browser, base, i)
-                opened.append((ctx, pg))
-                print(f"session {i + 1:2d} open on /{path:10s} server RSS {rss_mb(proc.pid):6.0f} MB")
-            if args.train:
-                train_once(opened[0][1], base)
-                print(f"after training one model        server RSS {rss_mb(proc.pid):6.0f} MB")
-            time.sleep(3)
-            peak = rss_mb(proc.pid)
-            print(f"{args.sessions} sessions open, settled:         server RSS {peak:6.0f} MB "
-                  f"(target < 500 MB: {'OK' if peak < 500 else 'OVER'})")
-            for ctx, _ in opened:
-                ctx.close()
-            browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        for i in range(args.sessions):
+            ctx, pg, path = open_session(browser, base, i)
+            opened.append((ctx, pg))
+            print(f"session {i + 1:2d} open on /{path:10s} server RSS {rss_mb(proc.pid):6.0f} MB")
+        if args.train:
+            train_once(opened[0][1], base)
+            print(f"after training one model        server RSS {rss_mb(proc.pid):6.0f} MB")
+        time.sleep(3)
+        peak = rss_mb(proc.pid)
+        print(f"{args.sessions} sessions open, settled:         server RSS {peak:6.0f} MB "
+              f"(target < 500 MB: {'OK' if peak < 500 else 'OVER'})")
+        for ctx, _ in opened:
+            ctx.close()
+        browser.close()
 
 
 if __name__ == "__main__":

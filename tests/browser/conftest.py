@@ -49,8 +49,9 @@ def require_browser() -> None:
 
 
 @contextlib.contextmanager
-def running_app(log_name: str = "streamlit-browser.log"):
-    """`streamlit run app.py` on 127.0.0.1 and a free port; yields its base URL, then stops it."""
+def app_process(log_name: str = "streamlit-browser.log"):
+    """`streamlit run app.py` on 127.0.0.1 and a free port; yields (base URL, process), then
+    stops it. Used by the browser tests and by bench/bench_memory.py."""
     (ROOT / "artifacts").mkdir(exist_ok=True)
     port = _free_port()
     with open(ROOT / "artifacts" / log_name, "w") as log:
@@ -69,14 +70,24 @@ def running_app(log_name: str = "streamlit-browser.log"):
                 except OSError:
                     time.sleep(0.3)
             else:
-                pytest.fail("streamlit did not become healthy in 60 s")
-            yield url
+                raise RuntimeError("streamlit did not become healthy in 60 s")
+            yield url, proc
         finally:
             proc.terminate()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@contextlib.contextmanager
+def running_app(log_name: str = "streamlit-browser.log"):
+    """The app's base URL while it runs (a start-up failure fails the test)."""
+    try:
+        with app_process(log_name) as (url, _):
+            yield url
+    except RuntimeError as err:
+        pytest.fail(str(err))
 
 
 @pytest.fixture(scope="session")
