@@ -1,0 +1,320 @@
+"""Word2Vec (note 004): where an embedding matrix comes from without any RNN.
+
+A sliding window turns text into (centre, context) pairs; skip-gram with negative
+sampling (SGNS) gives every word two vectors, v (as a centre) and u (as a context),
+and for one pair with k sampled negatives maximises
+
+    J = log sigma(u_o . v_c) + sum_k log sigma(-u_k . v_c)       (loss L = -J)
+
+so true neighbours are pulled together and random words pushed apart. The rows of V
+(the centre vectors) are the learned embeddings, compared here with the RNN language
+model's E by neighbour overlap: of each word's k nearest words (cosine), how many
+are the same in both. Everything is pure torch / numpy and bounded (InputError).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .data import everyday_corpus, travel_corpus
+from .embedding import nearest, pca_2d
+from .errors import InputError
+from .text import SPECIALS, Vocab, tokenize
+
+MAX_RADIUS = 5          # window radius: words on each side of the centre
+MAX_NEGATIVES = 20      # negatives k per pair
+MAX_DIM = 64            # vector length d
+MAX_STEPS = 3000        # optimiser steps of one run
+MAX_BATCH = 512         # pairs per step
+MAX_CHECKPOINTS = 40    # snapshots of the vectors kept for the page
+UNIGRAM_POWER = 0.75    # negatives drawn from count^0.75 (Mikolov et al. 2013)
+
+
+# ---- the sliding window ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pair:
+    centre_pos: int   # 0-based position of the centre word in the sentence
+    context_pos: int  # 0-based position of the context word
+    centre: str
+    context: str
+
+
+def _check_radius(radius: int) -> None:
+    if not (isinstance(radius, int) and 1 <= radius <= MAX_RADIUS):
+        raise InputError(f"The window radius must be a whole number from 1 to {MAX_RADIUS}.")
+
+
+def window_span(T: int, pos: int, radius: int) -> tuple[int, int]:
+    """The window around position pos, clipped to the sentence: [lo, hi) (0-based)."""
+    _check_radius(radius)
+    if not 0 <= pos < T:
+        raise InputError(f"The centre must be a position from 1 to {T}.")
+    return max(0, pos - radius), min(T, pos + radius + 1)
+
+
+def window_pairs(tokens, radius: int = 2) -> list[Pair]:
+    """Every (centre, context) pair the window makes, centre by centre, left to right.
+
+    A word is never its own context; a sentence of T words gives
+    sum_t (min(T, t+r+1) - max(0, t-r) - 1) pairs.
+    """
+    tokens = list(tokens)
+    out = []
+    for c in range(len(tokens)):
+        lo, hi = window_span(len(tokens), c, radius)
+        out += [Pair(c, o, tokens[c], tokens[o]) for o in range(lo, hi) if o != c]
+    return out
+
+
+# ---- one pair written out ------------------------------------------------------------------
+
+def sigmoid(x: torch.Tensor) -> torch.Tensor:
+    return torch.sigmoid(x)
+
+
+def pair_terms(v_c, u_o, u_neg) -> dict:
+    """One pair's objective with every number, and the hand gradients of the loss L = -J.
+
+    v_c (d,), u_o (d,), u_neg (k, d). With s_o = u_o . v_c and s_k = u_k . v_c:
+      dL/dv_c = (sigma(s_o) - 1) u_o + sum_k sigma(s_k) u_k
+      dL/du_o = (sigma(s_o) - 1) v_c
+      dL/du_k = sigma(s_k) v_c          (one row per negative slot)
+    since d/ds log sigma(s) = 1 - sigma(s) and d/ds log sigma(-s) = -sigma(s).
+    """
+    v_c, u_o, u_neg = (torch.as_tensor(t, dtype=torch.float64) for t in (v_c, u_o, u_neg))
+    s_o = u_o @ v_c                      # ()
+    s_neg = u_neg @ v_c                  # (k,)
+    sig_o, sig_neg = sigmoid(s_o), sigmoid(s_neg)
+    log_pos = torch.nn.functional.logsigmoid(s_o)       # () log sigma(u_o.v_c)
+    log_neg = torch.nn.functional.logsigmoid(-s_neg)    # (k,) log sigma(-u_k.v_c)
+    objective = log_pos + log_neg.sum()
+    return {"s_o": s_o, "s_neg": s_neg, "sigma_o": sig_o, "sigma_neg": sig_neg,
+            "log_pos": log_pos, "log_neg": log_neg, "objective": objective, "loss": -objective,
+            "grad_v_c": (sig_o - 1) * u_o + sig_neg @ u_neg,   # (d,)
+            "grad_u_o": (sig_o - 1) * v_c,                      # (d,)
+            "grad_u_neg": sig_neg[:, None] * v_c[None, :]}      # (k, d)
+
+
+def pair_step(Vc, Uo, c: int, o: int, negs, lr: float) -> dict:
+    """One SGD step on a single pair, applied to the matrices: rows v_c, u_o and every u_k.
+
+    Vc, Uo (n, d) centre and context matrices; negs: k word ids (a word drawn twice, or
+    drawn equal to o, gets its gradient contributions added in its row, as in any lookup).
+    Returns the pair's terms and the new matrices (the inputs are not changed).
+    """
+    if not (math.isfinite(lr) and 0 < lr <= 10):
+        raise InputError("The learning rate must be above 0 and at most 10.")
+    Vc, Uo = torch.as_tensor(Vc, dtype=torch.float64), torch.as_tensor(Uo, dtype=torch.float64)
+    negs = torch.as_tensor(list(negs), dtype=torch.long)
+    terms = pair_terms(Vc[c], Uo[o], Uo[negs])
+    gV = torch.zeros_like(Vc)
+    gV[c] = terms["grad_v_c"]
+    gU = torch.zeros_like(Uo)
+    gU[o] += terms["grad_u_o"]
+    gU.index_add_(0, negs, terms["grad_u_neg"])  # repeated rows add up
+    return {**terms, "grad_V": gV, "grad_U": gU, "V_new": Vc - lr * gV, "U_new": Uo - lr * gU}
+
+
+# ---- a corpus of pairs ---------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PairCorpus:
+    vocab: Vocab               # words by frequency (no special tokens)
+    counts: np.ndarray         # (n,) how often each word occurs
+    centres: torch.Tensor      # (P,) word ids
+    contexts: torch.Tensor     # (P,) word ids
+    n_sentences: int
+    radius: int
+
+
+def builtin_sentences() -> list[list[str]]:
+    """The built-in corpus the default language model learned from (travel + everyday)."""
+    return [toks for toks, _ in travel_corpus()] + everyday_corpus()
+
+
+def text_sentences(text: str, max_lines: int = 20_000) -> list[list[str]]:
+    """A learner's text, one sentence per line, as word tokens (bounded by the corpus limits)."""
+    from .corpus import read_corpus  # the same checks and bounds as training on page 6
+    return [list(s) for s in read_corpus(text, "word").sequences[:max_lines]]
+
+
+def pair_corpus(sentences, radius: int = 2) -> PairCorpus:
+    """Vocabulary (by frequency, ties by first appearance) and all window pairs of all sentences."""
+    _check_radius(radius)
+    sentences = [[t for t in s if t not in SPECIALS] for s in sentences]
+    counts: dict[str, int] = {}
+    for s in sentences:
+        for t in s:
+            counts[t] = counts.get(t, 0) + 1
+    if len(counts) < 2:
+        raise InputError("Word2Vec needs at least two different words.")
+    vocab = Vocab(tuple(sorted(counts, key=lambda t: -counts[t])))
+    cs, os_ = [], []
+    for s in sentences:
+        ids = [vocab.stoi[t] for t in s]
+        for p in window_pairs(ids, radius) if len(ids) > 1 else []:
+            cs.append(p.centre)
+            os_.append(p.context)
+    if not cs:
+        raise InputError("No sentence has two words, so the window makes no pairs.")
+    return PairCorpus(vocab, np.array([counts[t] for t in vocab.itos]), torch.tensor(cs),
+                      torch.tensor(os_), len(sentences), radius)
+
+
+def noise_distribution(counts) -> torch.Tensor:
+    """P_n(w) proportional to count^0.75: frequent words are drawn less than their share."""
+    w = torch.as_tensor(np.asarray(counts, dtype=float)) ** UNIGRAM_POWER
+    return w / w.sum()
+
+
+# ---- training ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class W2VConfig:
+    dim: int = 16
+    negatives: int = 5
+    steps: int = 800
+    batch_size: int = 256
+    lr: float = 0.01          # Adam
+    checkpoints: int = 8      # snapshots of V for the page (first is the random start)
+    seed: int = 0
+
+    def __post_init__(self):
+        for name, value, lo, hi in (("dim", self.dim, 2, MAX_DIM),
+                                    ("negatives", self.negatives, 1, MAX_NEGATIVES),
+                                    ("steps", self.steps, 1, MAX_STEPS),
+                                    ("batch_size", self.batch_size, 1, MAX_BATCH),
+                                    ("checkpoints", self.checkpoints, 1, MAX_CHECKPOINTS)):
+            if not (isinstance(value, int) and lo <= value <= hi):
+                raise InputError(f"{name} must be a whole number from {lo} to {hi}.")
+        if not (math.isfinite(self.lr) and 0 < self.lr <= 1):
+            raise InputError("The learning rate must be above 0 and at most 1.")
+
+
+def init_vectors(n: int, d: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Small random V and U (n, d), float64, from a seed."""
+    gen = torch.Generator().manual_seed(seed)
+    V = (torch.rand(n, d, generator=gen, dtype=torch.float64) - 0.5) / d  # (n, d)
+    U = (torch.rand(n, d, generator=gen, dtype=torch.float64) - 0.5) / d  # (n, d)
+    return V, U
+
+
+def batch_loss(V, U, c, o, negs) -> torch.Tensor:
+    """Mean SGNS loss over a batch: c, o (B,), negs (B, k)."""
+    v = V[c]                                                   # (B, d)
+    pos = torch.nn.functional.logsigmoid((U[o] * v).sum(-1))   # (B,)
+    neg = torch.nn.functional.logsigmoid(-(U[negs] @ v[:, :, None])[..., 0]).sum(-1)  # (B,)
+    return -(pos + neg).mean()
+
+
+@dataclass(frozen=True, eq=False)
+class W2VResult:
+    vocab: Vocab
+    V: torch.Tensor            # (n, d) centre vectors: the learned embeddings
+    U: torch.Tensor            # (n, d) context vectors
+    history: list              # one record per step: step, loss
+    snapshots: list            # (step, V copy) at the checkpoints, the random start first
+    stopped: bool              # the callback stopped the run early
+    seconds: float
+
+
+def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) -> W2VResult:
+    """Adam on the mean SGNS loss of random batches of pairs, seeded and repeatable.
+
+    callback(record) after each step (record: step, steps, loss); returning False stops the
+    run, which keeps what it has learned. Snapshots of V are taken evenly over the steps.
+    """
+    gen = torch.Generator().manual_seed(cfg.seed)
+    V, U = init_vectors(len(pc.vocab), cfg.dim, cfg.seed)
+    V.requires_grad_(True)
+    U.requires_grad_(True)
+    opt = torch.optim.Adam([V, U], lr=cfg.lr)
+    noise = noise_distribution(pc.counts)
+    at = set(np.linspace(0, cfg.steps, cfg.checkpoints + 1).round().astype(int).tolist()[1:])
+    snapshots = [(0, V.detach().clone())]
+    history, stopped, start = [], False, time.perf_counter()
+    for step in range(1, cfg.steps + 1):
+        idx = torch.randint(0, len(pc.centres), (min(cfg.batch_size, len(pc.centres)),), generator=gen)
+        negs = torch.multinomial(noise, len(idx) * cfg.negatives, replacement=True,
+                                 generator=gen).view(len(idx), cfg.negatives)  # (B, k)
+        loss = batch_loss(V, U, pc.centres[idx], pc.contexts[idx], negs)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        record = {"step": step, "steps": cfg.steps, "loss": float(loss.detach())}
+        history.append(record)
+        stop = callback is not None and callback(record) is False
+        if step in at or stop:
+            snapshots.append((step, V.detach().clone()))
+        if stop:
+            stopped = True
+            break
+    return W2VResult(pc.vocab, V.detach(), U.detach(), history, snapshots, stopped,
+                     time.perf_counter() - start)
+
+
+# ---- what it learned -----------------------------------------------------------------------
+
+def neighbours(V, vocab: Vocab, word: str, k: int = 5) -> list[tuple[str, float]]:
+    """The k words nearest to `word` by cosine of their vectors, best first."""
+    i = vocab.id_of(word)
+    if i is None:
+        raise InputError(f"“{word}” is not in this corpus's vocabulary.")
+    return [(vocab.itos[j], c) for j, c in nearest(V, i, k)]
+
+
+def projection(V) -> tuple[np.ndarray, np.ndarray]:
+    """2-D PCA of the vectors: coords (n, 2) and the variance share of the 2 axes."""
+    coords, share = pca_2d(V)
+    return coords.numpy(), share.numpy()
+
+
+def checkpoint_views(result: W2VResult, words, k: int = 5) -> list[dict]:
+    """Per snapshot: step, 2-D coordinates of every word, and the neighbours of `words`."""
+    out = []
+    for step, V in result.snapshots:
+        coords, share = projection(V)
+        out.append({"step": step, "coords": coords, "share": share,
+                    "neighbours": {w: neighbours(V, result.vocab, w, k) for w in words}})
+    return out
+
+
+# ---- beside the RNN language model's E ----------------------------------------------------------
+
+def shared_words(itos_a, itos_b) -> list[str]:
+    """Words in both vocabularies (no special tokens), in the order of the first."""
+    b = set(itos_b)
+    return [w for w in itos_a if w in b and w not in SPECIALS]
+
+
+def _top_k(X: torch.Tensor, k: int) -> list[set]:
+    """For each row of X (m, d): the set of its k nearest other rows by cosine (ties: lower id)."""
+    return [{j for j, _ in nearest(X, i, k)} for i in range(X.shape[0])]
+
+
+def neighbour_overlap(A, itos_a, B, itos_b, k: int = 5) -> dict:
+    """Of each shared word's k nearest shared words (cosine), how many are the same in A and B.
+
+    A (n_a, d_a) and B (n_b, d_b) may differ in size and length: only the shared words are
+    compared, each within its own matrix. A random pairing would keep k * k / (m - 1) on
+    average (m shared words): the page shows that chance level beside the mean.
+    """
+    words = shared_words(itos_a, itos_b)
+    m = len(words)
+    if not (isinstance(k, int) and 1 <= k <= m - 1):
+        raise InputError(f"k must be from 1 to {max(m - 1, 0)} (one less than the {m} shared words).")
+    ia = {w: i for i, w in enumerate(itos_a)}
+    ib = {w: i for i, w in enumerate(itos_b)}
+    Xa = torch.as_tensor(A, dtype=torch.float64)[[ia[w] for w in words]]  # (m, d_a)
+    Xb = torch.as_tensor(B, dtype=torch.float64)[[ib[w] for w in words]]  # (m, d_b)
+    na, nb = _top_k(Xa, k), _top_k(Xb, k)
+    per_word = {w: len(na[i] & nb[i]) for i, w in enumerate(words)}
+    return {"words": words, "k": k, "per_word": per_word,
+            "neighbours_a": {w: [words[j] for j in sorted(na[i])] for i, w in enumerate(words)},
+            "neighbours_b": {w: [words[j] for j in sorted(nb[i])] for i, w in enumerate(words)},
+            "mean": float(np.mean(list(per_word.values()))), "chance": k * k / (m - 1)}
