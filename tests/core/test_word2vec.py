@@ -1,0 +1,182 @@
+"""Word2Vec (note 004): window pairs counted by hand, one SGNS pair's loss and gradient step
+against float64 autograd, seeded training that learns, stops on request, and the neighbour
+overlap with the RNN language model's E against a brute-force count."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rnnviz import word2vec as w2v
+from rnnviz.errors import InputError
+
+
+def test_window_pairs_on_the_notes_sentence():
+    toks = "Arrive Taipei on November 2nd".split()
+    pairs = w2v.window_pairs(toks, radius=1)
+    assert [(p.centre, p.context) for p in pairs] == [
+        ("Arrive", "Taipei"), ("Taipei", "Arrive"), ("Taipei", "on"), ("on", "Taipei"),
+        ("on", "November"), ("November", "on"), ("November", "2nd"), ("2nd", "November")]
+    assert all(toks[p.centre_pos] == p.centre and toks[p.context_pos] == p.context for p in pairs)
+    for T in range(1, 9):
+        for r in range(1, 4):
+            expected = sum(min(T, t + r + 1) - max(0, t - r) - 1 for t in range(T))
+            brute = sum(1 for c in range(T) for o in range(T) if o != c and abs(o - c) <= r)
+            assert len(w2v.window_pairs(range(T), r)) == expected == brute
+    assert w2v.window_span(5, 0, 2) == (0, 3) and w2v.window_span(5, 4, 2) == (2, 5)
+    for bad in (0, 6, 1.5):
+        with pytest.raises(InputError):
+            w2v.window_pairs(toks, bad)
+    with pytest.raises(InputError):
+        w2v.window_span(5, 5, 2)
+
+
+def _autograd_pair(v_c, u_o, u_neg):
+    v, uo, un = (t.clone().requires_grad_(True) for t in (v_c, u_o, u_neg))
+    J = torch.log(torch.sigmoid(uo @ v)) + torch.log(torch.sigmoid(-(un @ v))).sum()
+    (-J).backward()
+    return float(-J.detach()), v.grad, uo.grad, un.grad
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pair_terms_equal_autograd(seed):
+    g = torch.Generator().manual_seed(seed)
+    d, k = 4, 3
+    v_c, u_o = torch.randn(d, generator=g, dtype=torch.float64), torch.randn(d, generator=g, dtype=torch.float64)
+    u_neg = torch.randn(k, d, generator=g, dtype=torch.float64)
+    t = w2v.pair_terms(v_c, u_o, u_neg)
+    loss, gv, go, gn = _autograd_pair(v_c, u_o, u_neg)
+    assert float(t["loss"]) == pytest.approx(loss, rel=1e-13)
+    torch.testing.assert_close(t["grad_v_c"], gv, rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(t["grad_u_o"], go, rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(t["grad_u_neg"], gn, rtol=1e-12, atol=1e-14)
+    # the written-out terms add up to the objective
+    assert float(t["log_pos"] + t["log_neg"].sum()) == pytest.approx(float(t["objective"]))
+    assert float(t["sigma_o"]) == pytest.approx(1 / (1 + np.exp(-float(u_o @ v_c))))
+
+
+def test_pair_step_on_matrices_with_repeated_negatives():
+    """A negative drawn twice, and one equal to the context word: contributions add in the row."""
+    g = torch.Generator().manual_seed(7)
+    n, d = 6, 3
+    V, U = torch.randn(n, d, generator=g, dtype=torch.float64), torch.randn(n, d, generator=g, dtype=torch.float64)
+    c, o, negs, lr = 1, 2, [4, 4, 2, 0], 0.5
+    out = w2v.pair_step(V, U, c, o, negs, lr)
+    Vg, Ug = V.clone().requires_grad_(True), U.clone().requires_grad_(True)
+    idx = torch.tensor(negs)
+    loss = -(torch.log(torch.sigmoid(Ug[o] @ Vg[c])) + torch.log(torch.sigmoid(-(Ug[idx] @ Vg[c]))).sum())
+    loss.backward()
+    torch.testing.assert_close(out["grad_V"], Vg.grad, rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(out["grad_U"], Ug.grad, rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(out["V_new"], V - lr * Vg.grad)
+    torch.testing.assert_close(out["U_new"], U - lr * Ug.grad)
+    untouched = [r for r in range(n) if r not in (o, *negs)]
+    assert torch.equal(out["U_new"][untouched], U[untouched])
+    # the step lowers this pair's loss for a small learning rate
+    small = w2v.pair_step(V, U, c, o, negs, 0.01)
+    after = w2v.pair_terms(small["V_new"][c], small["U_new"][o], small["U_new"][idx])["loss"]
+    assert float(after) < float(out["loss"])
+    with pytest.raises(InputError):
+        w2v.pair_step(V, U, c, o, negs, float("nan"))
+
+
+def test_pair_corpus_and_noise():
+    pc = w2v.pair_corpus([["a", "b", "a"], ["c"], ["b", "c"]], radius=1)
+    assert pc.vocab.itos == ("a", "b", "c") and pc.counts.tolist() == [2, 2, 2]
+    words = [(pc.vocab.itos[c], pc.vocab.itos[o]) for c, o in zip(pc.centres.tolist(), pc.contexts.tolist())]
+    assert words == [("a", "b"), ("b", "a"), ("b", "a"), ("a", "b"), ("b", "c"), ("c", "b")]
+    p = w2v.noise_distribution([8, 1])
+    assert float(p[0]) == pytest.approx(8 ** 0.75 / (8 ** 0.75 + 1)) and float(p.sum()) == pytest.approx(1)
+    with pytest.raises(InputError):
+        w2v.pair_corpus([["a", "a"]])
+    with pytest.raises(InputError):
+        w2v.pair_corpus([["a"], ["b"]])
+    with pytest.raises(InputError):
+        w2v.text_sentences("   \n  ")
+    assert w2v.text_sentences("cats like fish\ndogs like cats\n")[1] == ["dogs", "like", "cats"]
+
+
+@pytest.fixture(scope="module")
+def trained():
+    pc = w2v.pair_corpus(w2v.builtin_sentences(), radius=2)
+    return pc, w2v.train_word2vec(pc, w2v.W2VConfig(steps=600, seed=0))
+
+
+def test_training_is_seeded_learns_and_groups_words(trained):
+    pc, r = trained
+    again = w2v.train_word2vec(pc, w2v.W2VConfig(steps=600, seed=0))
+    assert torch.equal(r.V, again.V) and [h["loss"] for h in r.history] == [h["loss"] for h in again.history]
+    first, last = np.mean([h["loss"] for h in r.history[:20]]), np.mean([h["loss"] for h in r.history[-20:]])
+    assert last < 0.6 * first
+    # the loss really is the SGNS loss of the returned vectors (recomputed on fresh negatives)
+    gen = torch.Generator().manual_seed(1)
+    negs = torch.multinomial(w2v.noise_distribution(pc.counts), len(pc.centres) * 5, True, generator=gen)
+    full = float(w2v.batch_loss(r.V, r.U, pc.centres, pc.contexts, negs.view(-1, 5)))
+    assert full < 0.6 * first
+    cities = {"Tokyo", "Paris", "London", "Seoul", "Denver", "Sydney", "Madrid", "Chicago",
+              "Berlin", "Toronto", "Boston"}
+    assert {w for w, _ in w2v.neighbours(r.V, r.vocab, "Taipei", 3)} <= cities
+    assert w2v.neighbours(r.V, r.vocab, "cats", 1)[0][0] in {"dogs", "birds", "fish"}
+    assert [s for s, _ in r.snapshots] == [0, 75, 150, 225, 300, 375, 450, 525, 600]
+    views = w2v.checkpoint_views(r, ["Taipei"], k=3)
+    assert len(views) == 9 and views[-1]["coords"].shape == (len(r.vocab), 2)
+    assert views[-1]["neighbours"]["Taipei"] == w2v.neighbours(r.V, r.vocab, "Taipei", 3)
+    with pytest.raises(InputError):
+        w2v.neighbours(r.V, r.vocab, "Qwerty")
+
+
+def test_callback_stops_and_keeps_a_snapshot():
+    pc = w2v.pair_corpus(w2v.builtin_sentences()[:200], radius=1)
+    seen = []
+    r = w2v.train_word2vec(pc, w2v.W2VConfig(steps=500), callback=lambda rec: seen.append(rec) or rec["step"] < 7)
+    assert r.stopped and len(r.history) == 7 == len(seen) and seen[-1]["steps"] == 500
+    assert r.snapshots[-1][0] == 7
+
+
+def test_config_bounds():
+    for bad in (dict(dim=1), dict(dim=w2v.MAX_DIM + 1), dict(negatives=0), dict(steps=w2v.MAX_STEPS + 1),
+                dict(batch_size=0), dict(lr=float("inf")), dict(lr=0.0), dict(checkpoints=0)):
+        with pytest.raises(InputError):
+            w2v.W2VConfig(**bad)
+
+
+def _brute_overlap(A, itos_a, B, itos_b, k):
+    words = [w for w in itos_a if w in itos_b]
+    Xa = np.array([A[list(itos_a).index(w)] for w in words], dtype=float)
+    Xb = np.array([B[list(itos_b).index(w)] for w in words], dtype=float)
+
+    def top(X, i):
+        Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+        c = Xn @ Xn[i]
+        order = sorted((j for j in range(len(X)) if j != i), key=lambda j: (-c[j], j))
+        return set(order[:k])
+
+    return {w: len(top(Xa, i) & top(Xb, i)) for i, w in enumerate(words)}
+
+
+def test_neighbour_overlap_against_brute_force_and_invariances():
+    rng = np.random.default_rng(0)
+    itos_a = ("w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7")
+    itos_b = ("<pad>", "w7", "x", "w1", "w2", "w0", "w5", "w3", "w6", "w4")
+    A, B = rng.normal(size=(8, 3)), rng.normal(size=(10, 5))
+    out = w2v.neighbour_overlap(A, itos_a, B, itos_b, k=3)
+    assert out["per_word"] == _brute_overlap(A, itos_a, B, itos_b, 3)
+    assert out["chance"] == pytest.approx(9 / 7)
+    # the same vectors, rotated and rescaled per row, keep every neighbour (cosine ignores both)
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    A2 = (A @ Q) * rng.uniform(0.5, 2.0, size=(8, 1))
+    same = w2v.neighbour_overlap(A, itos_a, A2, itos_a, k=3)
+    assert same["mean"] == pytest.approx(3.0)
+    with pytest.raises(InputError):
+        w2v.neighbour_overlap(A, itos_a, B, itos_b, k=8)
+
+
+def test_learned_vectors_beside_the_language_model(trained):
+    from rnnviz.catalog import default_model
+    _, r = trained
+    model, vocab, _ = default_model()
+    E = model.E.detach()
+    out = w2v.neighbour_overlap(r.V, r.vocab.itos, E, vocab.itos, k=5)
+    assert len(out["words"]) >= 70 and "<pad>" not in out["words"]
+    assert out["per_word"] == _brute_overlap(r.V.numpy(), r.vocab.itos, E.numpy(), vocab.itos, 5)
+    assert out["mean"] > out["chance"]  # two different objectives, same corpus: they agree above chance
