@@ -1,14 +1,16 @@
-"""Train the four slot-filling taggers deterministically and write them to rnnviz/pretrained/taggers/.
+"""Train the five slot-filling taggers deterministically and write them to rnnviz/pretrained/taggers/.
 
-    python scripts/build_taggers.py
+    python scripts/build_taggers.py              # all five
+    python scripts/build_taggers.py --only flat  # one (the others' files and entries are kept)
 
-Writes fnn.pt, elman.pt, jordan.pt, bi.pt (read with torch.load(weights_only=True)) and
+Writes fnn.pt, elman.pt, jordan.pt, bi.pt, flat.pt (read with torch.load(weights_only=True)) and
 taggers.json: each tagger's held-out accuracy and per-slot F1, recorded when built
 (the same bytes on every run: no timings are stored)
 (tests/core/test_tagging.py re-evaluates the shipped files against it).
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -16,17 +18,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.tagging import (HIDDEN, KINDS, LABELS, TAGGERS_DIR, TRAIN_CFG, evaluate,  # noqa: E402
-                            save_tagger, tagging_data, train_tagger)
+from rnnviz.tagging import (ALL_KINDS, HIDDEN, LABELS, TAGGERS_DIR, TRAIN_CFG,  # noqa: E402
+                            evaluate, save_tagger, tagging_data, train_tagger)
 
 
-def build() -> dict:
+def build(only: tuple = ALL_KINDS) -> dict:
     data = tagging_data()
     TAGGERS_DIR.mkdir(parents=True, exist_ok=True)
     report = {"train_sentences": len(data.train), "heldout_sentences": len(data.heldout),
               "vocab_size": len(data.vocab), "hidden_size": HIDDEN, "steps": TRAIN_CFG.steps,
               "taggers": {}}
-    for kind in KINDS:
+    old = TAGGERS_DIR / "taggers.json"
+    if set(only) != set(ALL_KINDS) and old.exists():
+        report["taggers"] = json.loads(old.read_text())["taggers"]
+    for kind in only:
         start = time.perf_counter()
         model, history = train_tagger(kind, data)
         scores = evaluate(model, data)
@@ -37,9 +42,12 @@ def build() -> dict:
         report["taggers"][kind] = entry
         (TAGGERS_DIR / f"{kind}.pt").write_bytes(
             save_tagger(model, data.vocab, {"kind": kind, "report": entry}))
+    report["taggers"] = {k: report["taggers"][k] for k in ALL_KINDS if k in report["taggers"]}
     (TAGGERS_DIR / "taggers.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
 if __name__ == "__main__":
-    print(json.dumps(build(), indent=2))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=ALL_KINDS, default=list(ALL_KINDS))
+    print(json.dumps(build(tuple(parser.parse_args().only)), indent=2))
