@@ -79,7 +79,7 @@ def note002_derivation(model: RNNModel, tr: Trace) -> dict:
         V, W = model.W_o.detach(), model.W_h.detach()          # (K, H), (H, H)
         d_o = output_error(tr)                                 # (T, K)
         f1 = activation_slope(tr.a, model.cfg.nonlinearity)    # (T, H)
-        T, H = tr.h.shape
+        T = tr.h.shape[0]
         d_h = torch.zeros_like(tr.h)                           # (T, H)
         printed = torch.zeros_like(tr.h)                       # (T, H)
         from_next = torch.zeros_like(tr.h)                     # (T, H)

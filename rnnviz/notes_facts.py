@@ -157,7 +157,7 @@ def counted_backward(model: RNNModel, tr: Trace) -> dict:
         W_x, W_h, W_o = (getattr(model, n).detach() for n in ("W_x", "W_h", "W_o"))
         e = output_error(tr)                                 # (T, K)
         slope = activation_slope(tr.a, model.cfg.nonlinearity)  # (T, H)
-        T, H = tr.h.shape
+        T = tr.h.shape[0]
         h_prev = torch.cat([torch.zeros_like(tr.h[:1]), tr.h[:-1]])  # (T, H)
         dW_o, dW_h, dW_x = torch.zeros_like(W_o), torch.zeros_like(W_h), torch.zeros_like(W_x)
         dx = torch.zeros_like(tr.x)

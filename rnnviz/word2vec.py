@@ -23,7 +23,7 @@ import torch
 from .data import everyday_corpus, travel_corpus
 from .embedding import nearest, pca_2d
 from .errors import InputError
-from .text import SPECIALS, Vocab, tokenize
+from .text import SPECIALS, Vocab
 
 MAX_RADIUS = 5          # window radius: words on each side of the centre
 MAX_NEGATIVES = 20      # negatives k per pair

@@ -10,10 +10,28 @@ import torch
 
 from rnnviz.data import TAGS
 from rnnviz.errors import InputError
-from rnnviz.tagging import (ALL_KINDS, FLAT, FLAT_LEN, KINDS, LABELS, TAGGERS_DIR, FlatFNNTagger,
-                            compare_word, context_reach, evaluate, hidden_states, kind_of,
-                            load_tagger, make_tagger, param_count, save_tagger, shifted_heldout,
-                            tag_sentence, tagging_data, train_tagger)
+from rnnviz.tagging import (
+    ALL_KINDS,
+    FLAT,
+    FLAT_LEN,
+    KINDS,
+    LABELS,
+    TAGGERS_DIR,
+    FlatFNNTagger,
+    compare_word,
+    context_reach,
+    evaluate,
+    hidden_states,
+    kind_of,
+    load_tagger,
+    make_tagger,
+    param_count,
+    save_tagger,
+    shifted_heldout,
+    tag_sentence,
+    tagging_data,
+    train_tagger,
+)
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
 K = len(TAGS)
@@ -109,6 +127,7 @@ def test_training_save_load(data):
     m1, h1 = train_tagger(FLAT, data, hidden_size=8, steps=20, seed=1)
     m2, h2 = train_tagger(FLAT, data, hidden_size=8, steps=20, seed=1)
     assert [r["loss"] for r in h1] == [r["loss"] for r in h2] and h1[-1]["loss"] < h1[0]["loss"]
+    assert torch.equal(m1.W_1, m2.W_1)
     loaded, vocab, meta = load_tagger(save_tagger(m1, data.vocab, {"kind": FLAT}))
     assert isinstance(loaded, FlatFNNTagger) and vocab == data.vocab and meta["kind"] == FLAT
     ids = torch.tensor(vocab.encode(ARRIVE.split())[0])

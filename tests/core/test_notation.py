@@ -8,7 +8,13 @@ import torch
 from rnnviz import RNNConfig, RNNModel, trace
 from rnnviz.errors import InputError
 from rnnviz.model import IGNORE
-from rnnviz.notation import NOTE_002_KEY, PARAM_KEY, beside_app, key_rows, note002_derivation
+from rnnviz.notation import (
+    NOTE_002_KEY,
+    PARAM_KEY,
+    beside_app,
+    key_rows,
+    note002_derivation,
+)
 
 
 def _model(nonlinearity="tanh", seed=1, H=6):

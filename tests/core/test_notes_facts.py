@@ -8,10 +8,10 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from rnnviz import RNNConfig, RNNModel, trace
+from rnnviz import notes_facts as nf
 from rnnviz.bptt import loss_to_state_grads
 from rnnviz.catalog import NOTES_E
 from rnnviz.errors import InputError
-from rnnviz import notes_facts as nf
 
 
 def _model(nonlinearity="tanh", seed=2):

@@ -134,8 +134,8 @@ def test_callback_stops_and_keeps_a_snapshot():
 
 
 def test_config_bounds():
-    for bad in (dict(dim=1), dict(dim=w2v.MAX_DIM + 1), dict(negatives=0), dict(steps=w2v.MAX_STEPS + 1),
-                dict(batch_size=0), dict(lr=float("inf")), dict(lr=0.0), dict(checkpoints=0)):
+    for bad in ({"dim": 1}, {"dim": w2v.MAX_DIM + 1}, {"negatives": 0}, {"steps": w2v.MAX_STEPS + 1},
+                {"batch_size": 0}, {"lr": float("inf")}, {"lr": 0.0}, {"checkpoints": 0}):
         with pytest.raises(InputError):
             w2v.W2VConfig(**bad)
 
