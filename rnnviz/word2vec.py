@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from . import limits
 from .data import everyday_corpus, travel_corpus
 from .embedding import nearest, pca_2d
 from .errors import InputError
@@ -120,6 +121,30 @@ def pair_step(Vc, Uo, c: int, o: int, negs, lr: float) -> dict:
     return {**terms, "grad_V": gV, "grad_U": gU, "V_new": Vc - lr * gV, "U_new": Uo - lr * gU}
 
 
+def draw_negatives(counts, k: int, seed: int = 0) -> list[int]:
+    """k word ids from the noise distribution (count^0.75), seeded; repeats are allowed."""
+    if not (isinstance(k, int) and 1 <= k <= MAX_NEGATIVES):
+        raise InputError(f"The number of negatives must be from 1 to {MAX_NEGATIVES}.")
+    gen = torch.Generator().manual_seed(seed)
+    return torch.multinomial(noise_distribution(counts), k, replacement=True, generator=gen).tolist()
+
+
+def pair_example(V, U, vocab: Vocab, counts, centre: str, context: str, k: int = 5,
+                 lr: float = 0.1, seed: int = 0) -> dict:
+    """One (centre, context) pair of the learner's sentence through one SGD step: the drawn
+    negatives (ids and words) and every number of pair_step."""
+    ids = []
+    for word in (centre, context):
+        i = vocab.id_of(word)
+        if i is None:
+            raise InputError(f"“{word}” is not in this corpus's vocabulary.")
+        ids.append(i)
+    negs = draw_negatives(counts, k, seed)
+    out = pair_step(V, U, ids[0], ids[1], negs, lr)
+    return {**out, "c": ids[0], "o": ids[1], "negatives": negs,
+            "negative_words": [vocab.itos[j] for j in negs]}
+
+
 # ---- a corpus of pairs ---------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
@@ -130,6 +155,7 @@ class PairCorpus:
     contexts: torch.Tensor     # (P,) word ids
     n_sentences: int
     radius: int
+    dropped_types: int = 0     # rarer word types left out to keep the vocabulary bounded
 
 
 def builtin_sentences() -> list[list[str]]:
@@ -143,8 +169,12 @@ def text_sentences(text: str, max_lines: int = 20_000) -> list[list[str]]:
     return [list(s) for s in read_corpus(text, "word").sequences[:max_lines]]
 
 
-def pair_corpus(sentences, radius: int = 2) -> PairCorpus:
-    """Vocabulary (by frequency, ties by first appearance) and all window pairs of all sentences."""
+def pair_corpus(sentences, radius: int = 2, max_vocab: int = limits.MAX_VOCAB) -> PairCorpus:
+    """Vocabulary (by frequency, ties by first appearance) and all window pairs of all sentences.
+
+    Only the max_vocab most frequent word types are kept; rarer ones are removed from the
+    sentences before the window slides (as word2vec's min_count does), so memory is bounded.
+    """
     _check_radius(radius)
     sentences = [[t for t in s if t not in SPECIALS] for s in sentences]
     counts: dict[str, int] = {}
@@ -153,17 +183,18 @@ def pair_corpus(sentences, radius: int = 2) -> PairCorpus:
             counts[t] = counts.get(t, 0) + 1
     if len(counts) < 2:
         raise InputError("Word2Vec needs at least two different words.")
-    vocab = Vocab(tuple(sorted(counts, key=lambda t: -counts[t])))
+    ranked = sorted(counts, key=lambda t: -counts[t])
+    vocab = Vocab(tuple(ranked[:max_vocab]))
     cs, os_ = [], []
     for s in sentences:
-        ids = [vocab.stoi[t] for t in s]
+        ids = [vocab.stoi[t] for t in s if t in vocab.stoi]
         for p in window_pairs(ids, radius) if len(ids) > 1 else []:
             cs.append(p.centre)
             os_.append(p.context)
     if not cs:
         raise InputError("No sentence has two words, so the window makes no pairs.")
     return PairCorpus(vocab, np.array([counts[t] for t in vocab.itos]), torch.tensor(cs),
-                      torch.tensor(os_), len(sentences), radius)
+                      torch.tensor(os_), len(sentences), radius, max(0, len(ranked) - max_vocab))
 
 
 def noise_distribution(counts) -> torch.Tensor:
@@ -292,9 +323,9 @@ def shared_words(itos_a, itos_b) -> list[str]:
     return [w for w in itos_a if w in b and w not in SPECIALS]
 
 
-def _top_k(X: torch.Tensor, k: int) -> list[set]:
-    """For each row of X (m, d): the set of its k nearest other rows by cosine (ties: lower id)."""
-    return [{j for j, _ in nearest(X, i, k)} for i in range(X.shape[0])]
+def _top_k(X: torch.Tensor, k: int) -> list[list[tuple[int, float]]]:
+    """For each row of X (m, d): its k nearest other rows by cosine, best first (ties: lower id)."""
+    return [nearest(X, i, k) for i in range(X.shape[0])]
 
 
 def neighbour_overlap(A, itos_a, B, itos_b, k: int = 5) -> dict:
@@ -313,8 +344,8 @@ def neighbour_overlap(A, itos_a, B, itos_b, k: int = 5) -> dict:
     Xa = torch.as_tensor(A, dtype=torch.float64)[[ia[w] for w in words]]  # (m, d_a)
     Xb = torch.as_tensor(B, dtype=torch.float64)[[ib[w] for w in words]]  # (m, d_b)
     na, nb = _top_k(Xa, k), _top_k(Xb, k)
-    per_word = {w: len(na[i] & nb[i]) for i, w in enumerate(words)}
+    per_word = {w: len({j for j, _ in na[i]} & {j for j, _ in nb[i]}) for i, w in enumerate(words)}
     return {"words": words, "k": k, "per_word": per_word,
-            "neighbours_a": {w: [words[j] for j in sorted(na[i])] for i, w in enumerate(words)},
-            "neighbours_b": {w: [words[j] for j in sorted(nb[i])] for i, w in enumerate(words)},
+            "neighbours_a": {w: [(words[j], c) for j, c in na[i]] for i, w in enumerate(words)},
+            "neighbours_b": {w: [(words[j], c) for j, c in nb[i]] for i, w in enumerate(words)},
             "mean": float(np.mean(list(per_word.values()))), "chance": k * k / (m - 1)}

@@ -180,3 +180,32 @@ def test_learned_vectors_beside_the_language_model(trained):
     assert len(out["words"]) >= 70 and "<pad>" not in out["words"]
     assert out["per_word"] == _brute_overlap(r.V.numpy(), r.vocab.itos, E.numpy(), vocab.itos, 5)
     assert out["mean"] > out["chance"]  # two different objectives, same corpus: they agree above chance
+
+
+def test_pair_example_on_the_learners_sentence(trained):
+    pc, r = trained
+    ex = w2v.pair_example(r.V, r.U, r.vocab, pc.counts, "Taipei", "Arrive", k=4, lr=0.1, seed=3)
+    assert ex["negatives"] == w2v.draw_negatives(pc.counts, 4, 3) and len(ex["negative_words"]) == 4
+    assert ex["negative_words"] == [r.vocab.itos[j] for j in ex["negatives"]]
+    t = w2v.pair_terms(r.V[ex["c"]], r.U[ex["o"]], r.U[ex["negatives"]])
+    assert float(ex["loss"]) == float(t["loss"])
+    with pytest.raises(InputError):
+        w2v.pair_example(r.V, r.U, r.vocab, pc.counts, "Taipei", "Qwerty")
+    with pytest.raises(InputError):
+        w2v.draw_negatives(pc.counts, 0)
+
+
+def test_vocabulary_is_capped_and_rare_words_leave_the_window():
+    pc = w2v.pair_corpus([["a", "b", "a", "c", "a", "b"]], radius=1, max_vocab=2)
+    assert pc.vocab.itos == ("a", "b") and pc.dropped_types == 1
+    words = [(pc.vocab.itos[c], pc.vocab.itos[o]) for c, o in zip(pc.centres.tolist(), pc.contexts.tolist())]
+    assert words == [(p.centre, p.context) for p in w2v.window_pairs("a b a a b".split(), 1)]
+
+
+def test_overlap_lists_neighbours_best_first():
+    itos = ("a", "b", "c", "d")
+    A = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]])
+    out = w2v.neighbour_overlap(A, itos, A, itos, k=2)
+    assert [w for w, _ in out["neighbours_a"]["a"]] == ["b", "d"]
+    cos = out["neighbours_a"]["a"][0][1]
+    assert cos == pytest.approx(0.9 / np.hypot(0.9, 0.1))
