@@ -135,7 +135,8 @@ def test_callback_stops_and_keeps_a_snapshot():
 
 def test_config_bounds():
     for bad in ({"dim": 1}, {"dim": w2v.MAX_DIM + 1}, {"negatives": 0}, {"steps": w2v.MAX_STEPS + 1},
-                {"batch_size": 0}, {"lr": float("inf")}, {"lr": 0.0}, {"checkpoints": 0}):
+                {"batch_size": 0}, {"lr": float("inf")}, {"lr": 0.0}, {"lr": w2v.MAX_LR * 1.01},
+                {"checkpoints": 0}):
         with pytest.raises(InputError):
             w2v.W2VConfig(**bad)
 
@@ -209,3 +210,21 @@ def test_overlap_lists_neighbours_best_first():
     assert [w for w, _ in out["neighbours_a"]["a"]] == ["b", "d"]
     cos = out["neighbours_a"]["a"][0][1]
     assert cos == pytest.approx(0.9 / np.hypot(0.9, 0.1))
+
+
+def test_training_step_is_sgd_on_the_summed_loss_by_autograd():
+    """The batch step the training runs (hand gradients, index_add) equals autograd's SGD step
+    on the sum of the pairs' losses, with rows repeated within and across pairs."""
+    g = torch.Generator().manual_seed(11)
+    n, d, lr = 7, 4, 0.3
+    V, U = torch.randn(n, d, generator=g, dtype=torch.float64), torch.randn(n, d, generator=g, dtype=torch.float64)
+    c, o = torch.tensor([0, 3, 0, 5]), torch.tensor([1, 1, 2, 0])
+    negs = torch.tensor([[4, 4, 1], [0, 2, 6], [1, 5, 5], [3, 3, 3]])
+    Vg, Ug = V.clone().requires_grad_(True), U.clone().requires_grad_(True)
+    total = w2v.batch_loss(Vg, Ug, c, o, negs) * len(c)
+    total.backward()
+    Vh, Uh = V.clone(), U.clone()
+    mean = w2v.sgd_batch_step(Vh, Uh, c, o, negs, lr)
+    assert mean == pytest.approx(float(total.detach()) / len(c), rel=1e-14)
+    torch.testing.assert_close(Vh, V - lr * Vg.grad, rtol=1e-13, atol=1e-14)
+    torch.testing.assert_close(Uh, U - lr * Ug.grad, rtol=1e-13, atol=1e-14)
