@@ -46,7 +46,9 @@ def vector_chain(model: RNNModel, tr: Trace, s: int = 2, t: int = 0) -> dict:
             swapped = J[k].T @ swapped
             plain = J[k] @ plain
     return {"s": s, "t": t, "grad_h_s": g, "factors": {k: J[k] for k in range(t + 1, s + 1)},
-            "right": right, "swapped": swapped, "no_transpose": plain}
+            "right": right, "swapped": swapped, "no_transpose": plain,
+            "off_by": {"swapped": float((swapped - right).norm()),
+                       "no_transpose": float((plain - right).norm())}}
 
 
 # ---- note 000: h_0 ----------------------------------------------------------------------------

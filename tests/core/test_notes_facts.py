@@ -46,6 +46,7 @@ def test_vector_chain_equals_autograd_and_the_wrong_orders_do_not(s, t):
     assert (out["swapped"] - oracle).abs().max() > 1e-4
     assert (out["no_transpose"] - oracle).abs().max() > 1e-4
     assert sorted(out["factors"]) == list(range(t + 1, s + 1))
+    assert out["off_by"]["swapped"] == pytest.approx(float((out["swapped"] - oracle).norm()), rel=1e-8)
     for bad in ((0, 0), (1, 2), (6, 0)):
         with pytest.raises(InputError):
             nf.vector_chain(model, tr, *bad)
