@@ -42,8 +42,9 @@ def loss_curve(history, title: str, checkpoints=()) -> go.Figure:
         hovertemplate="step %{x}<br>loss %{customdata}<extra></extra>"))
     for s in checkpoints:
         fig.add_vline(x=s, line={"dash": "dot", "color": "#9aa5b1", "width": 1})
-    fig.update_layout(title={"text": title}, height=320, margin=_MARGIN, xaxis_title="step",
-                      yaxis_title="loss  −[log σ(u_o·v_c) + Σ_k log σ(−u_k·v_c)]")
+    fig.update_layout(title={"text": title}, height=360, margin=_MARGIN, xaxis_title="step",
+                      yaxis_title={"text": "loss −[log σ(u_o·v_c) + Σ log σ(−u_k·v_c)]",
+                                   "font": {"size": 11}})
     return fig
 
 
