@@ -321,12 +321,26 @@ def projection(V) -> tuple[np.ndarray, np.ndarray]:
     return coords.numpy(), share.numpy()
 
 
+def align_2d(X, ref) -> np.ndarray:
+    """X (n, 2) turned (rotation or reflection, no stretch) to lie as close as possible to
+    ref (n, 2): orthogonal Procrustes, R = U W^T from the SVD of X^T ref. Distances and
+    angles between the points do not change."""
+    X, ref = np.asarray(X, dtype=float), np.asarray(ref, dtype=float)
+    u, _, wt = np.linalg.svd(X.T @ ref)
+    return X @ (u @ wt)
+
+
 def checkpoint_views(result: W2VResult, words, k: int = 5) -> list[dict]:
-    """Per snapshot: step, 2-D coordinates of every word, and the neighbours of `words`."""
+    """Per snapshot: step, 2-D coordinates of every word, and the neighbours of `words`.
+
+    Each snapshot has its own PCA; its picture is then turned to match the last one's
+    (align_2d), so that a slider over the snapshots shows words moving, not axes flipping.
+    """
+    final, _ = projection(result.snapshots[-1][1])
     out = []
     for step, V in result.snapshots:
         coords, share = projection(V)
-        out.append({"step": step, "coords": coords, "share": share,
+        out.append({"step": step, "coords": align_2d(coords, final), "share": share,
                     "neighbours": {w: neighbours(V, result.vocab, w, k) for w in words}})
     return out
 

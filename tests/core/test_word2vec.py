@@ -120,6 +120,11 @@ def test_training_is_seeded_learns_and_groups_words(trained):
     assert [s for s, _ in r.snapshots] == [0, 75, 150, 225, 300, 375, 450, 525, 600]
     views = w2v.checkpoint_views(r, ["Taipei"], k=3)
     assert len(views) == 9 and views[-1]["coords"].shape == (len(r.vocab), 2)
+    np.testing.assert_allclose(views[-1]["coords"], w2v.projection(r.V)[0], atol=1e-10)
+    for v in views:  # turning never changes distances within one picture
+        raw = w2v.projection(dict(r.snapshots)[v["step"]])[0]
+        np.testing.assert_allclose(np.linalg.norm(v["coords"][:, None] - v["coords"][None], axis=-1),
+                                   np.linalg.norm(raw[:, None] - raw[None], axis=-1), atol=1e-10)
     assert views[-1]["neighbours"]["Taipei"] == w2v.neighbours(r.V, r.vocab, "Taipei", 3)
     with pytest.raises(InputError):
         w2v.neighbours(r.V, r.vocab, "Qwerty")
@@ -228,3 +233,12 @@ def test_training_step_is_sgd_on_the_summed_loss_by_autograd():
     assert mean == pytest.approx(float(total.detach()) / len(c), rel=1e-14)
     torch.testing.assert_close(Vh, V - lr * Vg.grad, rtol=1e-13, atol=1e-14)
     torch.testing.assert_close(Uh, U - lr * Ug.grad, rtol=1e-13, atol=1e-14)
+
+
+def test_align_2d_undoes_a_rotation_and_a_reflection():
+    rng = np.random.default_rng(2)
+    ref = rng.normal(size=(10, 2))
+    th = 1.1
+    R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    np.testing.assert_allclose(w2v.align_2d(ref @ R, ref), ref, atol=1e-12)
+    np.testing.assert_allclose(w2v.align_2d(ref * [1, -1], ref), ref, atol=1e-12)
