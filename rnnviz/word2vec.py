@@ -26,12 +26,12 @@ from .embedding import nearest, pca_2d
 from .errors import InputError
 from .text import SPECIALS, Vocab
 
-MAX_RADIUS = 5          # window radius: words on each side of the centre
-MAX_NEGATIVES = 10      # negatives k per pair
-MAX_DIM = 32            # vector length d
-MAX_STEPS = 2000        # SGD steps of one run
-MAX_BATCH = 256         # pairs per step
-MAX_LR = 0.1            # at 0.2 the built-in corpus already diverges (loss ~1e191)
+MAX_RADIUS = limits.W2V_MAX_RADIUS        # window radius: words on each side of the centre
+MAX_NEGATIVES = limits.W2V_MAX_NEGATIVES  # negatives k per pair
+MAX_DIM = limits.W2V_MAX_DIM              # vector length d
+MAX_STEPS = limits.W2V_MAX_STEPS          # SGD steps of one run
+MAX_BATCH = limits.W2V_MAX_BATCH          # pairs per step
+MAX_LR = limits.W2V_MAX_LR                # at 0.2 the built-in corpus already diverges
 MAX_CHECKPOINTS = 40    # snapshots of the vectors kept for the page
 UNIGRAM_POWER = 0.75    # negatives drawn from count^0.75 (Mikolov et al. 2013)
 

@@ -242,3 +242,15 @@ def test_align_2d_undoes_a_rotation_and_a_reflection():
     R = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
     np.testing.assert_allclose(w2v.align_2d(ref @ R, ref), ref, atol=1e-12)
     np.testing.assert_allclose(w2v.align_2d(ref * [1, -1], ref), ref, atol=1e-12)
+
+
+def test_learner_text_is_bounded_and_checked():
+    from rnnviz import limits
+    with pytest.raises(InputError):
+        w2v.text_sentences("a " * (limits.MAX_UPLOAD_BYTES // 2 + 1))
+    with pytest.raises(InputError):
+        w2v.text_sentences(b"cats like fish")
+    pc = w2v.pair_corpus(w2v.text_sentences("猫 喜欢 鱼\n狗 喜欢 猫 🙂\n"), radius=1)
+    assert "猫" in pc.vocab.itos and len(pc.centres) > 0
+    w2v.W2VConfig(dim=limits.W2V_MAX_DIM, negatives=limits.W2V_MAX_NEGATIVES, steps=limits.W2V_MAX_STEPS,
+                  batch_size=limits.W2V_MAX_BATCH, lr=limits.W2V_MAX_LR)
