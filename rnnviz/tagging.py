@@ -434,6 +434,8 @@ def force_tag(model, ids, t: int, tag: str, strength: float = 30.0) -> np.ndarra
     bidirectional model's later outputs do not depend on z_t at all.
     """
     ids = torch.as_tensor(list(ids), dtype=torch.long)
+    if not isinstance(model, RNNModel):
+        raise InputError("Forcing a tag is shown for the RNN taggers: an FNN has no output fed back.")
     if not 0 <= t < len(ids):
         raise InputError(f"The step must be from 1 to {len(ids)}.")
     forced = torch.zeros(len(TAGS))

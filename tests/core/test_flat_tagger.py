@@ -121,6 +121,8 @@ def test_one_hidden_vector_per_sentence_and_a_fixed_length(shipped):
     assert pair.distance > 0  # Leave vs Arrive changes the whole sentence's vector
     with pytest.raises(InputError, match="fixed 12 words"):
         tag_sentence(model, vocab, " ".join(["Arrive"] * (FLAT_LEN + 1)))
+    with pytest.raises(InputError):
+        force_tag(model, ids, 0, "date")
 
 
 def test_training_save_load(data):
