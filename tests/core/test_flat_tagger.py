@@ -21,6 +21,7 @@ from rnnviz.tagging import (
     compare_word,
     context_reach,
     evaluate,
+    force_tag,
     hidden_states,
     kind_of,
     load_tagger,
