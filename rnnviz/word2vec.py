@@ -379,3 +379,65 @@ def neighbour_overlap(A, itos_a, B, itos_b, k: int = 5) -> dict:
             "neighbours_a": {w: [(words[j], c) for j, c in na[i]] for i, w in enumerate(words)},
             "neighbours_b": {w: [(words[j], c) for j, c in nb[i]] for i, w in enumerate(words)},
             "mean": float(np.mean(list(per_word.values()))), "chance": k * k / (m - 1)}
+
+
+# ---- try it by hand: dL/dv_c for one pair and one negative -----------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PairExercise:
+    """Small whole-number vectors (d = 2, k = 1): the learner computes dL/dv_c."""
+
+    v_c: np.ndarray   # (2,)
+    u_o: np.ndarray   # (2,)
+    u_k: np.ndarray   # (2,)
+
+    def terms(self) -> dict:
+        return pair_terms(self.v_c, self.u_o, self.u_k[None, :])
+
+    def answer(self) -> np.ndarray:
+        return self.terms()["grad_v_c"].numpy()
+
+
+EXERCISE_TOL = 0.005
+
+
+def _exercise_mistakes(ex: PairExercise) -> dict[str, np.ndarray]:
+    t = ex.terms()
+    so, sk = float(t["sigma_o"]), float(t["sigma_neg"][0])
+    return {
+        "You left out the negative word's term σ(u_k·v_c) u_k.": (so - 1) * ex.u_o,
+        "You left out the true context's term (σ(u_o·v_c) − 1) u_o.": sk * ex.u_k,
+        "For the true context the factor is σ(u_o·v_c) − 1, not σ(u_o·v_c): "
+        "d/ds log σ(s) = 1 − σ(s).": so * ex.u_o + sk * ex.u_k,
+        "For the negative the factor is σ(u_k·v_c), not 1 − σ(u_k·v_c): "
+        "d/ds log σ(−s) = −σ(s).": (so - 1) * ex.u_o + (1 - sk) * ex.u_k,
+        "The sign is flipped: that is the gradient of J; the loss is L = −J.": -ex.answer(),
+    }
+
+
+def pair_exercise(seed: int) -> PairExercise:
+    """Fresh vectors from a seed, drawn again until every typical mistake gives a different
+    answer (so the checker can say which one it was)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        ex = PairExercise(*(rng.integers(-2, 3, 2).astype(float) for _ in range(3)))
+        answers = [ex.answer(), *_exercise_mistakes(ex).values()]
+        if all(np.abs(a - b).max() > 4 * EXERCISE_TOL for i, a in enumerate(answers)
+               for b in answers[i + 1:]):
+            return ex
+
+
+def check_pair_exercise(ex: PairExercise, answer) -> tuple[bool, str]:
+    """(correct?, what is wrong) for the learner's dL/dv_c = [g_1, g_2]."""
+    try:
+        got = np.asarray([float(v) for v in answer])
+    except (TypeError, ValueError):
+        raise InputError("Type two numbers, the two entries of dL/dv_c.") from None
+    if got.shape != (2,) or not np.isfinite(got).all():
+        raise InputError("Type two finite numbers, the two entries of dL/dv_c.")
+    if np.abs(got - ex.answer()).max() <= EXERCISE_TOL:
+        return True, "Right: dL/dv_c = (σ(u_o·v_c) − 1) u_o + σ(u_k·v_c) u_k."
+    for message, wrong in _exercise_mistakes(ex).items():
+        if np.abs(got - wrong).max() <= EXERCISE_TOL:
+            return False, message
+    return False, "Not yet: compute s_o = u_o·v_c and s_k = u_k·v_c, then (σ(s_o) − 1) u_o + σ(s_k) u_k."

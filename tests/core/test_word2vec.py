@@ -254,3 +254,26 @@ def test_learner_text_is_bounded_and_checked():
     assert "猫" in pc.vocab.itos and len(pc.centres) > 0
     w2v.W2VConfig(dim=limits.W2V_MAX_DIM, negatives=limits.W2V_MAX_NEGATIVES, steps=limits.W2V_MAX_STEPS,
                   batch_size=limits.W2V_MAX_BATCH, lr=limits.W2V_MAX_LR)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pair_exercise_and_checker(seed):
+    ex = w2v.pair_exercise(seed)
+    again = w2v.pair_exercise(seed)
+    assert all(np.array_equal(getattr(ex, f), getattr(again, f)) for f in ("v_c", "u_o", "u_k"))
+    v = torch.tensor(ex.v_c, requires_grad=True)
+    J = torch.log(torch.sigmoid(torch.tensor(ex.u_o) @ v)) + torch.log(torch.sigmoid(-(torch.tensor(ex.u_k) @ v)))
+    (-J).backward()
+    np.testing.assert_allclose(ex.answer(), v.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert w2v.check_pair_exercise(ex, np.round(ex.answer(), 3).tolist())[0]
+    so, sk = 1 / (1 + np.exp(-ex.u_o @ ex.v_c)), 1 / (1 + np.exp(-ex.u_k @ ex.v_c))
+    cases = {"left out the negative": (so - 1) * ex.u_o, "left out the true": sk * ex.u_k,
+             "not σ(u_o·v_c)": so * ex.u_o + sk * ex.u_k, "not 1 − σ": (so - 1) * ex.u_o + (1 - sk) * ex.u_k,
+             "sign is flipped": -ex.answer()}
+    for needle, wrong in cases.items():
+        ok, msg = w2v.check_pair_exercise(ex, wrong.tolist())
+        assert not ok and needle in msg
+    assert not w2v.check_pair_exercise(ex, (ex.answer() + 1).tolist())[0]
+    for bad in (["x", "1"], [1.0], [float("inf"), 0.0]):
+        with pytest.raises(InputError):
+            w2v.check_pair_exercise(ex, bad)
