@@ -25,6 +25,15 @@ _SLOPE = {"tanh": "between 0 and 1 (near 0 where |a_t| is large: saturated)",
           "linear": "exactly 1 for every unit"}
 
 
+_RANGE_SENTENCE = {"tanh": "tanh keeps every value in (-1, 1)",
+                   "relu": "ReLU keeps every value in [0, ∞): 0 for a unit that is off, no upper limit",
+                   "linear": "a linear RNN puts no bound on the values"}
+_SATURATION_HINT = {"tanh": "where |a_t| is large, h_t is pressed against ±1 (saturated).",
+                    "relu": "where a_t ≤ 0, h_t is exactly 0 (the unit is off at that step).",
+                    "linear": "in a linear RNN h_t = a_t, so the two views are the same."}
+_ACT_TEXT = {"tanh": "tanh(a_t)", "relu": "ReLU(a_t) = max(0, a_t)", "linear": "a_t (no nonlinearity)"}
+
+
 def _phi(cfg: RNNConfig) -> str:
     return cfg.nonlinearity
 
@@ -117,13 +126,40 @@ def jacobian_from_formula(model: RNNModel, tr: Trace) -> torch.Tensor:
         return torch.stack(out)
 
 
+def pre_activation_text(cfg: RNNConfig) -> str:
+    """a_t in plain text: W_x x_t + W_h h_(t-1) + b_h, or Jordan's W_y y_(t-1) in the middle."""
+    rec = "W_y y_(t-1)" if cfg.cell == "jordan" else "W_h h_(t-1)"
+    return f"W_x x_t + {rec} + b_h"
+
+
+def repeat_example(tokens) -> str:
+    """A sentence that repeats a word, made of the learner's own tokens (so every word is in
+    the vocabulary): the tokens with the first one again at the end ("cats like" -> "cats like
+    cats"); one token is doubled."""
+    toks = [str(t) for t in tokens if str(t).strip()]
+    if not toks:
+        return ""
+    return " ".join(toks + [toks[0]])
+
+
+def dead_units(h: torch.Tensor) -> dict:
+    """ReLU's counterpart of saturation: values of h (T, H) that are exactly 0 (unit off, slope
+    0, no gradient through it at that step). count, total, share."""
+    off = h == 0  # (T, H)
+    return {"count": int(off.sum()), "total": int(off.numel()), "share": float(off.double().mean())}
+
+
 def prose_values(cfg: RNNConfig) -> dict:
-    """Every model-dependent placeholder the prose files use, in one dict:
-    activation, activation_short, derivative, value_range, slope_range, step_formula,
-    jacobian (LaTeX), jacobian_text, recurrent (the recurrent weight's name)."""
+    """Every model-dependent placeholder the prose files use, in one dict (pages pass
+    **prose_values(model.cfg) to prose.section): activation, activation_short, derivative,
+    value_range, slope_range, range_sentence, saturation_hint, pre_text, act_text,
+    step_formula and jacobian (LaTeX), jacobian_text, recurrent, spectral_tol."""
+    from .bptt import SPECTRAL_TOL  # here, not at import: bptt is heavier and imports trace
     nl = _phi(cfg)
     return {"activation": activation_name(cfg), "activation_short": _SHORT[nl],
             "derivative": derivative_name(cfg), "value_range": value_range(cfg),
-            "slope_range": _SLOPE[nl], "step_formula": step_formula(cfg),
+            "slope_range": _SLOPE[nl], "range_sentence": _RANGE_SENTENCE[nl],
+            "saturation_hint": _SATURATION_HINT[nl], "pre_text": pre_activation_text(cfg),
+            "act_text": _ACT_TEXT[nl], "step_formula": step_formula(cfg),
             "jacobian": jacobian_formula(cfg), "jacobian_text": jacobian_text(cfg),
-            "recurrent": "W_y" if cfg.cell == "jordan" else "W_h"}
+            "recurrent": "W_y" if cfg.cell == "jordan" else "W_h", "spectral_tol": f"{SPECTRAL_TOL:g}"}
