@@ -62,6 +62,26 @@ def jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torc
     return product_norms(step_jacobians(model, tr), ord, progress)
 
 
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torch.Tensor:
+    """The backward (right-to-left) direction of a bidirectional model: N[s, t] =
+    ||dh<-_s/dh<-_t|| for t >= s (the backward state at s has read t first), NaN below the
+    diagonal, (T, T). Its steps are J<-[t] = dh<-_t/dh<-_{t+1} = diag(phi'(a<-_t)) W_h_rev,
+    multiplied in its own reading order by the same engine as jacobian_norms."""
+    if not model.cfg.bidirectional:
+        raise ValueError("only a bidirectional model has a backward direction")
+    if ord not in ("fro", 2):
+        raise ValueError("ord must be 'fro' or 2")
+    if tr.T > limits.MAX_JACOBIAN_T:
+        raise InputError(f"The all-pairs Jacobian norms take up to {limits.MAX_JACOBIAN_T} "
+                         f"steps; this sentence has {tr.T}.")
+    H = model.cfg.hidden_size
+    with torch.no_grad():
+        slope = activation_slope(tr.a[:, H:], model.cfg.nonlinearity)  # (T, H) backward half
+        J = slope[:, :, None] * model.W_h_rev[None]  # (T, H, H): J<-[t] = dh<-_t/dh<-_{t+1}
+    N = product_norms(torch.flip(J, (0,)), ord, progress)  # in reading order T-1 .. 0
+    return torch.flip(N, (0, 1))  # back to sentence positions
+
+
 def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = SPECTRAL_TOL) -> torch.Tensor:
     """All-pairs norms of the products P_{s,t} = J[s] J[s-1] ... J[t+1] (P_{t,t} = I). (T, T)
 
