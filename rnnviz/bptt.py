@@ -120,7 +120,7 @@ def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = SPECTR
             piece = nxt[a * H:b * H]  # (n*H, H): the product, then its norms
             torch.mm(cur[a * H:b * H], Jt[s], out=piece)
             blocks = piece.view(b - a, H, H)  # (n, H, H)
-            size = torch.linalg.vector_norm(blocks, dim=(1, 2))  # (n,)
+            size = _finite_fro(blocks, torch.linalg.vector_norm(blocks, dim=(1, 2)))  # (n,)
             scaled |= _rescale(blocks, size, log_scale[a:b])
             if ord == 2:
                 size, vecs[a:b] = spectral_norms(blocks, vecs[a:b], tol, fro=size)
@@ -134,6 +134,20 @@ def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = SPECTR
 
 _CACHE_BYTES = 1 << 24  # bytes per piece: large GEMMs, few Python round trips (measured)
 _RITZ_VECTORS = 4  # block size of the power iteration for spectral norms (4 measured fastest)
+
+
+def _finite_fro(blocks, size):
+    """Frobenius norms, recomputed with scaling where the sum of squares overflowed although
+    every entry is finite (entries above ~1e154): the norm is then finite, not inf. (n,)"""
+    over = torch.isinf(size)
+    if not bool(over.any()):
+        return size
+    idx = over.nonzero().squeeze(1)
+    top = blocks[idx].abs().amax(dim=(1, 2))  # (m,) inf where an entry is inf
+    ok = torch.isfinite(top)
+    idx, top = idx[ok], top[ok]
+    size[idx] = top * torch.linalg.vector_norm(blocks[idx] / top[:, None, None], dim=(1, 2))
+    return size
 
 
 def _rescale(blocks, size, log_scale, lo: float = 1e-100, hi: float = 1e100) -> bool:
