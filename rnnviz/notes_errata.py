@@ -74,10 +74,11 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
     """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
     Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
 
-    Returns rho_W (spectral radius of W_h), rho_J_mean / rho_J_max (spectral radii of the
-    J_t), saturated (share of |h| > threshold), peak (largest ||dh_s/dh_t||_2 over all
-    pairs) with its distance, by_distance: the largest norm at each distance s - t, last
-    (the longest distance's) and rho_W_power = rho_W^(T-1), what the notes' reading predicts."""
+    Keys are the placeholders of prose/bptt.md "notes-eigen": rho_w (spectral radius of
+    W_h), rho_j / rho_j_max (mean / largest spectral radius of the J_t), saturated (share of
+    |h| > thr), peak (largest ||dh_s/dh_t||_2 over all pairs) at distance peak_d, n = T - 1
+    (the longest distance), last (the largest norm at distance n), rho_power = rho_w^n (what
+    the notes' reading predicts), and by_distance: the largest norm at each distance."""
     if model.cfg.cell != "elman":
         raise ValueError("the notes' claim is about W_h: an Elman model")
     H = model.cfg.hidden_size
@@ -90,11 +91,11 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
         T = tr.T
         by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]
         peak_d = int(torch.tensor(by_distance).argmax()) + 1 if by_distance else 0
-    return {"rho_W": rho_W, "rho_J_mean": float(rho_J.mean()), "rho_J_max": float(rho_J.max()),
-            "saturated": float((tr.h[:, :H].abs() > threshold).double().mean()),
-            "peak": max(by_distance) if by_distance else 1.0, "peak_distance": peak_d,
+    return {"rho_w": rho_W, "rho_j": float(rho_J.mean()), "rho_j_max": float(rho_J.max()),
+            "saturated": float((tr.h[:, :H].abs() > threshold).double().mean()), "thr": threshold,
+            "peak": max(by_distance) if by_distance else 1.0, "peak_d": peak_d, "n": T - 1,
             "by_distance": by_distance, "last": by_distance[-1] if by_distance else 1.0,
-            "rho_W_power": rho_W ** (T - 1)}  # what rho(W_h)^(s-t) would predict at the longest distance
+            "rho_power": rho_W ** (T - 1)}  # what rho(W_h)^(s-t) would predict at the longest distance
 
 
 # ---- note 003: the gradient-check code -----------------------------------------------------
@@ -178,10 +179,11 @@ def note003_first_layer(Ts=gradcheck.NOTES_T_SWEEP, seed: int = 0) -> list[dict]
 def float32_floor() -> dict:
     """1e-7 is float32's relative precision (eps), not a smallest value: 1 + 1e-8 == 1 in
     float32, yet 1e-30 is stored to 7 digits; only below ~1.2e-38 (subnormal) and ~1.4e-45
-    (zero) does the size itself run out."""
+    (zero) does the size itself run out. Keys are prose/bptt.md "notes-floor"'s placeholders
+    (plus one_plus_1e-8_is_one)."""
     f = torch.finfo(torch.float32)
     one_plus = torch.tensor(1.0, dtype=torch.float32) + torch.tensor(1e-8, dtype=torch.float32)
     small = torch.tensor(1e-30, dtype=torch.float32)
-    return {"eps": float(f.eps), "tiny": float(f.tiny), "smallest_subnormal": float(f.smallest_normal * f.eps),
-            "one_plus_1e-8_is_one": bool(one_plus == 1), "1e-30_in_float32": float(small),
-            "1e-30_rel_error": abs(float(small) - 1e-30) / 1e-30}
+    return {"eps": float(f.eps), "tiny": float(f.tiny), "subnormal": float(f.smallest_normal * f.eps),
+            "one_plus_1e-8_is_one": bool(one_plus == 1), "small_stored": float(small),
+            "small_err": abs(float(small) - 1e-30) / 1e-30}
