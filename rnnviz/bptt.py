@@ -180,7 +180,7 @@ def spectral_bracket(Q: torch.Tensor, V: torch.Tensor, fro: torch.Tensor | None 
     fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
     W = torch.bmm(Q, V)  # (n, H, k)
     B = W.transpose(1, 2) @ W  # (n, k, k) = V^T A V
-    theta_all, C = torch.linalg.eigh(B)  # (n, k) ascending, (n, k, k)
+    theta_all = torch.linalg.eigvalsh(B)  # (n, k) ascending: the Ritz values
     theta = theta_all[:, -1].clamp(min=0)  # (n,)
     Y = torch.bmm(Q.transpose(1, 2), W)  # (n, H, k) = A V
     R = Y - V @ B  # (n, H, k): the part of A V outside span(V) (= C in the basis above)

@@ -8,11 +8,24 @@ import torch
 from rnnviz import RNNConfig, RNNModel, trace
 from rnnviz.bptt import jacobian_norms, step_jacobians
 from rnnviz.catalog import default_model
-from rnnviz.formulas import (activation_name, dead_units, derivative_name, jacobian_formula,
-                             jacobian_from_formula, prose_values, repeat_example, step_formula,
-                             value_range)
-from rnnviz.notes_errata import (float32_floor, note002_eigen_claim, note002_recursion,
-                                 note003_first_layer, note003_gradient_check)
+from rnnviz.formulas import (
+    activation_name,
+    dead_units,
+    derivative_name,
+    jacobian_formula,
+    jacobian_from_formula,
+    prose_values,
+    repeat_example,
+    step_formula,
+    value_range,
+)
+from rnnviz.notes_errata import (
+    float32_floor,
+    note002_eigen_claim,
+    note002_recursion,
+    note003_first_layer,
+    note003_gradient_check,
+)
 from rnnviz.prose import sections
 from rnnviz.text import prepare
 

@@ -8,8 +8,15 @@ import pytest
 import torch
 
 from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.bptt import (SPECTRAL_TOL, backward_jacobian_norms, jacobian_norms, output_error,
-                         product_norms, spectral_bracket, step_jacobians)
+from rnnviz.bptt import (
+    SPECTRAL_TOL,
+    backward_jacobian_norms,
+    jacobian_norms,
+    output_error,
+    product_norms,
+    spectral_bracket,
+    step_jacobians,
+)
 from rnnviz.chains import precision_chain
 from rnnviz.figures.bptt import jacobian_parts
 from rnnviz.figures.hidden import step_terms_bar
@@ -215,7 +222,7 @@ def test_grad_z_is_p_minus_y_for_elman_but_not_for_jordan():
 
 def test_jacobian_figure_titles_follow_the_nonlinearity():
     one = np.ones(2)
-    texts = lambda f: " ".join(a.text for a in f.layout.annotations) + f.layout.title.text  # noqa: E731
+    texts = lambda f: " ".join(a.text for a in f.layout.annotations) + f.layout.title.text
     assert "1 - h_2^2" in texts(jacobian_parts(one, np.eye(2), np.eye(2), 1))  # default unchanged
     relu = texts(jacobian_parts(one, np.eye(2), np.eye(2), 1, "relu"))
     assert "tanh" not in relu and "1[a_2 > 0]" in relu and "ReLU" in relu
@@ -225,7 +232,7 @@ def test_jacobian_figure_titles_follow_the_nonlinearity():
 
 def test_step_terms_legend_follows_the_activation():
     terms = {k: np.zeros(2) for k in ("Wx_x", "Wh_h", "b", "a", "h")}
-    names = lambda f: [tr.name for tr in f.data]  # noqa: E731
+    names = lambda f: [tr.name for tr in f.data]
     assert "h_t = tanh(a_t)" in names(step_terms_bar(terms))
     assert "h_t = ReLU(a_t)" in names(step_terms_bar(terms, activation="ReLU"))
     assert "h_t = a_t" in names(step_terms_bar(terms, activation="identity"))
@@ -248,7 +255,7 @@ def test_backward_direction_norms_equal_autograd(nl):
         return h
     for s in range(tr.T):
         for t in range(s + 1, tr.T):
-            Jst = torch.autograd.functional.jacobian(lambda h: run_back(t, h, s), tr.h[t, H:])
+            Jst = torch.autograd.functional.jacobian(lambda h, t=t, s=s: run_back(t, h, s), tr.h[t, H:])
             torch.testing.assert_close(fro[s, t], torch.linalg.matrix_norm(Jst), rtol=1e-12, atol=1e-300)
             torch.testing.assert_close(spec[s, t], torch.linalg.matrix_norm(Jst, 2), rtol=2e-6, atol=1e-300)
         assert bool(torch.isnan(fro[s, :s]).all())
