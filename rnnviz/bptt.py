@@ -180,7 +180,7 @@ def spectral_bracket(Q: torch.Tensor, V: torch.Tensor, fro: torch.Tensor | None 
     fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
     W = torch.bmm(Q, V)  # (n, H, k)
     B = W.transpose(1, 2) @ W  # (n, k, k) = V^T A V
-    theta_all = torch.linalg.eigvalsh(B)  # (n, k) ascending: the Ritz values
+    theta_all = B[:, :, 0] if B.shape[1] == 1 else torch.linalg.eigvalsh(B)  # (n, k) ascending: Ritz values
     theta = theta_all[:, -1].clamp(min=0)  # (n,)
     Y = torch.bmm(Q.transpose(1, 2), W)  # (n, H, k) = A V
     R = Y - V @ B  # (n, H, k): the part of A V outside span(V) (= C in the basis above)
@@ -190,6 +190,17 @@ def spectral_bracket(Q: torch.Tensor, V: torch.Tensor, fro: torch.Tensor | None 
     top = half + torch.sqrt(((theta - d) / 2) ** 2 + r ** 2)  # (n,) >= sigma_1^2
     hi = torch.minimum(top.sqrt(), fro)  # the Frobenius norm is an upper bound too
     return theta.sqrt(), hi, Y, d > theta
+
+
+def _orthonormal(V: torch.Tensor) -> torch.Tensor:
+    """Orthonormal columns spanning V (n, H, k): Householder QR (orthonormal even for a zero V);
+    for k = 1 a plain normalisation, with a fixed unit vector where V is 0 or not finite."""
+    if V.shape[2] > 1:
+        return torch.linalg.qr(V).Q
+    size = torch.linalg.vector_norm(V, dim=1, keepdim=True)  # (n, 1, 1)
+    good = (size > 0) & torch.isfinite(size)
+    fallback = torch.full_like(V, V.shape[1] ** -0.5)
+    return torch.where(good, V / torch.where(good, size, torch.ones_like(size)), fallback)
 
 
 def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = SPECTRAL_TOL, max_iter: int = 3,
@@ -210,7 +221,7 @@ def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = SPECTRAL_TOL, 
     V = V.clone()
     active = (torch.isfinite(fro) & (fro > 0)).nonzero().squeeze(1)
     if active.numel():
-        V[active] = torch.linalg.qr(V[active]).Q  # orthonormal columns: the bounds need them
+        V[active] = _orthonormal(V[active])  # orthonormal columns: the bounds need them
     exact = []  # blocks for the exact fallback
     for it in range(max_iter + 1):
         if active.numel() == 0:
@@ -222,7 +233,7 @@ def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = SPECTRAL_TOL, 
         give_up = ~done & (flat | (it == max_iter))
         exact.append(active[give_up])
         keep = ~done & ~give_up
-        V[active[keep]] = torch.linalg.qr(Y[keep]).Q
+        V[active[keep]] = _orthonormal(Y[keep])
         active = active[keep]
     exact = torch.cat(exact) if exact else active
     if exact.numel():
