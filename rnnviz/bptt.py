@@ -180,7 +180,7 @@ def spectral_bracket(Q: torch.Tensor, V: torch.Tensor, fro: torch.Tensor | None 
     fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
     W = torch.bmm(Q, V)  # (n, H, k)
     B = W.transpose(1, 2) @ W  # (n, k, k) = V^T A V
-    theta_all = B[:, :, 0] if B.shape[1] == 1 else torch.linalg.eigvalsh(B)  # (n, k) ascending: Ritz values
+    theta_all = _ritz_values(B)  # (n, k) ascending
     theta = theta_all[:, -1].clamp(min=0)  # (n,)
     Y = torch.bmm(Q.transpose(1, 2), W)  # (n, H, k) = A V
     R = Y - V @ B  # (n, H, k): the part of A V outside span(V) (= C in the basis above)
@@ -190,6 +190,19 @@ def spectral_bracket(Q: torch.Tensor, V: torch.Tensor, fro: torch.Tensor | None 
     top = half + torch.sqrt(((theta - d) / 2) ** 2 + r ** 2)  # (n,) >= sigma_1^2
     hi = torch.minimum(top.sqrt(), fro)  # the Frobenius norm is an upper bound too
     return theta.sqrt(), hi, Y, d > theta
+
+
+def _ritz_values(B: torch.Tensor) -> torch.Tensor:
+    """Eigenvalues (ascending) of a batch of small symmetric matrices (n, k, k); k <= 2 in
+    closed form (a batched LAPACK call per 2 x 2 costs more than the products around it)."""
+    k = B.shape[1]
+    if k == 1:
+        return B[:, :, 0]  # (n, 1)
+    if k == 2:
+        p, q, b = B[:, 0, 0], B[:, 1, 1], B[:, 0, 1]  # (n,)
+        mid, rad = (p + q) / 2, torch.hypot((p - q) / 2, b)
+        return torch.stack([mid - rad, mid + rad], 1)  # (n, 2)
+    return torch.linalg.eigvalsh(B)
 
 
 def _orthonormal(V: torch.Tensor) -> torch.Tensor:
