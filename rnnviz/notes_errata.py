@@ -70,6 +70,19 @@ def note002_recursion(model: RNNModel, tr: Trace) -> dict:
 
 # ---- note 002: "eigenvalues > 1 explode" ---------------------------------------------------
 
+def step_radii(J: torch.Tensor) -> torch.Tensor:
+    """Spectral radius of each step Jacobian J[1:] (J[0] starts no product), (T-1,); a single 0
+    for a one-step sentence. The "distance" section's rho_j is their mean. Non-finite J give NaN."""
+    J = J.detach().double()[1:]  # (T-1, H, H)
+    if J.shape[0] == 0:
+        return torch.zeros(1, dtype=torch.float64)
+    ok = torch.isfinite(J).all(dim=(1, 2))  # eigvals raises on inf / NaN
+    out = torch.full((J.shape[0],), float("nan"), dtype=torch.float64)
+    if bool(ok.any()):
+        out[ok] = torch.linalg.eigvals(J[ok]).abs().amax(-1)
+    return out
+
+
 def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION) -> dict:
     """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
     Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
@@ -86,7 +99,7 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
         W = model.W_h.detach().double()  # (H, H)
         rho_W = float(torch.linalg.eigvals(W).abs().max())
         J = step_jacobians(model, tr).double()  # (T, H, H)
-        rho_J = torch.linalg.eigvals(J[1:]).abs().amax(-1) if tr.T > 1 else torch.zeros(1)  # (T-1,)
+        rho_J = step_radii(J)  # (T-1,)
         N = jacobian_norms(model, tr, 2)  # (T, T)
         T = tr.T
         by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]

@@ -195,3 +195,14 @@ def test_float32_floor_is_relative():
     assert f["subnormal"] == pytest.approx(1.401298464324817e-45) and f["tiny"] == pytest.approx(1.1754943508222875e-38)
     text = sections("bptt")["notes-floor"].format(**f)  # the section's placeholders are these keys
     assert "1e-30" in text
+
+
+def test_step_radii_against_numpy_and_non_finite():
+    import numpy as np
+    J = torch.randn(5, 3, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    want = [max(abs(np.linalg.eigvals(J[t].numpy()))) for t in range(1, 5)]
+    np.testing.assert_allclose(step_radii(J).numpy(), want, rtol=1e-12)
+    J[2, 0, 0] = float("inf")
+    r = step_radii(J)
+    assert torch.isnan(r[1]) and bool(torch.isfinite(r[[0, 2, 3]]).all())
+    assert step_radii(J[:1]).tolist() == [0.0]
