@@ -2,6 +2,7 @@
 nonlinearity; notes_errata against autograd and the notes' own code."""
 import re
 
+import numpy as np
 import pytest
 import torch
 
@@ -25,6 +26,7 @@ from rnnviz.notes_errata import (
     note002_recursion,
     note003_first_layer,
     note003_gradient_check,
+    step_radii,
 )
 from rnnviz.prose import sections
 from rnnviz.text import prepare
@@ -198,7 +200,7 @@ def test_float32_floor_is_relative():
 
 
 def test_step_radii_against_numpy_and_non_finite():
-    import numpy as np
+
     J = torch.randn(5, 3, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     want = [max(abs(np.linalg.eigvals(J[t].numpy()))) for t in range(1, 5)]
     np.testing.assert_allclose(step_radii(J).numpy(), want, rtol=1e-12)
