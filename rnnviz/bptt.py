@@ -14,6 +14,8 @@ from .errors import InputError
 from .model import RNNModel, activation_slope
 from .trace import Trace
 
+SPECTRAL_TOL = 1e-6  # relative accuracy of every spectral norm (certified, see spectral_norms)
+
 
 def output_error(tr: Trace) -> torch.Tensor:
     """dL_t/dz_t through the output only: (p_t - y_t), scaled for a mean, 0 where ignored. (T, K)"""
@@ -48,7 +50,9 @@ def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
 def jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torch.Tensor:
     """N[s, t] = ||dh_s/dh_t|| for t <= s (diagonal ||I||, above it NaN), float64, (T, T).
 
-    ord: "fro" (exact) or 2 (spectral). progress(done, total) is called after each step.
+    ord: "fro" (exact) or 2 (spectral, each within a certified relative SPECTRAL_TOL of
+    the exact value; inf / NaN Jacobians give inf / NaN). progress(done, total) is called
+    after each step.
     """
     if ord not in ("fro", 2):
         raise ValueError("ord must be 'fro' or 2")
@@ -58,7 +62,27 @@ def jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torc
     return product_norms(step_jacobians(model, tr), ord, progress)
 
 
-def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = 1e-6) -> torch.Tensor:
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torch.Tensor:
+    """The backward (right-to-left) direction of a bidirectional model: N[s, t] =
+    ||dh<-_s/dh<-_t|| for t >= s (the backward state at s has read t first), NaN below the
+    diagonal, (T, T). Its steps are J<-[t] = dh<-_t/dh<-_{t+1} = diag(phi'(a<-_t)) W_h_rev,
+    multiplied in its own reading order by the same engine as jacobian_norms."""
+    if not model.cfg.bidirectional:
+        raise ValueError("only a bidirectional model has a backward direction")
+    if ord not in ("fro", 2):
+        raise ValueError("ord must be 'fro' or 2")
+    if tr.T > limits.MAX_JACOBIAN_T:
+        raise InputError(f"The all-pairs Jacobian norms take up to {limits.MAX_JACOBIAN_T} "
+                         f"steps; this sentence has {tr.T}.")
+    H = model.cfg.hidden_size
+    with torch.no_grad():
+        slope = activation_slope(tr.a[:, H:], model.cfg.nonlinearity)  # (T, H) backward half
+        J = slope[:, :, None] * model.W_h_rev[None]  # (T, H, H): J<-[t] = dh<-_t/dh<-_{t+1}
+    N = product_norms(torch.flip(J, (0,)), ord, progress)  # in reading order T-1 .. 0
+    return torch.flip(N, (0, 1))  # back to sentence positions
+
+
+def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = SPECTRAL_TOL) -> torch.Tensor:
     """All-pairs norms of the products P_{s,t} = J[s] J[s-1] ... J[t+1] (P_{t,t} = I). (T, T)
 
     Why it is fast: the transposed products of every start t sit stacked in one
@@ -67,8 +91,9 @@ def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = 1e-6) 
     Memory is two (T*H, H) buffers: O(T H^2), worked through in pieces of _CACHE_BYTES.
     A block whose Frobenius norm leaves [1e-100, 1e100]
     is rescaled and its log-scale kept, so float64 reports inf / 0 only when the true
-    norm is beyond float64. Spectral norms use batched block power iteration on P^T P,
-    warm started from the previous step's vectors (which change little as s grows).
+    norm is beyond float64. Spectral norms (ord=2) are certified: each is within a relative
+    `tol` of the true ||P||_2 (see spectral_norms), never a silent wrong value; a product
+    with inf / NaN entries gives inf / NaN, as the Frobenius path does.
     """
     J = J.detach().to(torch.float64)  # (T, H, H)
     T, H = J.shape[0], J.shape[1]
@@ -80,22 +105,25 @@ def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = 1e-6) 
     cur[:H] = eye  # block t holds P_{s,t}^T, (H, H)
     log_scale = torch.zeros(T, dtype=torch.float64)  # P_{s,t} = exp(log_scale[t]) * block t
     scaled = False  # has any block been rescaled? (if not, skip the log / exp)
-    k = min(H, _RITZ_VECTORS)
+    k = min(H, _RITZ_VECTORS if H < 128 else 2 * _RITZ_VECTORS)  # wider H: more mass to capture
     gen = torch.Generator().manual_seed(0)
     vecs = torch.linalg.qr(torch.randn(T, H, k, dtype=torch.float64, generator=gen)).Q  # (T, H, k)
     chunk = max(1, _CACHE_BYTES // (H * H * 8))  # blocks per piece
     if progress is not None:
         progress(1, T)
     for s in range(1, T):
+        if ord == 2:
+            # the top left singular vectors of P_{s,t} move with J[s]: u_new ~ J[s] u (warm start)
+            vecs[:s] = torch.nan_to_num(torch.matmul(J[s], vecs[:s]), nan=0.0, posinf=0.0, neginf=0.0)
         for a in range(0, s, chunk):
             b = min(s, a + chunk)
             piece = nxt[a * H:b * H]  # (n*H, H): the product, then its norms
             torch.mm(cur[a * H:b * H], Jt[s], out=piece)
             blocks = piece.view(b - a, H, H)  # (n, H, H)
-            size = torch.linalg.vector_norm(blocks, dim=(1, 2))  # (n,)
+            size = _finite_fro(blocks, torch.linalg.vector_norm(blocks, dim=(1, 2)))  # (n,)
             scaled |= _rescale(blocks, size, log_scale[a:b])
             if ord == 2:
-                size, vecs[a:b] = spectral_norms(blocks, vecs[a:b], tol)
+                size, vecs[a:b] = spectral_norms(blocks, vecs[a:b], tol, fro=size)
             out[s, a:b] = torch.exp(torch.log(size) + log_scale[a:b]) if scaled else size
         nxt[s * H:(s + 1) * H] = eye
         cur, nxt = nxt, cur
@@ -105,7 +133,21 @@ def product_norms(J: torch.Tensor, ord="fro", progress=None, tol: float = 1e-6) 
 
 
 _CACHE_BYTES = 1 << 24  # bytes per piece: large GEMMs, few Python round trips (measured)
-_RITZ_VECTORS = 8  # block size of the power iteration for spectral norms
+_RITZ_VECTORS = 4  # block size of the power iteration (measured fastest at H = 64; 8 from H = 128)
+
+
+def _finite_fro(blocks, size):
+    """Frobenius norms, recomputed with scaling where the sum of squares overflowed although
+    every entry is finite (entries above ~1e154): the norm is then finite, not inf. (n,)"""
+    over = torch.isinf(size)
+    if not bool(over.any()):
+        return size
+    idx = over.nonzero().squeeze(1)
+    top = blocks[idx].abs().amax(dim=(1, 2))  # (m,) inf where an entry is inf
+    ok = torch.isfinite(top)
+    idx, top = idx[ok], top[ok]
+    size[idx] = top * torch.linalg.vector_norm(blocks[idx] / top[:, None, None], dim=(1, 2))
+    return size
 
 
 def _rescale(blocks, size, log_scale, lo: float = 1e-100, hi: float = 1e100) -> bool:
@@ -121,39 +163,97 @@ def _rescale(blocks, size, log_scale, lo: float = 1e-100, hi: float = 1e100) -> 
     return bool(idx.numel())
 
 
-def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = 1e-6, max_iter: int = 6):
-    """||Q_i||_2 for a batch (n, H, H) to `tol` relative, without an SVD per matrix.
+def spectral_bracket(Q: torch.Tensor, V: torch.Tensor, fro: torch.Tensor | None = None):
+    """Certified bounds lo <= ||Q_i||_2 <= hi for a batch (n, H, H), from k orthonormal
+    vectors per matrix (V (n, H, k)), with no SVD. Also returns A V (n, H, k), A = Q^T Q,
+    and "flat" (n,): the mass outside span(V) exceeds the top Ritz value, so k vectors
+    cannot close the bracket soon (a short product with a flat spectrum).
 
-    Block power iteration on A = Q^T Q with k vectors per matrix (V (n, H, k), orthonormal
-    columns, warm starts) and a Rayleigh-Ritz step: the top Ritz value theta of V^T A V
-    never exceeds sigma_1^2, and its residual r = ||A x - theta x|| puts an eigenvalue
-    within r of theta, so stopping at r <= tol * theta leaves sigma_1 within tol / 2.
-    Warm-started long products settle in one or two rounds; the few that do not settle
-    in max_iter (the short, fresh products of each step: O(T) in all, not O(T^2)) get
-    an exact torch.linalg.matrix_norm.
-    Returns (norms (n,), new V (n, H, k)).
+    Why it is certified (A is positive semidefinite, trace A = ||Q||_F^2): in the basis
+    [V, V_perp], A = [[B, C], [C^T, D]]. The top Ritz value theta = lambda_max(B) is a lower
+    bound for sigma_1^2. For the upper bound, x^T A x <= theta |x1|^2 + d |x2|^2 + 2 r |x1||x2|
+    with d = trace D = ||Q||_F^2 - trace B >= lambda_max(D) and r = ||C|| <= ||A V - V B||_F,
+    so sigma_1^2 <= lambda_max([[theta, r], [r, d]]). It is tight when V holds the dominant
+    directions (small residual r, small leftover mass d), and never wrong when it does not
+    (a dead ReLU unit that revives makes d large: the bracket is then wide, not false).
+    """
+    fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
+    W = torch.bmm(Q, V)  # (n, H, k)
+    B = W.transpose(1, 2) @ W  # (n, k, k) = V^T A V
+    theta_all = _ritz_values(B)  # (n, k) ascending
+    theta = theta_all[:, -1].clamp(min=0)  # (n,)
+    Y = torch.bmm(Q.transpose(1, 2), W)  # (n, H, k) = A V
+    R = Y - V @ B  # (n, H, k): the part of A V outside span(V) (= C in the basis above)
+    r = torch.linalg.vector_norm(R, dim=(1, 2))  # (n,)
+    d = (fro ** 2 - theta_all.clamp(min=0).sum(1)).clamp(min=0)  # (n,) leftover mass
+    half = (theta + d) / 2
+    top = half + torch.sqrt(((theta - d) / 2) ** 2 + r ** 2)  # (n,) >= sigma_1^2
+    hi = torch.minimum(top.sqrt(), fro)  # the Frobenius norm is an upper bound too
+    return theta.sqrt(), hi, Y, d > theta
+
+
+def _ritz_values(B: torch.Tensor) -> torch.Tensor:
+    """Eigenvalues (ascending) of a batch of small symmetric matrices (n, k, k); k <= 2 in
+    closed form (a batched LAPACK call per 2 x 2 costs more than the products around it)."""
+    k = B.shape[1]
+    if k == 1:
+        return B[:, :, 0]  # (n, 1)
+    if k == 2:
+        p, q, b = B[:, 0, 0], B[:, 1, 1], B[:, 0, 1]  # (n,)
+        mid, rad = (p + q) / 2, torch.hypot((p - q) / 2, b)
+        return torch.stack([mid - rad, mid + rad], 1)  # (n, 2)
+    return torch.linalg.eigvalsh(B)
+
+
+def _orthonormal(V: torch.Tensor) -> torch.Tensor:
+    """Orthonormal columns spanning V (n, H, k): Householder QR (orthonormal even for a zero V);
+    for k = 1 a plain normalisation, with a fixed unit vector where V is 0 or not finite."""
+    if V.shape[2] > 1:
+        return torch.linalg.qr(V).Q
+    size = torch.linalg.vector_norm(V, dim=1, keepdim=True)  # (n, 1, 1)
+    good = (size > 0) & torch.isfinite(size)
+    fallback = torch.full_like(V, V.shape[1] ** -0.5)
+    return torch.where(good, V / torch.where(good, size, torch.ones_like(size)), fallback)
+
+
+def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = SPECTRAL_TOL, max_iter: int = 3,
+                   fro: torch.Tensor | None = None):
+    """||Q_i||_2 for a batch (n, H, H), each certified to a relative `tol`.
+
+    Block power iteration on A = Q^T Q with k warm-started vectors (V (n, H, k)) until the
+    certified bracket of spectral_bracket is narrower than tol; a matrix whose bracket is
+    still wide after max_iter rounds (short, fresh products; a ReLU product whose dominant
+    direction has just revived), or whose leftover mass shows that k vectors cannot close
+    it soon, gets the exact value: the top eigenvalue of Q^T Q in float64 (relative error
+    about H x 1e-16, far inside tol; cheaper than an SVD). Zero matrices give 0; matrices with inf / NaN give their
+    Frobenius norm (inf / NaN), as the Frobenius path does. Returns (norms (n,), new V).
     """
     n = Q.shape[0]
-    theta = torch.zeros(n, dtype=Q.dtype)
-    V = torch.linalg.qr(V).Q  # (n, H, k) orthonormal: then theta <= sigma_1^2 holds
-    active = torch.arange(n)
-    for _ in range(max_iter):
+    fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
+    norms = fro.clone()  # zero, inf and NaN blocks keep their Frobenius value
+    V = V.clone()
+    active = (torch.isfinite(fro) & (fro > 0)).nonzero().squeeze(1)
+    if active.numel():
+        V[active] = _orthonormal(V[active])  # orthonormal columns: the bounds need them
+    exact = []  # blocks for the exact fallback
+    for it in range(max_iter + 1):
         if active.numel() == 0:
             break
         Qa = Q if active.numel() == n else Q[active]  # (m, H, H)
-        Va = V[active]  # (m, H, k)
-        W = torch.bmm(Qa, Va)  # (m, H, k)
-        vals, vecs = torch.linalg.eigh(W.transpose(1, 2) @ W)  # (m, k), (m, k, k) ascending
-        th, c = vals[:, -1], vecs[:, :, -1:]  # (m,), (m, k, 1)
-        Y = torch.bmm(Qa.transpose(1, 2), W)  # (m, H, k) = A V
-        resid = torch.linalg.vector_norm((Y @ c - th[:, None, None] * (Va @ c))[..., 0], dim=1)
-        done = (resid <= tol * th) | (th <= 0) | ~torch.isfinite(th)
-        theta[active] = th.clamp(min=0)
-        V[active] = torch.where((th > 0)[:, None, None], torch.linalg.qr(Y).Q, Va)
-        active = active[~done]
-    if active.numel():
-        theta[active] = torch.linalg.matrix_norm(Q[active], ord=2) ** 2
-    return theta.sqrt(), V
+        lo, hi, Y, flat = spectral_bracket(Qa, V[active], fro[active])
+        done = hi <= lo * (1 + tol)
+        norms[active] = torch.sqrt(lo * hi)  # within tol of the truth where done
+        give_up = ~done & (flat | (it == max_iter))
+        exact.append(active[give_up])
+        keep = ~done & ~give_up
+        V[active[keep]] = _orthonormal(Y[keep])
+        active = active[keep]
+    exact = torch.cat(exact) if exact else active
+    if exact.numel():
+        Qe = Q[exact]  # (m, H, H), Frobenius norm in [1e-100, 1e100]: the Gram matrix fits float64
+        top = torch.linalg.eigvalsh(Qe.transpose(1, 2) @ Qe)[:, -1]  # (m,) sigma_1^2, to ~H eps
+        norms[exact] = top.clamp(min=0).sqrt()
+    return norms, V
 
 
 def product_chain(J: torch.Tensor, s: int, t: int) -> dict:

@@ -77,10 +77,8 @@ def precision_chain(w: float, n: int) -> dict:
     goes wrong: the first k below the smallest normal (~1.2e-38), equal to 0, or inf,
     and the first k below the ~1e-7 practical floor."""
     _check_n(n)
-    f32 = torch.cumprod(torch.full((n,), w, dtype=torch.float32), 0)
-    f64 = torch.cumprod(torch.full((n,), w, dtype=torch.float64), 0)
-    p32 = np.concatenate([[1.0], f32.double().numpy()])
-    p64 = np.concatenate([[1.0], f64.numpy()])
+    p32 = _stepwise(w, n, np.float32).astype(np.float64)  # (n+1,) float32 values, shown exactly
+    p64 = _stepwise(w, n, np.float64)  # (n+1,)
     a32 = np.abs(p32)
 
     def first(mask):
@@ -91,6 +89,21 @@ def precision_chain(w: float, n: int) -> dict:
             "subnormal": first((a32 < FLOAT32_SMALLEST_NORMAL) & (a32 > 0)),
             "zero": first(a32 == 0), "inf": first(np.isinf(a32)),
             "floor": first(np.abs(p64) < PRACTICAL_FLOOR)}
+
+
+def _stepwise(w: float, n: int, dtype) -> np.ndarray:
+    """[1, w, w*w, ...] with every product rounded to `dtype`, one multiplication per step.
+
+    Why a loop: torch.cumprod on CPU accumulates float32 in double and rounds only the
+    output, so its "float32" column reached 0 where real float32 arithmetic stays at the
+    smallest subnormal (0.9 x 1.4e-45 rounds back up to 1.4e-45)."""
+    out = np.empty(n + 1, dtype=dtype)
+    out[0] = 1
+    factor = dtype(w)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for k in range(n):
+            out[k + 1] = out[k] * factor  # a dtype x dtype product: rounded like the hardware does
+    return out
 
 
 def nan_examples(w_big: float, n: int) -> list[dict]:

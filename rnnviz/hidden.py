@@ -37,10 +37,10 @@ def step_terms(model: RNNModel, tr: Trace, t: int) -> dict:
     H = cfg.hidden_size
     x = tr.x[t]                                            # (d,)
     if cfg.cell == "jordan":
-        state = tr.p[t - 1] if t > 0 else torch.zeros(cfg.K)  # (K,) y_{t-1}, y_0 = 0
+        state = tr.p[t - 1] if t > 0 else tr.p.new_zeros(cfg.K)  # (K,) y_{t-1}, y_0 = 0
         W_rec = model.W_y.detach()                          # (H, K)
     else:
-        state = tr.h[t - 1, :H] if t > 0 else torch.zeros(H)  # (H,) h_{t-1}, h_0 = 0
+        state = tr.h[t - 1, :H] if t > 0 else tr.h.new_zeros(H)  # (H,) h_{t-1}, h_0 = 0
         W_rec = model.W_h.detach()                          # (H, H)
     wx = model.W_x.detach() @ x                             # (H,)
     wh = W_rec @ state                                      # (H,)

@@ -6,9 +6,10 @@ with a message for the learner, never anything else.
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from dataclasses import dataclass, field
+
+import regex
 
 from . import limits
 from .errors import InputError
@@ -16,32 +17,74 @@ from .errors import InputError
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
 SPECIALS = (PAD, UNK, BOS, EOS)
 
-# CJK ideographs, kana and hangul are one token per character (no spaces to split on).
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD_RE = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]")
+# CJK ideographs (every extension, B+ included), kana (half-width too) and hangul are one
+# token per character: there are no spaces to split on.
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u3040-\u30ff\uff65-\uff9f]")
+_GRAPHEME = regex.compile(r"\X")  # an extended grapheme cluster (Unicode UAX #29)
+_DROPPED = ("Cc", "Cf", "Cs", "Co", "Cn")  # control, format, surrogate, private, unassigned
+_JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ: kept inside a cluster, dropped when left dangling
+
+
+def graphemes(text: str) -> list[str]:
+    """User-perceived characters: a base character with its combining marks, variation
+    selectors, skin tones and ZWJ emoji sequences (one cluster, as the reader sees it)."""
+    return _GRAPHEME.findall(text)
 
 
 def clean_text(text: str) -> str:
-    """Drop control and zero-width characters (they are invisible and confuse tokens)."""
+    """NFC, then drop control and zero-width characters (they are invisible and confuse
+    tokens), keeping what belongs to a cluster: a ZWJ inside an emoji sequence, a variation
+    selector, a combining mark. Newlines and tabs become spaces."""
     kept = []
-    for ch in text:
-        cat = unicodedata.category(ch)
-        if ch in "\n\t" or ch == " ":
+    for cluster in graphemes(unicodedata.normalize("NFC", text)):
+        if cluster in ("\n", "\t", " ", "\r\n"):
             kept.append(" ")
-        elif cat in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        elif len(cluster) == 1 and unicodedata.category(cluster) in _DROPPED:
             continue
         else:
-            kept.append(ch)
+            kept.append(cluster.rstrip(_JOINERS) if len(cluster) > 1 else cluster)
     return "".join(kept)
 
 
+def _kind(cluster: str) -> str:
+    """'space', 'cjk', 'word' (letters, digits, marks, connector _) or 'symbol', by base char."""
+    base = cluster[0]
+    if base.isspace():
+        return "space"
+    if _CJK.match(base):
+        return "cjk"
+    if unicodedata.category(base)[0] in "LNM" or unicodedata.category(base) == "Pc":
+        return "word"
+    return "symbol"
+
+
+def _word_tokens(text: str) -> list[str]:
+    """Runs of word clusters are one token; each CJK character and each symbol (punctuation,
+    emoji with its modifiers) is one token; spaces separate."""
+    out, run = [], []
+    for cluster in graphemes(text):
+        kind = _kind(cluster)
+        if kind == "word":
+            run.append(cluster)
+            continue
+        if run:
+            out.append("".join(run))
+            run = []
+        if kind != "space":
+            out.append(cluster)
+    if run:
+        out.append("".join(run))
+    return out
+
+
 def tokenize(text: str, level: str = "word") -> list[str]:
-    """Split text into tokens: "word" (words and punctuation, CJK per character) or "char"."""
+    """Split text into tokens: "word" (words and punctuation, CJK per character) or "char"
+    (one token per grapheme cluster, runs of spaces as one space)."""
     text = clean_text(text)
     if level == "word":
-        return _WORD_RE.findall(text)
+        return _word_tokens(text)
     if level == "char":
-        return [ch for ch in " ".join(text.split())]
+        return graphemes(" ".join(text.split()))
     raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
 
 

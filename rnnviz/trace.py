@@ -24,7 +24,9 @@ class Trace:
     loss_t: torch.Tensor    # (T,)   per-step cross-entropy, 0 where the target is IGNORE
     loss: torch.Tensor      # ()     sum or mean over valid steps
     reduction: str
-    grad_z: torch.Tensor    # (T, K) dL/dz_t (= p - y for a sum, divided by the count for a mean)
+    grad_z: torch.Tensor    # (T, K) dL/dz_t, total. Elman: p - y (sum; / count for a mean).
+                            # Jordan: p - y PLUS the feedback path z_t -> y_t -> a_{t+1}
+                            # (bptt.output_error is the p - y part alone)
     grad_h: torch.Tensor    # (T, H_out) dL/dh_t, total
     delta: torch.Tensor     # (T, H_out) dL/da_t
     grad_x: torch.Tensor    # (T, d) dL/dx_t

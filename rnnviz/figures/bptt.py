@@ -37,13 +37,22 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None) -> go.Figure:
     return fig
 
 
-def jacobian_parts(slope, W_h, J, t: int) -> go.Figure:
-    """J_t = diag(1 - h_t^2) W_h: the diagonal factor, W_h, and their product side by side."""
+# nonlinearity -> (name, its derivative as the Jacobian's diagonal; {t} is the 1-based step)
+_SLOPE_NAMES = {"tanh": ("tanh", "1 - h_{t}^2"), "relu": ("ReLU", "1[a_{t} > 0]"),
+                "linear": ("identity", "1")}
+
+
+def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh") -> go.Figure:
+    """J_t = diag(phi'(a_t)) W_h: the diagonal factor, W_h, and their product side by side.
+    The titles name the model's own derivative (1 - h_t^2, 1[a_t > 0] or 1)."""
     H = len(slope)
     units = [f"u{j + 1}" for j in range(H)]
+    act, deriv = _SLOPE_NAMES[nonlinearity]
+    deriv = deriv.format(t=t + 1)
+    diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
     fig = make_subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.11,
-                        subplot_titles=(f"1 - h_{t + 1}^2 (tanh slope)", "W_h (the same at every step)",
-                                        f"J_{t + 1} = diag(1 - h_{t + 1}^2) W_h (own scale)"))
+                        subplot_titles=(f"{deriv} ({act} slope)", "W_h (the same at every step)",
+                                        f"J_{t + 1} = {diag}W_h (own scale)"))
     fig.add_bar(x=np.asarray(slope, float), y=units, orientation="h", row=1, col=1, showlegend=False,
                 hovertemplate="unit %{y}: slope %{x:.4g}<extra></extra>", marker_color="#888")
     # Each matrix gets its own symmetric scale: the slopes can shrink J far below W_h, and
@@ -65,7 +74,7 @@ def jacobian_parts(slope, W_h, J, t: int) -> go.Figure:
     fig.update_xaxes(title_text="from unit of h_t-1", row=1, col=3)
     fig.update_yaxes(title_text="to unit of h_t", row=1, col=1)
     fig.update_yaxes(showticklabels=False, row=1, col=3)  # same rows as W_h; room for W_h's colour bar
-    fig.update_layout(title={"text": f"The step Jacobian at step {t + 1}: tanh factor and W_h apart"},
+    fig.update_layout(title={"text": f"The step Jacobian at step {t + 1}: {act} factor and W_h apart"},
                       margin={"l": 10, "r": 10, "t": 80, "b": 10}, height=420)
     return fig
 

@@ -50,8 +50,9 @@ def time_heatmap(values, tokens, step: int | None = None, name: str = "h",
     return fig
 
 
-def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}") -> go.Figure:
-    """The three terms of a_t per unit, stacked, with a_t and h_t as markers."""
+def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str = "tanh") -> go.Figure:
+    """The three terms of a_t per unit, stacked, with a_t and h_t as markers; `activation`
+    names the model's phi in the legend ("tanh", "ReLU", "identity")."""
     H = len(terms["a"])
     units = [f"u{j + 1}" for j in range(H)]
     fig = go.Figure()
@@ -62,7 +63,7 @@ def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}") -> go.Figure:
     fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name="a_t (sum)",
                     marker={"symbol": "line-ew-open", "size": 18, "color": "black",
                             "line": {"width": 3}})
-    fig.add_scatter(x=units, y=_finite(terms["h"]), mode="markers", name="h_t = tanh(a_t)",
+    fig.add_scatter(x=units, y=_finite(terms["h"]), mode="markers", name="h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)",
                     marker={"symbol": "diamond", "size": 10, "color": _COLORS[4]})
     fig.update_layout(barmode="relative", title={"text": "The three terms of a_t, per hidden unit"},
                       xaxis_title="hidden unit", yaxis_title="value", legend={"orientation": "h", "y": -0.25},
