@@ -21,8 +21,9 @@ from . import limits
 from .bptt import output_error
 from .data import pad_batch
 from .errors import InputError
+from .exercises import Verdict
 from .generation import MAX_NEW_TOKENS, GenStep, Sampling, generate, sampling_distribution  # noqa: F401
-from .figures.common import fmt
+from .formatting import num as fmt
 from .model import IGNORE, RNNModel, sequence_loss
 from .text import BOS, EOS, SPECIALS, Vocab
 from .trace import Trace
@@ -421,10 +422,7 @@ def parse_numbers(text: str) -> list[float]:
     return values
 
 
-@dataclass(frozen=True)
-class Feedback:
-    correct: bool | None  # None: not answered
-    message: str
+Feedback = Verdict  # one verdict type for every exercise (rnnviz.exercises); .correct = .ok
 
 
 def _close(a, b, tol) -> bool:

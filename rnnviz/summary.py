@@ -1,15 +1,14 @@
 """Small tables about a model and a sentence, for the overview and the pages."""
 from __future__ import annotations
 
-from .figures.common import fmt
+from .formatting import vector
 from .model import RNNModel
 from .text import UNK, Vocab
 
 
 def short_vector(values, shown: int = 6) -> str:
-    """'[0.12, -0.45, 0.88]' (4 significant digits, as on every page), cut to the first `shown` entries with '… (n in all)'."""
-    head = ", ".join(fmt(v) for v in values[:shown])
-    return f"[{head}]" if len(values) <= shown else f"[{head}, … ({len(values)} in all)]"
+    """'[0.12, -0.45, 0.88]' cut to the first `shown` entries (rnnviz.formatting.vector)."""
+    return vector(list(values), shown=shown)
 
 
 def kept_words(vocab: Vocab, typed) -> list[str]:

@@ -31,6 +31,7 @@ from .errors import InputError
 from .model import IGNORE, RNNConfig, RNNModel
 from .text import UNK, Vocab, prepare
 from .train import TrainConfig, train
+from .exercises import Verdict
 
 KINDS = ("fnn", "elman", "jordan", "bi")
 LABELS = {"fnn": "FNN (word alone)", "elman": "Elman RNN", "jordan": "Jordan RNN",
@@ -409,8 +410,15 @@ def _mistakes(ex: JordanExercise) -> dict[str, np.ndarray]:
     }
 
 
-def check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
-    """(correct?, what is wrong) for the learner's a = [a_1, a_2]."""
+def check_jordan(ex: JordanExercise, answer) -> Verdict:
+    """(correct?, what is wrong) for the learner's a = [a_1, a_2], as a Verdict (unpacks as
+    the old (ok, message) tuple); its solution is the right a."""
+    ok, message = _check_jordan(ex, answer)
+    a = ex.answer()
+    return Verdict(ok, message, solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
+
+
+def _check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
     try:
         got = np.asarray([float(v) for v in answer])
     except (TypeError, ValueError):
