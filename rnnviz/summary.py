@@ -41,3 +41,12 @@ def model_sizes(model: RNNModel) -> dict:
     cfg = model.cfg
     return {"V": cfg.vocab_size, "d": cfg.embed_dim, "H": cfg.hidden_size, "K": cfg.K,
             "params": sum(model.param_counts().values())}
+
+
+def hidden_peak(h) -> dict:
+    """Where |h_t| is largest: {"value": max |h|, "t": its step (0-based), "unit": its unit
+    (0-based)}. h: (T, H) array. The overview names it in its prose."""
+    import numpy as np
+    a = np.abs(np.asarray(h, dtype=float))  # (T, H)
+    t, u = divmod(int(a.argmax()), a.shape[1])
+    return {"value": float(a.max()), "t": t, "unit": u}

@@ -62,7 +62,7 @@ def text_for(lang: str, key: str, **values) -> str:
     raw = catalogue(lang).get(key)
     if raw is None:
         raw = catalogue(DEFAULT_LANG)[key]  # a key missing in English is a bug: KeyError
-    return raw.format(**values) if values else raw
+    return raw.format(**values)  # every string is a format string: a literal brace is {{ }}
 
 
 def t(key: str, **values) -> str:

@@ -2,7 +2,7 @@
 
 Streamlit treats an app with a pages/ folder as an old-style multipage app until the first
 st.navigation call, so the very first request for /hidden would run pages/hidden.py alone (no
-sidebar, no navigation) unless rnnviz.streamlit_ui repairs it. Needs its own fresh server.
+sidebar, no navigation) unless ui.links.page_runs_alone repairs it. Needs its own fresh server.
 """
 from tests.browser.conftest import (CHROME_ARGS, CHROMIUM, exceptions_on, require_browser,
                                     running_app, screenshot, wait_ready)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rnnviz.streamlit_ui import existing_pages
+from ui.navigation import existing_pages
 from tests.browser.conftest import exceptions_on, screenshot, wait_ready
 
 PAGES = existing_pages()

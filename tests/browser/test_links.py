@@ -4,7 +4,7 @@ falls back to the defaults with a message."""
 from __future__ import annotations
 
 
-from rnnviz.streamlit_ui import existing_pages
+from ui.navigation import existing_pages
 from tests.browser.conftest import ROOT, exceptions_on, screenshot, wait_ready
 
 URLS = [p[2] for p in existing_pages()]

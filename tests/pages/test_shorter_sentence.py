@@ -5,7 +5,7 @@ sentence. Streamlit raises if a kept value is above a slider's new maximum; the 
 """
 import pytest
 
-from rnnviz.streamlit_ui import existing_pages
+from ui.navigation import existing_pages
 from tests.apptest_helpers import no_exception
 
 PAGES = [p[0] for p in existing_pages()]
