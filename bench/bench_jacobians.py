@@ -73,7 +73,7 @@ def per_pair_seconds(W, b, u, hs, d: int, pairs: int = 2) -> float:
 
     def go():
         for t in starts:
-            Jst = torch.autograd.functional.jacobian(lambda h: run_from(W, b, u[t + 1:t + 1 + d], h), hs[t])
+            Jst = torch.autograd.functional.jacobian(lambda h: run_from(W, b, u[t + 1:t + 1 + d], h), hs[t])  # noqa: B023
             torch.linalg.matrix_norm(Jst)
     return best_of(go, 2) / pairs
 
@@ -112,8 +112,8 @@ def main() -> None:
             W, b, u, hs, J = rnn(T, H)
             rates.append(gemm_rate())
             rate = max(rates)
-            t_fro = best_of(lambda: product_norms(J, "fro"), 2 if T * H > 20000 else 5)
-            t_two = best_of(lambda: product_norms(J, 2), 1)
+            t_fro = best_of(lambda: product_norms(J, "fro"), 2 if T * H > 20000 else 5)  # noqa: B023
+            t_two = best_of(lambda: product_norms(J, 2), 1)  # noqa: B023
             gf = H ** 3 * T * (T - 1) / t_fro / 1e9
             ds = [d for d in DISTANCES if d < T]
             pp = extrapolate({d: per_pair_seconds(W, b, u, hs, d) for d in ds}, T)

@@ -23,7 +23,8 @@ APP = str(ROOT / "app.py")
 
 # page file -> (what the widget change does, function applying it to the AppTest)
 CHANGES = {
-    "pages/home.py": ("type a new sentence", lambda at: at.sidebar.text_area(key="text").input("I like cats today")),
+    "pages/home.py": ("type a new sentence",
+                      lambda at: at.sidebar.text_area(key="text").input("I like cats today")),
     "pages/embedding.py": ("step slider t -> 2", lambda at: at.slider(key="emb_step").set_value(2)),
     "pages/hidden.py": ("step slider t -> 2", lambda at: at.slider(key="hid_step").set_value(2)),
     "pages/output.py": ("step slider t -> 3", lambda at: at.slider(key="out_step").set_value(3)),

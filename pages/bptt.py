@@ -6,12 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import chains, gradcheck, limits
-from ui import cache
-from ui import compat as ui
 from rnnviz.bptt import delta_steps, jacobian_factors, product_chain, shared_weight_terms, state_grad_sources
 from rnnviz.figures import bptt as figs
 from rnnviz.figures.common import fmt
 from rnnviz.prose import section
+from ui import cache
+from ui import compat as ui
 
 P = "bptt"
 

@@ -8,14 +8,14 @@ import streamlit as st
 import torch
 
 from rnnviz import embedding as emb
-from ui import cache
-from ui import compat as ui
 from rnnviz.data import lm_pair
 from rnnviz.errors import InputError
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import batch_figure, matrix_figure, pca_figure, row_change_figure
 from rnnviz.prose import section
 from rnnviz.text import PAD, Vocab, prepare
+from ui import cache
+from ui import compat as ui
 
 PAGE = "embedding"
 CHOICES = {"current": "Current model and sentence", **{k: p.label for k, p in emb.PRESETS.items()}}

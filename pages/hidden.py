@@ -6,11 +6,11 @@ import streamlit as st
 
 from rnnviz import hidden as hd
 from rnnviz import limits
-from ui import cache
-from ui import compat as ui
 from rnnviz.errors import InputError
 from rnnviz.figures import hidden as fh
 from rnnviz.prose import section
+from ui import cache
+from ui import compat as ui
 
 P = "hidden"
 st.title("2 · Hidden states h_t")

@@ -4,14 +4,14 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import output as out
-from ui import cache
-from ui import compat as ui
 from rnnviz.catalog import NOTES_VOCAB
 from rnnviz.data import lm_pair
 from rnnviz.figures import output as figs
 from rnnviz.figures.common import fmt, step_labels
 from rnnviz.prose import section
 from rnnviz.text import EOS, PAD, prepare
+from ui import cache
+from ui import compat as ui
 
 esc = ui.md_escape
 

@@ -3,8 +3,6 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import limits
-from ui import cache
-from ui import compat as ui
 from rnnviz import tagging as tg
 from rnnviz.data import TAGS
 from rnnviz.errors import InputError
@@ -12,6 +10,8 @@ from rnnviz.figures import slots as figs
 from rnnviz.figures.common import fmt
 from rnnviz.prose import section
 from rnnviz.text import prepare
+from ui import cache
+from ui import compat as ui
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
 RIGHT_A, RIGHT_B = "Tokyo is my destination", "Tokyo is my departure"

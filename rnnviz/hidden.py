@@ -13,10 +13,10 @@ import random
 import numpy as np
 import torch
 
+from .data import lm_pair
 from .errors import InputError
 from .exercises import Verdict
 from .formatting import vector
-from .data import lm_pair
 from .model import RNNConfig, RNNModel, activate
 from .text import Prepared, Vocab, prepare
 from .trace import Trace

@@ -22,8 +22,8 @@ from .bptt import output_error
 from .data import pad_batch
 from .errors import InputError
 from .exercises import Verdict
-from .generation import MAX_NEW_TOKENS, GenStep, Sampling, generate, sampling_distribution  # noqa: F401
 from .formatting import num as fmt
+from .generation import MAX_NEW_TOKENS, GenStep, Sampling, generate, sampling_distribution  # noqa: F401
 from .model import IGNORE, RNNModel, sequence_loss
 from .text import BOS, EOS, SPECIALS, Vocab
 from .trace import Trace
@@ -441,14 +441,16 @@ def check_loss(ex: Exercise, text: str) -> Feedback:
     if abs(a - L) <= tol:
         return Feedback(True, f"Right: L = -ln p({word}) = -ln {pt:.4f} = {L:.4f}.")
     slips = [
-        (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive (forgot the minus)."),
+        (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive "
+             "(forgot the minus)."),
         (L / math.log(10), "That is -log10: cross-entropy here uses the natural log ln."),
         (-L / math.log(10), "That is log10 without the minus: use -ln p."),
         (L / math.log(2), "That is -log2 (bits): cross-entropy here uses the natural log ln (nats)."),
         (pt, f"That is the probability p({word}) itself; the loss is -ln of it."),
     ]
     if ex.kind == "logits":
-        slips.append((-float(v.z[ex.target]), "You left out the normaliser: -ln p = -z_target + ln sum_j exp(z_j)."))
+        slips.append((-float(v.z[ex.target]),
+                      "You left out the normaliser: -ln p = -z_target + ln sum_j exp(z_j)."))
     for value, message in slips:
         if abs(a - value) <= tol:
             return Feedback(False, message)
@@ -467,7 +469,8 @@ def check_grad(ex: Exercise, text: str) -> Feedback:
     if len(g) != K:
         return Feedback(False, f"Give {K} numbers, one per word ({', '.join(ex.labels)}), in that order.")
     if _close(g, v.p_minus_y, tol):
-        return Feedback(True, f"Right: p - y lowers the target's entry by 1 ({word}) and leaves the rest as p.")
+        return Feedback(True, f"Right: p - y lowers the target's entry by 1 ({word}) "
+                             "and leaves the rest as p.")
     if _close(g, -v.p_minus_y, tol):
         return Feedback(False, "Every sign is flipped: that is y - p, the descent direction. "
                                "The gradient dL/dz is p - y.")

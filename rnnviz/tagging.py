@@ -28,10 +28,10 @@ from . import limits
 from .bundle import load_bundle, save_bundle
 from .data import TAGS, split_heldout, tag_tensors, travel_corpus
 from .errors import InputError
+from .exercises import Verdict
 from .model import IGNORE, RNNConfig, RNNModel
 from .text import UNK, Vocab, prepare
 from .train import TrainConfig, train
-from .exercises import Verdict
 
 KINDS = ("fnn", "elman", "jordan", "bi")
 LABELS = {"fnn": "FNN (word alone)", "elman": "Elman RNN", "jordan": "Jordan RNN",

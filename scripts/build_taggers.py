@@ -16,8 +16,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.tagging import (HIDDEN, KINDS, LABELS, TAGGERS_DIR, TRAIN_CFG, evaluate,  # noqa: E402
-                            save_tagger, tagging_data, train_tagger)
+from rnnviz.tagging import (  # noqa: E402
+    HIDDEN,
+    KINDS,
+    LABELS,
+    TAGGERS_DIR,
+    TRAIN_CFG,
+    evaluate,
+    save_tagger,
+    tagging_data,
+    train_tagger,
+)
 
 
 def build() -> dict:

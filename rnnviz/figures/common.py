@@ -1,7 +1,6 @@
 """Shared figure pieces: labelled heatmaps that survive NaN and inf, axis labels for steps."""
 from __future__ import annotations
 
-
 import numpy as np
 import plotly.graph_objects as go
 
@@ -38,7 +37,8 @@ def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
     fig = go.Figure(go.Heatmap(
         z=shown, x=list(x), y=list(y), customdata=text, colorscale=colorscale, zmid=zmid,
         colorbar={"title": {"text": colorbar}},
-        hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}<extra></extra>",
+        hovertemplate=(f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}"
+                       "<extra></extra>"),
     ))
     fig.update_layout(title={"text": title}, xaxis_title=x_title, yaxis_title=y_title,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})

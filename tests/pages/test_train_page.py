@@ -6,16 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from ui import session as ui
-from ui.navigation import APP_ROOT
 from rnnviz import trace
 from rnnviz.bundle import FORMAT, load_bundle, save_bundle
-from rnnviz.corpus import (build_model, build_vocab, corpus_perplexity, read_corpus,
-                           start_run, unknown_share)
+from rnnviz.corpus import build_model, build_vocab, corpus_perplexity, read_corpus, start_run, unknown_share
 from rnnviz.data import lm_pair
 from rnnviz.export import token_frame
 from rnnviz.train import TrainConfig
 from tests.apptest_helpers import figures, no_exception
+from ui import session as ui
+from ui.navigation import APP_ROOT
 
 PAGE = "pages/train.py"
 HOME = "pages/home.py"

@@ -11,8 +11,18 @@ import streamlit as st
 
 from rnnviz import limits
 from rnnviz.bundle import load_bundle, save_bundle
-from rnnviz.corpus import (MIN_VOCAB, build_vocab, check_language_model, clean_meta, progress_text,
-                           read_corpus, read_upload, sample_text, start_run, unknown_share)
+from rnnviz.corpus import (
+    MIN_VOCAB,
+    build_vocab,
+    check_language_model,
+    clean_meta,
+    progress_text,
+    read_corpus,
+    read_upload,
+    sample_text,
+    start_run,
+    unknown_share,
+)
 from rnnviz.data import everyday_corpus
 from rnnviz.errors import InputError
 from rnnviz.export import safe_filename, token_frame
@@ -93,7 +103,8 @@ def settings() -> dict:
     out["optimizer"] = c2.selectbox(t("train.optimizer"), ["adam", "sgd"], key="train_opt", **BIND)
     out["lr"] = c3.number_input(t("train.lr"), 0.0001, 10.0, 0.01, format="%.4f", key="train_lr", **BIND)
     out["clip"] = c3.number_input(t("train.clip"), 0.0, 100.0, 1.0, key="train_clip", **BIND)
-    out["steps"] = c3.number_input(t("train.steps"), 1, limits.MAX_TRAIN_STEPS, 300, key="train_steps", **BIND)
+    out["steps"] = c3.number_input(t("train.steps"), 1, limits.MAX_TRAIN_STEPS, 300, key="train_steps",
+                                   **BIND)
     out["batch"] = c1.number_input(t("train.batch"), 1, limits.MAX_BATCH, 32, key="train_batch", **BIND)
     out["seed"] = c2.number_input(t("train.seed"), 0, 2**31 - 1, 0, key="train_seed", **BIND)
     out["name"] = c3.text_input(t("train.name"), "my-model", max_chars=40, key="train_name")
