@@ -98,3 +98,30 @@ def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
         at.slider(key="bptt_step").set_value(t).run()
         no_exception(at)
     assert len(calls) == first, "a slider move recomputed J"
+
+
+def alone_script():
+    import streamlit as st
+    from streamlit.runtime.pages_manager import PagesManager
+
+    from ui import links
+
+    PagesManager.uses_pages_directory = bool(st.session_state.get("pretend_alone"))
+    st.session_state["text"] = st.session_state.get("text", "kept text")
+    st.session_state["alone"] = links.page_runs_alone()
+    st.session_state["flag_after"] = PagesManager.uses_pages_directory
+
+
+def test_page_runs_alone_switches_the_old_mode_off_once():
+    from streamlit.runtime.pages_manager import PagesManager
+    before = PagesManager.uses_pages_directory
+    try:
+        at = AppTest.from_function(alone_script, default_timeout=60).run()
+        assert at.session_state["alone"] is False  # app.py's navigation ran: nothing to do
+        at.session_state["pretend_alone"] = True
+        at.run()
+        no_exception(at)
+        assert at.session_state["alone"] is True and at.session_state["flag_after"] is False
+        assert at.session_state["text"] == "kept text"  # the sidebar's values survive
+    finally:
+        PagesManager.uses_pages_directory = before
