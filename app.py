@@ -4,10 +4,11 @@
 """
 import streamlit as st
 
-from rnnviz import streamlit_ui as ui
+from ui import navigation, sidebar
+from ui.i18n import t
 
-st.set_page_config(page_title="RNN Explorer", page_icon=":material/cycle:", layout="wide")
-nav = st.navigation(ui.available_pages())
-slots = ui.sidebar()
+st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
+nav = st.navigation(navigation.available_pages())
+slots = sidebar.sidebar()
 nav.run()
-ui.share_link(slots)  # last: the page's own widgets have put their values in the URL by now
+sidebar.share_link(slots)  # last: the page's own widgets have put their values in the URL by now

@@ -74,7 +74,7 @@ def per_pair_seconds(W, b, u, hs, d: int, pairs: int = 2) -> float:
 
     def go():
         for t in starts:
-            Jst = torch.autograd.functional.jacobian(lambda h: run_from(W, b, u[t + 1:t + 1 + d], h), hs[t])
+            Jst = torch.autograd.functional.jacobian(lambda h: run_from(W, b, u[t + 1:t + 1 + d], h), hs[t])  # noqa: B023
             torch.linalg.matrix_norm(Jst)
     return best_of(go, 2) / pairs
 
@@ -113,13 +113,14 @@ def main() -> None:
             W, b, u, hs, J = rnn(T, H)
             rates.append(gemm_rate())
             rate = max(rates)
-            t_fro = best_of(lambda: product_norms(J, "fro"), 2 if T * H > 20000 else 5)
-            t_two = best_of(lambda: product_norms(J, 2), 2 if T * H > 20000 else 5)
+            t_fro = best_of(lambda: product_norms(J, "fro"), 2 if T * H > 20000 else 5)  # noqa: B023
+            t_two = best_of(lambda: product_norms(J, 2), 2 if T * H > 20000 else 5)  # noqa: B023
             gf = H ** 3 * T * (T - 1) / t_fro / 1e9
             ds = [d for d in DISTANCES if d < T]
             pp = extrapolate({d: per_pair_seconds(W, b, u, hs, d) for d in ds}, T)
             fn = extrapolate({d: func_seconds(W, b, u, hs, d) for d in ds}, T)
-            print(f"{T:>4} {H:>4} {t_fro:>10.3f}s {t_two:>9.3f}s {t_two / t_fro:>5.1f}x {gf:>6.1f} {gf / rate:>7.0%} "
+            print(f"{T:>4} {H:>4} {t_fro:>10.3f}s {t_two:>9.3f}s {t_two / t_fro:>5.1f}x "
+                  f"{gf:>6.1f} {gf / rate:>7.0%} "
                   f"{pp:>18.1f}s {pp / t_fro:>7.0f}x {fn:>20.1f}s {fn / t_fro:>6.0f}x", flush=True)
     rates.append(gemm_rate())
     print(f"\nfloat64 GEMM rate over the run: best {max(rates):.1f}, worst {min(rates):.1f} GFLOP/s "

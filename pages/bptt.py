@@ -6,44 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import chains, gradcheck, limits
-from rnnviz import streamlit_ui as ui
-from rnnviz.bptt import (delta_steps, gradient_flow, jacobian_factors, jacobian_norms, loss_to_state_grads,
-                         product_chain, shared_weight_terms, state_grad_sources, step_jacobians)
+from rnnviz.bptt import delta_steps, jacobian_factors, product_chain, shared_weight_terms, state_grad_sources
 from rnnviz.figures import bptt as figs
 from rnnviz.figures.common import fmt
 from rnnviz.prose import section
+from ui import cache
+from ui import compat as ui
 
 P = "bptt"
-
-
-@st.cache_data(max_entries=64, show_spinner="Computing all-pair Jacobian norms…")
-def cached_norms(fingerprint: str, ids: tuple, targets: tuple, ord_, _model, _trace):
-    return jacobian_norms(_model, _trace, ord_), step_jacobians(_model, _trace)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_flow(fingerprint: str, ids: tuple, targets: tuple, _model, _trace):
-    return loss_to_state_grads(_model, _trace), gradient_flow(_model, _trace)
-
-
-@st.cache_data(max_entries=4, show_spinner="Finite differences for every weight…")
-def notes_check():
-    params, x, y = gradcheck.notes_setting()
-    return gradcheck.gradient_check(params, x[:, :4], y[:, :4]), gradcheck.input_weight_norms(params, x, y)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def model_check(fingerprint: str, ids: tuple, targets: tuple, _model):
-    return gradcheck.model_gradient_check(_model, list(ids), list(targets))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def clipping(scale: float, max_norm: float):
-    params, x, y = gradcheck.exploding_setting(scale)
-    g = gradcheck.autograd_grads(params, x, y)
-    demo = gradcheck.clip_demo(g, max_norm)
-    demo.pop("clipped")
-    return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
 
 
 def text(key, **kw):
@@ -83,7 +53,7 @@ if not elman:
 st.header("Where dL/dh_t comes from")
 t = step_slider("Step t", 1, T, min(2, T), "bptt_step",
                 help="Time is shown 1..T as in the notes (code counts from 0).") - 1
-G, F = cached_flow(model.fingerprint(), cur.input_ids, cur.target_ids, model, tr)
+G, F = cache.gradient_flow(model, tr)  # from the cached step Jacobians
 src = state_grad_sources(G, tr, t)
 direct_part = (section(P, "paths_direct", t=t + 1, direct=fmt(float(np.linalg.norm(src["parts"][0].numpy()))))
                if src["has_direct"] else section(P, "paths_no_direct", t=t + 1))
@@ -136,9 +106,10 @@ ord_label = c2.radio("Norm", ["spectral ||.||_2", "Frobenius ||.||_F"], key="bpt
 ord_ = 2 if ord_label.startswith("spectral") else "fro"
 m2 = model if scale == 1.0 else chains.scaled_model(model, scale)
 tr2 = tr if scale == 1.0 else ui.cached_trace(m2, cur.input_ids, cur.target_ids)
-N, J = cached_norms(m2.fingerprint(), cur.input_ids, cur.target_ids, ord_, m2, tr2)
+J = cache.step_jacobians(m2, tr2)  # (T, H, H), once per (model, sentence): sliders reuse it
+N = cache.jacobian_norms(m2, tr2, ord_)
 if elman:
-    jf = jacobian_factors(m2, tr2, t)
+    jf = jacobian_factors(m2, tr2, t, J)
     text("jacobian", t=t + 1, smin=fmt(float(jf["slope"].min())), smax=fmt(float(jf["slope"].max())),
          wnorm=fmt(jf["norm_W"]), jnorm=fmt(jf["norm_J"]), wmax=fmt(jf["max_W"]), jmax=fmt(jf["max_J"]))
     st.plotly_chart(figs.jacobian_parts(jf["slope"].numpy(), jf["W_h"].numpy(), jf["J"].numpy(), t),
@@ -171,7 +142,7 @@ if T > 1:
 
 # ---- vanishing / exploding ------------------------------------------------------------------
 st.header("Vanishing and exploding")
-N2 = N if ord_ == 2 else cached_norms(m2.fingerprint(), cur.input_ids, cur.target_ids, 2, m2, tr2)[0]
+N2 = N if ord_ == 2 else cache.jacobian_norms(m2, tr2, 2)
 dist = chains.norm_vs_distance(N2, J, m2.W_h if elman else None)
 text("distance", maxj=fmt(dist["max_J"]), rho=fmt(dist["rho"]) if dist["rho"] is not None else "n/a", scale=scale)
 st.plotly_chart(figs.distance_plot(dist, chains.PRACTICAL_FLOOR), width="stretch")
@@ -209,7 +180,7 @@ st.header("Gradient check")
 setting = st.radio("Setting", ["The notes' setting (B=4, T=4, d_x=8, d_h=16, 3 classes)",
                                "The current model and sentence"], key="bptt_gc", bind="query-params")
 if setting.startswith("The notes"):
-    rows, sweep = notes_check()
+    rows, sweep = cache.notes_check()
     text("gradcheck_notes", mark=gradcheck.PASS_MARK)
     table(rows)
     text("sweep", first=fmt(sweep[0]["||dL/dW_x||"]), last=fmt(sweep[-1]["||dL/dW_x||"]))
@@ -217,7 +188,7 @@ if setting.startswith("The notes"):
     st.plotly_chart(figs.t_sweep_plot(sweep), width="stretch")
 elif elman:
     text("gradcheck_model", mark=gradcheck.PASS_MARK)
-    table(model_check(model.fingerprint(), cur.input_ids, cur.target_ids, model))
+    table(cache.model_gradient_check(model, cur.input_ids, cur.target_ids))
 else:
     st.info(section(P, "not_elman"))
 
@@ -228,7 +199,7 @@ explode = c1.select_slider("Exploding setting: W_h scaled by", [1.0, 3.0, 6.0, 1
                            key="bptt_explode", bind="query-params")
 max_norm = c2.select_slider("max_norm", [0.1, 0.5, 1.0, 5.0, 10.0, 100.0], value=1.0, key="bptt_maxnorm",
                             bind="query-params")
-demo, steps = clipping(explode, max_norm)
+demo, steps = cache.clipping(explode, max_norm)
 text("clipping", before=fmt(demo["norm before"]), after=fmt(demo["norm after"]), cos=f"{demo['cosine']:.12f}",
      max_norm=max_norm)
 st.plotly_chart(figs.clip_bar(demo["norm before"], demo["norm after"], max_norm), width="stretch")

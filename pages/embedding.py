@@ -7,15 +7,15 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from rnnviz import RNNConfig, RNNModel
 from rnnviz import embedding as emb
-from rnnviz import streamlit_ui as ui
 from rnnviz.data import lm_pair
 from rnnviz.errors import InputError
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import batch_figure, matrix_figure, pca_figure, row_change_figure
 from rnnviz.prose import section
 from rnnviz.text import PAD, Vocab, prepare
+from ui import cache
+from ui import compat as ui
 
 PAGE = "embedding"
 CHOICES = {"current": "Current model and sentence", **{k: p.label for k, p in emb.PRESETS.items()}}
@@ -172,11 +172,6 @@ def batch_part(view: View):
 
 # ---- tab 2: gradient and update ------------------------------------------------------------
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _tied(fingerprint: str, ids: tuple, targets: tuple, _model) -> dict:
-    return emb.tied_gradients(_model, list(ids), list(targets))
-
-
 def gradient_rows(view: View, t: int):
     """(T, d) g_t per step, whether it came from the real backward pass, and the typed g_e."""
     backward = False
@@ -261,7 +256,7 @@ def apply_rule(view: View, rule: str, t: int, grad, lr: float, g_typed):
     if g_typed is not None:
         return None
     cur = view.cur
-    r = _tied(cur.model.fingerprint(), tuple(cur.input_ids), tuple(cur.target_ids), cur.model)
+    r = cache.tied_gradients(cur.model, cur.input_ids, cur.target_ids)
     st.caption(f"Input side (x^T g_e) reaches {int((r['input'].norm(dim=1) > 0).sum())} rows; output "
                f"side reaches {int((r['output'].norm(dim=1) > 0).sum())} rows.")
     return (view.E, emb.sgd_step(view.E, r["total"], lr), r["total"],
@@ -287,20 +282,8 @@ def adam_rule(view: View, grad, lr: float, g_typed):
 
 # ---- tab 3: similar words ------------------------------------------------------------------
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def initial_E(cfg: tuple, seed: int) -> torch.Tensor:
-    """E of an untrained model with the same sizes and the training's seed: where training started."""
-    return emb.f64(RNNModel(RNNConfig(**dict(cfg)), seed=seed).E)
-
-
 def near_text(E, k, itos) -> str:
     return ", ".join(f"“{ui.md_escape(itos[j])}” ({c:.2f})" for j, c in emb.nearest(E, k, 5))
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _drift(fingerprint: str, cfg: tuple, seed: int, _E, itos: tuple) -> dict:
-    """How far training moved E from its start (cached per model)."""
-    return emb.neighbour_drift(_E, initial_E(cfg, seed), list(itos))
 
 
 def similarity_tab(view: View, t: int):
@@ -309,7 +292,7 @@ def similarity_tab(view: View, t: int):
         cfg_key = tuple(sorted(view.cur.model.cfg.to_dict().items()))
         seed = emb.training_seed(view.cur.meta)
         if seed is not None:
-            drift = _drift(view.cur.model.fingerprint(), cfg_key, seed, view.E, tuple(view.itos))
+            drift = cache.neighbour_drift(view.cur.model, cfg_key, seed, view.E, view.itos)
     if st.session_state.get("emb_word") not in view.itos:
         # the current model: the word whose neighbours training changed most; a preset: step t's word
         st.session_state["emb_word"] = view.itos[drift["best"] if drift else view.ids[t]]
@@ -326,7 +309,7 @@ def similarity_tab(view: View, t: int):
         if drift is None:
             say("similarity-no-start")
         else:
-            E0 = initial_E(cfg_key, seed)
+            E0 = cache.initial_E(cfg_key, seed)
             best = drift["best"]
             say("similarity-drift", word=ui.md_escape(word), near_init=near_text(E0, k, view.itos),
                 seed=seed, mean_cos=emb.num(drift["mean_cos"], 2), how=emb.drift_words(drift["mean_cos"]),

@@ -6,10 +6,11 @@ import streamlit as st
 
 from rnnviz import hidden as hd
 from rnnviz import limits
-from rnnviz import streamlit_ui as ui
 from rnnviz.errors import InputError
 from rnnviz.figures import hidden as fh
 from rnnviz.prose import section
+from ui import cache
+from ui import compat as ui
 
 P = "hidden"
 st.title("2 · Hidden states h_t")
@@ -18,16 +19,6 @@ tr, cfg, tokens = cur.trace, cur.model.cfg, cur.tokens
 T, H = tr.T, cfg.hidden_size
 rec = "W_y y_(t-1)" if cfg.cell == "jordan" else "W_h h_(t-1)"
 st.markdown(section(P, "intro", label=ui.md_escape(cur.label), T=T, H=H))
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _variant(fingerprint: str, kind: str, _model):
-    return hd.cell_variant(_model, kind)
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _with_phi(fingerprint: str, phi: str, _model):
-    return hd.with_nonlinearity(_model, phi)
 
 
 def _trace_text(model, text: str):
@@ -188,7 +179,7 @@ if len(paths) > 1:
 # ---- why tanh ------------------------------------------------------------------------------
 st.header("Why tanh")
 if cfg.cell == "elman" and not cfg.bidirectional:
-    lin_model = _with_phi(cur.model.fingerprint(), "linear", cur.model)
+    lin_model = cache.with_nonlinearity(cur.model, "linear")
     lin_tr = ui.cached_trace(lin_model, cur.input_ids, cur.target_ids)
     k, step_note = hd.expansion_step(t, T)  # h_2 (the notes' case) at step 1, at most h_5
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
@@ -203,7 +194,7 @@ if cfg.cell == "elman" and not cfg.bidirectional:
     st.dataframe(_vec_table(table, units), height=min(400, 38 + 35 * H), width="stretch")
     norms = {}
     for phi in ("tanh", "relu", "linear"):
-        m = cur.model if phi == cfg.nonlinearity else _with_phi(cur.model.fingerprint(), phi, cur.model)
+        m = cur.model if phi == cfg.nonlinearity else cache.with_nonlinearity(cur.model, phi)
         norms[f"φ = {phi}"] = ui.cached_trace(m, cur.input_ids, cur.target_ids).h.norm(dim=1).tolist()
     st.plotly_chart(fh.norms_plot(norms, tokens), width="stretch", key="hid_fig_norms")
 else:
@@ -244,7 +235,7 @@ same = kind == ("bidirectional" if cfg.bidirectional else cfg.cell)
 if same:
     v_model, shared, fresh = cur.model, [n for n, _ in cur.model.named_parameters()], []
 else:
-    v_model, shared, fresh = _variant(cur.model.fingerprint(), kind, cur.model)
+    v_model, shared, fresh = cache.cell_variant(cur.model, kind)
 v_tr = ui.cached_trace(v_model, cur.input_ids, cur.target_ids)
 vc = hd.variant_comparison(kind, tr.h, v_tr.h, H)
 if same:

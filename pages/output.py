@@ -4,25 +4,16 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import output as out
-from rnnviz import streamlit_ui as ui
 from rnnviz.catalog import NOTES_VOCAB
 from rnnviz.data import lm_pair
 from rnnviz.figures import output as figs
 from rnnviz.figures.common import fmt, step_labels
 from rnnviz.prose import section
 from rnnviz.text import EOS, PAD, prepare
+from ui import cache
+from ui import compat as ui
 
 esc = ui.md_escape
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_generate(fingerprint, prefix: tuple, how: out.Sampling, eos, _model):
-    return out.generate(_model, list(prefix), how, eos)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_output_step(fingerprint, ids: tuple, targets: tuple, t: int, lr: float, _model, _tr):
-    return out.output_layer_step(_model, _tr, t, lr)
 
 
 def table(rows, **kw):
@@ -186,7 +177,7 @@ def generation():
     max_new = st.slider("Length limit (new tokens)", 1, out.MAX_NEW_TOKENS, 12, key="out_max_new",
                         bind="query-params")
     how = out.Sampling(strategy, float(temp), int(topk), int(seed), int(max_new))
-    steps = cached_generate(model.fingerprint(), tuple(cur.input_ids[:n]), how, vocab.stoi.get("<eos>"), model)
+    steps = cache.generate(model, cur.input_ids[:n], how, vocab.stoi.get("<eos>"))
     st.markdown(section("output", "generation", n=n))
     desc = ("Greedy: always the most probable token." if strategy == "greedy" else
             f"Sampling from softmax(z / {temp:g})" + (f" among the top {topk}." if topk else " over all tokens."))
@@ -210,7 +201,7 @@ def gradient_step():
         return
     lr = st.slider("Learning rate lr", 0.005, 2.0, 0.05, 0.005, key="out_lr", bind="query-params",
                    format="%.3f", help="Large steps overshoot: the target's p jumps towards 1.")
-    res = cached_output_step(model.fingerprint(), cur.input_ids, cur.target_ids, t, float(lr), model, tr)
+    res = cache.output_layer_step(model, tr, t, float(lr))
     before, after = res.target_probs(tr.targets)
     la, lb = -np.log(before[t]), -np.log(after[t])
     moved = res.moved

@@ -3,7 +3,6 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import limits
-from rnnviz import streamlit_ui as ui
 from rnnviz import tagging as tg
 from rnnviz.data import TAGS
 from rnnviz.errors import InputError
@@ -11,6 +10,8 @@ from rnnviz.figures import slots as figs
 from rnnviz.figures.common import fmt
 from rnnviz.prose import section
 from rnnviz.text import prepare
+from ui import cache
+from ui import compat as ui
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
 RIGHT_A, RIGHT_B = "Tokyo is my destination", "Tokyo is my departure"
@@ -22,25 +23,9 @@ PRESETS = {f"Notes: {ARRIVE}": ARRIVE, f"Notes: {LEAVE}": LEAVE,
            "Unknown city: Arrive Kaohsiung on November 2nd": "Arrive Kaohsiung on November 2nd"}
 
 
-@st.cache_resource(show_spinner=False)
-def pretrained() -> dict:
-    """The four shipped taggers, shared read-only by every session (never trained in place)."""
-    return {k: tg.load_tagger((tg.TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in tg.KINDS}
-
-
-@st.cache_resource(show_spinner=False)
-def tagging_data() -> tg.TaggingData:
-    return tg.tagging_data()
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def heldout_scores(fingerprint: str, _model, _data) -> dict:
-    return tg.evaluate(_model, _data)
-
-
 def taggers() -> dict:
     """label -> model: the four shipped taggers, plus this session's own one if trained."""
-    out = {tg.LABELS[k]: m for k, (m, _, _) in pretrained().items()}
+    out = {tg.LABELS[k]: m for k, (m, _, _) in cache.pretrained_taggers().items()}
     own = st.session_state.get("slot_own")
     if own:
         out[own["label"]] = own["model"]
@@ -55,7 +40,7 @@ def fmt_table(rows, fixed: bool = False) -> pd.DataFrame:
 
 st.title("5 · Slot filling: why context matters")
 cur = ui.current()
-data = tagging_data()
+data = cache.tagging_data()
 vocab = data.vocab
 models = taggers()
 st.markdown(section("slots", "intro", n_train=len(data.train), n_heldout=len(data.heldout)))
@@ -95,7 +80,7 @@ st.dataframe(pd.DataFrame(forms).rename_axis("slot"))
 
 # ---- the notes' pair ------------------------------------------------------------------------
 st.subheader("Arrive Taipei vs Leave Taipei: the hidden state at Taipei")
-shipped = {k: m for k, (m, _, _) in pretrained().items()}
+shipped = {k: m for k, (m, _, _) in cache.pretrained_taggers().items()}
 pairs = {k: tg.compare_word(m, vocab, ARRIVE, LEAVE, "Taipei") for k, m in shipped.items()}
 nums = {f"d_{k}": fmt(p.distance, 4) for k, p in pairs.items()}
 st.markdown(section("slots", "pair", tag_fnn=pairs["fnn"].tag_a, tag_elman_a=pairs["elman"].tag_a,
@@ -115,7 +100,7 @@ st.markdown(section("slots", "pair_jordan", d_jordan=nums["d_jordan"],
 
 # ---- held-out evaluation ---------------------------------------------------------------------
 st.subheader("How good is each tagger? (held-out sentences)")
-scores = {label: heldout_scores(m.fingerprint(), m, data) for label, m in models.items()}
+scores = {label: cache.heldout_scores(m, data) for label, m in models.items()}
 acc = {k: f"{scores[tg.LABELS[k]]['accuracy']:.3f}" for k in tg.KINDS}  # 1.000, never a bare "1"
 st.markdown(section("slots", "heldout", n_heldout=len(data.heldout), acc_fnn=acc["fnn"],
                     acc_elman=acc["elman"], n_tokens=scores[tg.LABELS["fnn"]]["tokens"]))
@@ -203,7 +188,7 @@ def retrain():
         st.rerun()  # the whole page now shows your tagger as an extra column
     own = st.session_state.get("slot_own")
     if own:
-        s = heldout_scores(own["model"].fingerprint(), own["model"], data)
+        s = cache.heldout_scores(own["model"], data)
         st.success(ui.md_escape(f"{own['label']}: {own['about']}. Held-out accuracy "
                                 f"{fmt(s['accuracy'], 3)} (final training loss "
                                 f"{fmt(own['history'][-1]['loss'], 3)})."))

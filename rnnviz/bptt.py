@@ -225,8 +225,8 @@ def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = SPECTRAL_TOL, 
     still wide after max_iter rounds (short, fresh products; a ReLU product whose dominant
     direction has just revived), or whose leftover mass shows that k vectors cannot close
     it soon, gets the exact value: the top eigenvalue of Q^T Q in float64 (relative error
-    about H x 1e-16, far inside tol; cheaper than an SVD). Zero matrices give 0; matrices with inf / NaN give their
-    Frobenius norm (inf / NaN), as the Frobenius path does. Returns (norms (n,), new V).
+    about H x 1e-16, far inside tol; cheaper than an SVD). Zero matrices give 0; matrices
+    with inf / NaN give their Frobenius norm (inf / NaN), as the Frobenius path does. Returns (norms (n,), new V).
     """
     n = Q.shape[0]
     fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
@@ -271,14 +271,15 @@ def product_chain(J: torch.Tensor, s: int, t: int) -> dict:
     return {"rows": rows, "product": P}
 
 
-def loss_to_state_grads(model: RNNModel, tr: Trace) -> torch.Tensor:
+def loss_to_state_grads(model: RNNModel, tr: Trace, J: torch.Tensor | None = None) -> torch.Tensor:
     """G[s, t] = dL_s/dh_t as vectors, (T, T, H); zero for t > s (no path back in time).
 
     Summing over s gives the total dL/dh_t of a unidirectional model (tr.grad_h).
     One step back for every loss at once: G[:, t-1] = G[:, t] @ J[t] (row form of J_t^T g).
+    J: step_jacobians(model, tr) if the caller has it already (a page computes it once).
     """
     H = model.cfg.hidden_size
-    J = step_jacobians(model, tr)  # (T, H, H)
+    J = step_jacobians(model, tr) if J is None else J  # (T, H, H)
     direct = output_error(tr) @ model.W_o[:, :H].detach()  # (T, H): W_o^T e_s, as rows
     T = tr.T
     G = torch.zeros(T, T, H, dtype=direct.dtype)
@@ -307,9 +308,12 @@ def state_grad_sources(G: torch.Tensor, tr: Trace, t: int) -> dict:
             "later_norm": later_norm}
 
 
-def gradient_flow(model: RNNModel, tr: Trace) -> torch.Tensor:
-    """F[s, t] = ||dL_s/dh_t|| for t <= s, NaN above the diagonal. (T, T)"""
-    G = loss_to_state_grads(model, tr)
+def gradient_flow(model: RNNModel, tr: Trace, J: torch.Tensor | None = None,
+                  G: torch.Tensor | None = None) -> torch.Tensor:
+    """F[s, t] = ||dL_s/dh_t|| for t <= s, NaN above the diagonal. (T, T)
+
+    J / G: the step Jacobians / loss_to_state_grads if already computed (reused, not redone)."""
+    G = loss_to_state_grads(model, tr, J) if G is None else G  # (T, T, H)
     norms = G.norm(dim=-1)
     upper = torch.triu(torch.ones_like(norms, dtype=torch.bool), diagonal=1)
     return norms.masked_fill(upper, float("nan"))
@@ -372,11 +376,12 @@ def shared_weight_terms(model: RNNModel, tr: Trace) -> dict:
     return out
 
 
-def jacobian_factors(model: RNNModel, tr: Trace, t: int) -> dict:
+def jacobian_factors(model: RNNModel, tr: Trace, t: int, J_all: torch.Tensor | None = None) -> dict:
     """J_t = diag(1 - h_t^2) W_h kept apart (Elman, tanh): the slopes (H,), W_h (H, H), J_t
     (H, H), the spectral norms that bound it: ||J_t||_2 <= max slope x ||W_h||_2, and each
-    matrix's largest |entry| (the figure gives each its own colour range)."""
-    J = step_jacobians(model, tr)[t]  # (H, H)
+    matrix's largest |entry| (the figure gives each its own colour range).
+    J_all: step_jacobians(model, tr) if already computed (a slider move reuses it)."""
+    J = (step_jacobians(model, tr) if J_all is None else J_all)[t]  # (H, H)
     H = model.cfg.hidden_size
     slope = activation_slope(tr.a[t, :H], model.cfg.nonlinearity)  # (H,)
     W = model.W_h.detach()

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from .errors import InputError
+from .exercises import Verdict
 
 # The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
 SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
@@ -141,8 +142,15 @@ def chain_exercise(seed: int) -> dict:
     return {"w": w, "n": n, "slopes": slopes, "answer": float(scalar_chain(w, n, slopes)[-1])}
 
 
-def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> tuple[bool, str]:
-    """Is the learner's product right? If not, name the likely slip."""
+def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
+    """Is the learner's product right? If not, name the likely slip (a Verdict: unpacks as
+    (ok, message) for old callers; its solution is the worked product)."""
+    ok, message = _check_chain(ex, answer, rel)
+    solution = f"{ex['w']}^{ex['n']} x {' x '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
+    return Verdict(ok, message, solution=solution)
+
+
+def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str]:
     if answer is None or not math.isfinite(answer):
         return False, "Type a number."
     w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]

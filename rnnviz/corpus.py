@@ -15,7 +15,7 @@ import torch
 from . import limits
 from .data import lm_tensors
 from .errors import InputError
-from .output import Sampling, generate
+from .generation import Sampling, generate
 from .model import CELLS, IGNORE, NONLINEARITIES, RNNConfig, RNNModel, sequence_loss
 from .text import BOS, EOS, SPECIALS, Vocab, decode_upload, tokenize
 from .train import TrainConfig, train

@@ -21,6 +21,9 @@ from . import limits
 from .catalog import NOTES_E, NOTES_VOCAB, TRAVEL_E, TRAVEL_VOCAB
 from .data import pad_batch
 from .errors import InputError
+from .exercises import Verdict as _Verdict
+from .formatting import num as _num
+from .formatting import vector as _vector
 from .model import HookContext, RNNModel, sequence_loss
 from .text import SPECIALS, letter_trigrams, trigram_bucket
 
@@ -536,18 +539,14 @@ def notes_exercise() -> Exercise:
     return Exercise(p.itos, p.E, p.ids[p.focus], p.g, p.lr)
 
 
-@dataclass(frozen=True)
-class Verdict:
-    ok: bool
-    message: str
+Verdict = _Verdict  # one verdict type for every exercise (rnnviz.exercises)
 
 
 def _close(a, b, tol: float = 0.005) -> bool:
     return bool(torch.allclose(f64(a), f64(b), atol=tol, rtol=0))
 
 
-def _vec(v) -> str:
-    return "[" + ", ".join(f"{x:.4g}" for x in f64(v).tolist()) + "]"
+_vec = _vector
 
 
 def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
@@ -594,27 +593,8 @@ def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
 
 # ---- tables for the page (rows of plain values; the page only draws them) -------------------
 
-def num(v: float, digits: int = 4) -> str:
-    """A number as text, NaN and inf spelled out; -0 shown as 0."""
-    v = float(v)
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return f"{v + 0.0:.{digits}g}"
-
-
-def vector_text(v, digits: int = 4, shown: int | None = None) -> str:
-    """'[-0.6, 0.9, -0.2]': 4 significant digits, as rnnviz.figures.common.fmt.
-
-    shown: keep only the first `shown` entries and add '… (n in all)', as the Overview's
-    short vectors do, so a long row fits in a table cell.
-    """
-    vals = f64(v).reshape(-1).tolist()
-    head = ", ".join(num(x, digits) for x in vals[:shown])
-    if shown is None or len(vals) <= shown:
-        return "[" + head + "]"
-    return f"[{head}, … ({len(vals)} in all)]"
+num = _num  # rnnviz.formatting.num under its old name
+vector_text = _vector  # rnnviz.formatting.vector under its old name
 
 
 def steps_text(steps) -> str:

@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 import torch
 
 from .model import IGNORE
-from .trace import Trace
 from .text import Vocab
+from .trace import Trace
 
 TABLES = ("tokens", "h", "a", "p", "grad_h", "delta", "grad_x")
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import random
 
 import numpy as np
 import torch
 
-from .errors import InputError
 from .data import lm_pair
+from .errors import InputError
+from .exercises import Verdict
+from .formatting import vector
 from .model import RNNConfig, RNNModel, activate
 from .text import Prepared, Vocab, prepare
 from .trace import Trace
@@ -397,5 +398,20 @@ EXPLAIN = {
 }
 
 
-def fmt_vec(v, digits: int = 3) -> str:
-    return "[" + ", ".join(("NaN" if math.isnan(x) else f"{x:.{digits}f}") for x in v) + "]"
+def fmt_vec(v, digits: int = 4) -> str:
+    """A vector as the exercise and captions write it (rnnviz.formatting.vector)."""
+    return vector(v, digits)
+
+
+def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
+    """check_exercise as the shared exercise Verdict: the named mistake's explanation as the
+    hint, the right (h_1, h_2) as the solution."""
+    v = check_exercise(ex, h1, h2, tol)
+    solution = f"h_1 = {fmt_vec(v['right'][0])}, h_2 = {fmt_vec(v['right'][1])}"
+    if v["h1_ok"] and v["h2_ok"]:
+        return Verdict(True, "Right: both steps match.", solution=solution)
+    if v["mistake"]:
+        return Verdict(False, EXPLAIN[v["mistake"]], solution=solution)
+    wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
+    return Verdict(False, f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_(t-1) + b_h).",
+                   solution=solution)

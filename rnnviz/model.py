@@ -187,18 +187,24 @@ class RNNModel(nn.Module):
         order = range(T - 1, -1, -1) if suffix else range(T)
         hs = [None] * T
         for t in order:
-            a = pre(x[..., t, :] @ W_in.T + h @ W_rec.T + b, ctx, t)  # (..., H)
-            h = hidden(activate(a, self.cfg.nonlinearity), ctx, t)   # (..., H)
+            a, h_new = step(x[..., t, :], h, W_in, W_rec, b, self.cfg.nonlinearity)  # (..., H) each
+            h = hidden(self._after_pre(pre, a, h_new, ctx, t), ctx, t)  # (..., H)
             hs[t] = h
         return torch.stack(hs, dim=-2)
+
+    def _after_pre(self, pre, a, h, ctx, t):
+        """h_t after the pre-activation hook: step()'s own h_t, unless a hook replaced a_t
+        (then h_t = phi of the replaced value, so patching a_t changes everything after it)."""
+        seen = pre(a, ctx, t)  # (..., H)
+        return h if seen is a else activate(seen, self.cfg.nonlinearity)
 
     def _jordan(self, x, ctx):
         """Jordan recurrence: the state fed back is y_{t-1} = softmax(z_{t-1}), y_0 = 0."""
         y = x.new_zeros(*x.shape[:-2], self.cfg.K)  # (..., K)
         zs = []
         for t in range(x.shape[-2]):
-            a = self.hook_pre(x[..., t, :] @ self.W_x.T + y @ self.W_y.T + self.b_h, ctx, t)
-            h = self.hook_hidden(activate(a, self.cfg.nonlinearity), ctx, t)  # (..., H)
+            a, h_new = step(x[..., t, :], y, self.W_x, self.W_y, self.b_h, self.cfg.nonlinearity)
+            h = self.hook_hidden(self._after_pre(self.hook_pre, a, h_new, ctx, t), ctx, t)  # (..., H)
             z = self.hook_logits(h @ self.W_o.T + self.b_o, ctx, t)           # (..., K)
             y = torch.softmax(z, dim=-1)
             zs.append(z)

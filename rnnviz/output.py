@@ -21,7 +21,9 @@ from . import limits
 from .bptt import output_error
 from .data import pad_batch
 from .errors import InputError
-from .figures.common import fmt
+from .exercises import Verdict
+from .formatting import num as fmt
+from .generation import MAX_NEW_TOKENS, GenStep, Sampling, generate, sampling_distribution  # noqa: F401
 from .model import IGNORE, RNNModel, sequence_loss
 from .text import BOS, EOS, SPECIALS, Vocab
 from .trace import Trace
@@ -29,7 +31,6 @@ from .trace import Trace
 NOTES_P = (0.1, 0.1, 0.4, 0.3, 0.1)  # note 000, section 10: p_t over [I, like, cats, dogs, you]
 NOTES_TARGET = 2                      # cats
 MAX_CONTEXT_SHOWN = 12                # tokens of "context seen so far" shown in a table cell
-MAX_NEW_TOKENS = 40                   # generation length limit offered on the page
 MAX_TABLE_TOP = 3                     # top-k guesses in the per-step table: more would not fit in a row
 MAX_HEATMAP_STEPS = 20                # top-k heatmap rows: more and the word labels no longer fit
 PX_PER_CHAR, PX_PAD = 7, 26           # a table column width: ~7 px per character (14 px font) plus padding
@@ -292,67 +293,6 @@ def padded_batch(model: RNNModel, pairs: list[tuple[list[int], list[int]]], pad_
 
 # ---- teacher forcing vs free generation ----------------------------------------------------
 
-@dataclass(frozen=True)
-class Sampling:
-    """How the next token is chosen: greedy (argmax) or sampled from softmax(z / temperature),
-    optionally among the top_k only (0 = all); a seeded torch.Generator makes it reproducible."""
-
-    strategy: str = "greedy"
-    temperature: float = 1.0
-    top_k: int = 0
-    seed: int = 0
-    max_new: int = 20
-
-    def __post_init__(self):
-        if self.strategy not in ("greedy", "sample"):
-            raise InputError("Choose 'greedy' or 'sample'.")
-        if not (math.isfinite(self.temperature) and 0.05 <= self.temperature <= 5):
-            raise InputError("The temperature must be from 0.05 to 5.")
-        if not 0 <= self.top_k <= limits.MAX_VOCAB:
-            raise InputError("top-k must be 0 (all) or a positive number of tokens.")
-        if not 0 <= self.seed < 2**31:
-            raise InputError("The seed must be a whole number from 0 to 2,147,483,647.")
-        if not 1 <= self.max_new <= MAX_NEW_TOKENS:
-            raise InputError(f"Generate 1 to {MAX_NEW_TOKENS} tokens.")
-
-
-def sampling_distribution(z: torch.Tensor, temperature: float = 1.0, top_k: int = 0) -> torch.Tensor:
-    """softmax(z / temperature) with every token outside the top_k set to 0 (renormalised). (K,)"""
-    z = z.double() / temperature  # (K,)
-    if 0 < top_k < z.numel():
-        kth = torch.topk(z, top_k).values[-1]
-        z = z.masked_fill(z < kth, float("-inf"))
-    return torch.softmax(z, dim=-1)
-
-
-@dataclass(frozen=True)
-class GenStep:
-    input_id: int    # the token fed in at this step
-    chosen: int      # the token picked as the next one
-    p_model: float   # its probability under the model (temperature 1)
-    p_pick: float    # its probability under the sampling distribution actually used
-
-
-def generate(model: RNNModel, prefix: list[int], how: Sampling, eos_id: int | None = None) -> list[GenStep]:
-    """Continue the prefix: pick a token, feed it back, repeat; stop at <eos> or after max_new."""
-    if not prefix:
-        raise InputError("Generation needs at least one token to start from.")
-    gen = torch.Generator().manual_seed(how.seed)
-    ids, steps = list(prefix), []
-    for _ in range(min(how.max_new, limits.MAX_TOKENS + MAX_NEW_TOKENS - len(prefix))):
-        with torch.no_grad():
-            z = model(torch.tensor(ids))[-1]  # (K,) logits after the last token fed in
-        q = sampling_distribution(z, how.temperature, how.top_k)  # (K,)
-        if how.strategy == "greedy":
-            k = int(z.argmax())
-        else:
-            k = int(torch.multinomial(q, 1, generator=gen))
-        steps.append(GenStep(ids[-1], k, float(torch.softmax(z.double(), -1)[k]), float(q[k])))
-        ids.append(k)
-        if eos_id is not None and k == eos_id:
-            break
-    return steps
-
 
 def forcing_rows(tr: Trace, vocab: Vocab, prefix_len: int, steps: list[GenStep]) -> list[dict]:
     """Side by side from the end of the prefix on: what the model is fed and predicts under
@@ -482,10 +422,7 @@ def parse_numbers(text: str) -> list[float]:
     return values
 
 
-@dataclass(frozen=True)
-class Feedback:
-    correct: bool | None  # None: not answered
-    message: str
+Feedback = Verdict  # one verdict type for every exercise (rnnviz.exercises); .correct = .ok
 
 
 def _close(a, b, tol) -> bool:
@@ -504,14 +441,16 @@ def check_loss(ex: Exercise, text: str) -> Feedback:
     if abs(a - L) <= tol:
         return Feedback(True, f"Right: L = -ln p({word}) = -ln {pt:.4f} = {L:.4f}.")
     slips = [
-        (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive (forgot the minus)."),
+        (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive "
+             "(forgot the minus)."),
         (L / math.log(10), "That is -log10: cross-entropy here uses the natural log ln."),
         (-L / math.log(10), "That is log10 without the minus: use -ln p."),
         (L / math.log(2), "That is -log2 (bits): cross-entropy here uses the natural log ln (nats)."),
         (pt, f"That is the probability p({word}) itself; the loss is -ln of it."),
     ]
     if ex.kind == "logits":
-        slips.append((-float(v.z[ex.target]), "You left out the normaliser: -ln p = -z_target + ln sum_j exp(z_j)."))
+        slips.append((-float(v.z[ex.target]),
+                      "You left out the normaliser: -ln p = -z_target + ln sum_j exp(z_j)."))
     for value, message in slips:
         if abs(a - value) <= tol:
             return Feedback(False, message)
@@ -530,7 +469,8 @@ def check_grad(ex: Exercise, text: str) -> Feedback:
     if len(g) != K:
         return Feedback(False, f"Give {K} numbers, one per word ({', '.join(ex.labels)}), in that order.")
     if _close(g, v.p_minus_y, tol):
-        return Feedback(True, f"Right: p - y lowers the target's entry by 1 ({word}) and leaves the rest as p.")
+        return Feedback(True, f"Right: p - y lowers the target's entry by 1 ({word}) "
+                             "and leaves the rest as p.")
     if _close(g, -v.p_minus_y, tol):
         return Feedback(False, "Every sign is flipped: that is y - p, the descent direction. "
                                "The gradient dL/dz is p - y.")

@@ -1,15 +1,14 @@
 """Small tables about a model and a sentence, for the overview and the pages."""
 from __future__ import annotations
 
-from .figures.common import fmt
+from .formatting import vector
 from .model import RNNModel
 from .text import UNK, Vocab
 
 
 def short_vector(values, shown: int = 6) -> str:
-    """'[0.12, -0.45, 0.88]' (4 significant digits, as on every page), cut to the first `shown` entries with '… (n in all)'."""
-    head = ", ".join(fmt(v) for v in values[:shown])
-    return f"[{head}]" if len(values) <= shown else f"[{head}, … ({len(values)} in all)]"
+    """'[0.12, -0.45, 0.88]' cut to the first `shown` entries (rnnviz.formatting.vector)."""
+    return vector(list(values), shown=shown)
 
 
 def kept_words(vocab: Vocab, typed) -> list[str]:
@@ -42,3 +41,12 @@ def model_sizes(model: RNNModel) -> dict:
     cfg = model.cfg
     return {"V": cfg.vocab_size, "d": cfg.embed_dim, "H": cfg.hidden_size, "K": cfg.K,
             "params": sum(model.param_counts().values())}
+
+
+def hidden_peak(h) -> dict:
+    """Where |h_t| is largest: {"value": max |h|, "t": its step (0-based), "unit": its unit
+    (0-based)}. h: (T, H) array. The overview names it in its prose."""
+    import numpy as np
+    a = np.abs(np.asarray(h, dtype=float))  # (T, H)
+    t, u = divmod(int(a.argmax()), a.shape[1])
+    return {"value": float(a.max()), "t": t, "unit": u}

@@ -32,6 +32,7 @@ from . import limits
 from .bundle import load_bundle, save_bundle
 from .data import TAGS, split_heldout, tag_tensors, travel_corpus
 from .errors import InputError
+from .exercises import Verdict
 from .model import IGNORE, RNNConfig, RNNModel
 from .text import UNK, Vocab, prepare
 from .train import TrainConfig, train
@@ -553,8 +554,15 @@ def _mistakes(ex: JordanExercise) -> dict[str, np.ndarray]:
     }
 
 
-def check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
-    """(correct?, what is wrong) for the learner's a = [a_1, a_2]."""
+def check_jordan(ex: JordanExercise, answer) -> Verdict:
+    """(correct?, what is wrong) for the learner's a = [a_1, a_2], as a Verdict (unpacks as
+    the old (ok, message) tuple); its solution is the right a."""
+    ok, message = _check_jordan(ex, answer)
+    a = ex.answer()
+    return Verdict(ok, message, solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
+
+
+def _check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
     try:
         got = np.asarray([float(v) for v in answer])
     except (TypeError, ValueError):

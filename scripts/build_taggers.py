@@ -18,8 +18,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.tagging import (ALL_KINDS, HIDDEN, LABELS, TAGGERS_DIR, TRAIN_CFG,  # noqa: E402
-                            evaluate, save_tagger, tagging_data, train_tagger)
+from rnnviz.tagging import (  # noqa: E402
+    ALL_KINDS,
+    HIDDEN,
+    LABELS,
+    TAGGERS_DIR,
+    TRAIN_CFG,
+    evaluate,
+    save_tagger,
+    tagging_data,
+    train_tagger,
+)
 
 
 def build(only: tuple = ALL_KINDS) -> dict:

@@ -35,5 +35,19 @@ def _deterministic():
     yield
 
 
+MARKERS = {"core": "core", "pages": "pages", "browser": "browser"}  # tests/<dir> -> marker
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test by its directory (core / pages / browser; the load test also `load`), so
+    `python -m pytest -m core` runs the fast part alone."""
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(ROOT).parts
+        if len(parts) > 2 and parts[1] in MARKERS:
+            item.add_marker(getattr(pytest.mark, MARKERS[parts[1]]))
+        if parts[-1] == "test_load.py":
+            item.add_marker(pytest.mark.load)
+
+
 def pytest_configure(config):
     os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")

@@ -103,14 +103,16 @@ def chain_plot(rows, s: int, t: int) -> go.Figure:
     """The product chain behind cell (s, t): each factor's ||J_k||_2 and the running product."""
     ks = [f"J_{r['k'] + 1}" for r in rows]
     fig = go.Figure()
-    fig.add_bar(x=ks, y=[r["factor_norm_2"] for r in rows], name="||J_k||_2 (one factor)", marker_color="#aaa")
+    fig.add_bar(x=ks, y=[r["factor_norm_2"] for r in rows], name="||J_k||_2 (one factor)",
+                marker_color="#aaa")
     fig.add_scatter(x=ks, y=[r["product_norm_2"] for r in rows], mode="lines+markers",
                     name="||J_k ... J_t+1||_2 (running product)")
     fig.add_scatter(x=ks, y=[r["product_norm_fro"] for r in rows], mode="lines+markers",
                     name="||J_k ... J_t+1||_F", line={"dash": "dot"})
     fig.update_yaxes(type="log", title_text="norm (log scale)", exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
-    fig.update_layout(title={"text": f"dh_{s + 1}/dh_{t + 1} = J_{s + 1} ... J_{t + 2}, built factor by factor"},
+    title = f"dh_{s + 1}/dh_{t + 1} = J_{s + 1} ... J_{t + 2}, built factor by factor"
+    fig.update_layout(title={"text": title},
                       xaxis_title="factor added", margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
@@ -159,7 +161,8 @@ def distance_plot(dist: dict, floor: float) -> go.Figure:
     fig.add_scatter(x=d, y=_positive(dist["bound"]), mode="lines", line={"dash": "dash", "color": "red"},
                     name=f"bound (max ||J_k||_2)^d = {fmt(dist['max_J'])}^d")
     if dist.get("rho_line") is not None:
-        fig.add_scatter(x=d, y=_positive(dist["rho_line"]), mode="lines", line={"dash": "dot", "color": "green"},
+        fig.add_scatter(x=d, y=_positive(dist["rho_line"]), mode="lines",
+                        line={"dash": "dot", "color": "green"},
                         name=f"rho(W_h)^d = {fmt(dist['rho'])}^d")
     _hline(fig, 0, max(int(d[-1]), 1), floor, "~1e-7 float32 practical floor")
     fig.update_yaxes(type="log", title_text="||dh_s/dh_t||_2 (log scale)", exponentformat="power")
@@ -173,11 +176,13 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float)
     """|w^k| multiplied step by step in float32 and float64; where float32 breaks is marked."""
     k = chain["k"]
     fig = go.Figure()
-    fig.add_scatter(x=k, y=_positive(np.abs(chain["float64"])), mode="lines", name="float64", line={"width": 4})
+    fig.add_scatter(x=k, y=_positive(np.abs(chain["float64"])), mode="lines", name="float64",
+                    line={"width": 4})
     fig.add_scatter(x=k, y=_positive(np.abs(chain["float32"])), mode="lines", name="float32",
                     line={"dash": "dash"})
     for y, label, color in ((tiny, "float32 smallest normal ~1.2e-38", "purple"),
-                            (big, "float32 largest ~3.4e38", "orange"), (floor, "practical floor ~1e-7", "gray")):
+                            (big, "float32 largest ~3.4e38", "orange"),
+                            (floor, "practical floor ~1e-7", "gray")):
         _hline(fig, 0, int(k[-1]), y, label, color)
     marks = {"subnormal": ("float32 leaves the normal range", "purple"),
              "zero": ("float32 = 0 (underflow)", "red"), "inf": ("float32 = inf (overflow)", "red")}

@@ -1,10 +1,10 @@
 """Shared figure pieces: labelled heatmaps that survive NaN and inf, axis labels for steps."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import plotly.graph_objects as go
+
+from ..formatting import num
 
 
 def step_labels(tokens) -> list[str]:
@@ -12,13 +12,7 @@ def step_labels(tokens) -> list[str]:
     return [f"{t + 1} {tok}" for t, tok in enumerate(tokens)]
 
 
-def fmt(v: float, digits: int = 4) -> str:
-    """A number for a hover or a table: 'inf', '-inf' and 'NaN' spelled out."""
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return f"{v:.{digits}g}"
+fmt = num  # the one number formatter (rnnviz.formatting.num), under its old name
 
 
 def nonfinite_note(z) -> str:
@@ -43,7 +37,8 @@ def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
     fig = go.Figure(go.Heatmap(
         z=shown, x=list(x), y=list(y), customdata=text, colorscale=colorscale, zmid=zmid,
         colorbar={"title": {"text": colorbar}},
-        hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}<extra></extra>",
+        hovertemplate=(f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}"
+                       "<extra></extra>"),
     ))
     fig.update_layout(title={"text": title}, xaxis_title=x_title, yaxis_title=y_title,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})

@@ -63,7 +63,8 @@ def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str =
     fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name="a_t (sum)",
                     marker={"symbol": "line-ew-open", "size": 18, "color": "black",
                             "line": {"width": 3}})
-    fig.add_scatter(x=units, y=_finite(terms["h"]), mode="markers", name="h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)",
+    h_name = "h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)"
+    fig.add_scatter(x=units, y=_finite(terms["h"]), mode="markers", name=h_name,
                     marker={"symbol": "diamond", "size": 10, "color": _COLORS[4]})
     fig.update_layout(barmode="relative", title={"text": "The three terms of a_t, per hidden unit"},
                       xaxis_title="hidden unit", yaxis_title="value", legend={"orientation": "h", "y": -0.25},

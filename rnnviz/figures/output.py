@@ -45,9 +45,11 @@ def topk_heatmap(top_labels, top_p, step_names, title: str) -> go.Figure:
     fig = heatmap(top_p, x=[f"#{r + 1}" for r in range(k)], y=step_names, title=title,
                   x_title="rank of the prediction", y_title="step t, input token",
                   colorbar="probability", colorscale="Blues", zmid=None, hover_name="p")
-    fig.data[0].update(text=np.asarray(top_labels), texttemplate="%{text}" if len(step_names) <= MAX_TEXT_ROWS else None,
+    fig.data[0].update(text=np.asarray(top_labels),
+                       texttemplate="%{text}" if len(step_names) <= MAX_TEXT_ROWS else None,
                        textfont={"size": 12}, zmin=0, zmax=1,
-                       hovertemplate="step: %{y}<br>rank: %{x}<br>token: %{text}<br>p: %{customdata}<extra></extra>")
+                       hovertemplate=("step: %{y}<br>rank: %{x}<br>token: %{text}<br>p: %{customdata}"
+                                      "<extra></extra>"))
     fig.update_layout(height=min(1400, max(300, 60 + 28 * len(step_names))))
     return fig
 
@@ -72,7 +74,8 @@ def batch_loss_heatmap(loss_t, mask, targets_valid, row_names, title: str) -> go
                   x_title="position t", y_title="sentence", colorbar="L_t (nats)",
                   colorscale="Reds", zmid=None, hover_name="L_t")
     text = np.where(np.asarray(mask, bool), np.where(np.asarray(targets_valid, bool),
-                                                     np.vectorize(lambda v: f"{v:.2f}")(loss), "no target"), "pad")
+                                                     np.vectorize(lambda v: f"{v:.2f}")(loss), "no target"),
+                    "pad")
     fig.data[0].update(text=text, texttemplate="%{text}" if T <= MAX_TEXT_COLS else None, zmin=0)
     fig.update_layout(height=120 + 50 * loss.shape[0])
     return fig
@@ -87,7 +90,8 @@ def before_after_bars(labels, before, after, target: int, title: str) -> go.Figu
                              customdata=[fmt(float(v)) for v in vals],
                              hovertemplate=f"{name}<br>%{{x}}<br>p = %{{customdata}}<extra></extra>"))
     fig.update_layout(barmode="group")
-    fig.update_xaxes(title_text=f"next token (the target is {labels[target] if 0 <= target < len(labels) else '?'})",
+    shown = labels[target] if 0 <= target < len(labels) else "?"
+    fig.update_xaxes(title_text=f"next token (the target is {shown})",
                      type="category")
     fig.update_yaxes(title_text="probability", range=[0, 1])
     return _layout(fig, title, 340)

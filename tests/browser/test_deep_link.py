@@ -2,10 +2,17 @@
 
 Streamlit treats an app with a pages/ folder as an old-style multipage app until the first
 st.navigation call, so the very first request for /hidden would run pages/hidden.py alone (no
-sidebar, no navigation) unless rnnviz.streamlit_ui repairs it. Needs its own fresh server.
+sidebar, no navigation) unless ui.links.page_runs_alone repairs it. Needs its own fresh server.
 """
-from tests.browser.conftest import (CHROME_ARGS, CHROMIUM, exceptions_on, require_browser,
-                                    running_app, screenshot, wait_ready)
+from tests.browser.conftest import (
+    CHROME_ARGS,
+    CHROMIUM,
+    exceptions_on,
+    require_browser,
+    running_app,
+    screenshot,
+    wait_ready,
+)
 
 
 def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view():

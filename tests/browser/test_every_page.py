@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rnnviz.streamlit_ui import existing_pages
 from tests.browser.conftest import exceptions_on, screenshot, wait_ready
+from ui.navigation import existing_pages
 
 PAGES = existing_pages()
 

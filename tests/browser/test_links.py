@@ -3,9 +3,8 @@ sentence; the sidebar's share link, opened elsewhere, shows the same page text; 
 falls back to the defaults with a message."""
 from __future__ import annotations
 
-
-from rnnviz.streamlit_ui import existing_pages
 from tests.browser.conftest import ROOT, exceptions_on, screenshot, wait_ready
+from ui.navigation import existing_pages
 
 URLS = [p[2] for p in existing_pages()]
 PATH = "embedding" if "embedding" in URLS else ""

@@ -7,9 +7,17 @@ import pytest
 import torch
 
 from rnnviz import InputError, RNNConfig, RNNModel, limits, trace
-from rnnviz.bptt import (gradient_flow, hand_bptt, jacobian_norms, loss_to_state_grads,
-                         output_error, product_chain, product_norms, spectral_norms,
-                         step_jacobians)
+from rnnviz.bptt import (
+    gradient_flow,
+    hand_bptt,
+    jacobian_norms,
+    loss_to_state_grads,
+    output_error,
+    product_chain,
+    product_norms,
+    spectral_norms,
+    step_jacobians,
+)
 from rnnviz.figures.common import fmt
 from rnnviz.model import IGNORE, activate
 
@@ -38,7 +46,7 @@ def test_all_pair_norms_equal_autograd_jacobians(scale):
     T = tr.T
     for s in range(T):
         for t in range(s + 1):
-            Jst = torch.autograd.functional.jacobian(lambda h: h_from(model, tr, t, h, s),
+            Jst = torch.autograd.functional.jacobian(lambda h: h_from(model, tr, t, h, s),  # noqa: B023
                                                      tr.h[t].detach())  # (H, H)
             torch.testing.assert_close(fro[s, t], torch.linalg.matrix_norm(Jst), rtol=1e-10, atol=0)
             torch.testing.assert_close(spec[s, t], torch.linalg.matrix_norm(Jst, ord=2),
@@ -51,7 +59,7 @@ def test_step_jacobian_is_autograd_of_one_step():
     tr = trace(model, torch.tensor([1, 2, 3, 4]))
     J = step_jacobians(model, tr)
     for t in range(1, tr.T):
-        ref = torch.autograd.functional.jacobian(lambda h: h_from(model, tr, t - 1, h, t),
+        ref = torch.autograd.functional.jacobian(lambda h: h_from(model, tr, t - 1, h, t),  # noqa: B023
                                                  tr.h[t - 1].detach())
         torch.testing.assert_close(J[t], ref, rtol=1e-12, atol=1e-14)
         torch.testing.assert_close(J[t], torch.diag(1 - tr.h[t] ** 2) @ model.W_h.detach())

@@ -10,10 +10,24 @@ import torch
 
 from rnnviz import limits, trace
 from rnnviz.bundle import FORMAT, load_bundle, save_bundle
-from rnnviz.corpus import (MIN_VOCAB, SEQ_TOKENS, build_model, build_vocab, check_language_model,
-                           clean_meta, clean_model_name, corpus_perplexity, corpus_tensors,
-                           model_meta, progress_text, read_corpus, read_upload, sample_text,
-                           start_run, unknown_share)
+from rnnviz.corpus import (
+    MIN_VOCAB,
+    SEQ_TOKENS,
+    build_model,
+    build_vocab,
+    check_language_model,
+    clean_meta,
+    clean_model_name,
+    corpus_perplexity,
+    corpus_tensors,
+    model_meta,
+    progress_text,
+    read_corpus,
+    read_upload,
+    sample_text,
+    start_run,
+    unknown_share,
+)
 from rnnviz.data import lm_pair
 from rnnviz.errors import InputError
 from rnnviz.model import IGNORE, RNNConfig, RNNModel

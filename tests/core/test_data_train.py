@@ -5,8 +5,7 @@ import torch
 
 from rnnviz import IGNORE, RNNConfig, RNNModel
 from rnnviz.catalog import NOTES_E, PRETRAINED, load_builtin
-from rnnviz.data import (TAGS, everyday_corpus, lm_pair, lm_tensors, pad_batch, split_heldout,
-                         travel_corpus)
+from rnnviz.data import TAGS, everyday_corpus, lm_pair, lm_tensors, pad_batch, split_heldout, travel_corpus
 from rnnviz.text import BOS, EOS, Vocab
 from rnnviz.train import TrainConfig, perplexity, train
 

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from rnnviz import RNNConfig, RNNModel, InputError
+from rnnviz import InputError, RNNConfig, RNNModel
 from tests.oracles import torch_rnn_like
 
 

@@ -12,10 +12,29 @@ import torch.nn.functional as F
 from rnnviz.data import TAGS, tag_tensors
 from rnnviz.errors import InputError
 from rnnviz.model import IGNORE
-from rnnviz.tagging import (KINDS, TAGGERS_DIR, FNNTagger, compare_word, confusion, evaluate,
-                            extract_slots, force_tag, hidden_states, kind_of, load_tagger,
-                            make_tagger, save_tagger, revisions, scores, streaming_tags, tag_probs, tag_sentence,
-                            tagging_data, train_tagger, with_unknowns)
+from rnnviz.tagging import (
+    KINDS,
+    TAGGERS_DIR,
+    FNNTagger,
+    compare_word,
+    confusion,
+    evaluate,
+    extract_slots,
+    force_tag,
+    hidden_states,
+    kind_of,
+    load_tagger,
+    make_tagger,
+    revisions,
+    save_tagger,
+    scores,
+    streaming_tags,
+    tag_probs,
+    tag_sentence,
+    tagging_data,
+    train_tagger,
+    with_unknowns,
+)
 from tests.oracles import torch_rnn_like
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
@@ -110,7 +129,7 @@ def test_rnn_taggers_do_depend_on_the_left_neighbour():
 def test_shipped_taggers_reach_the_recorded_heldout_accuracy(data, shipped):
     report = json.loads((TAGGERS_DIR / "taggers.json").read_text())
     assert report["heldout_sentences"] == len(data.heldout) > 100
-    for kind, (model, vocab, meta) in shipped.items():
+    for kind, (model, vocab, _meta) in shipped.items():
         assert kind_of(model) == kind and vocab == data.vocab
         acc = evaluate(model, data)["accuracy"]
         recorded = report["taggers"][kind]["heldout_accuracy"]

@@ -3,8 +3,20 @@ import pytest
 
 from rnnviz import limits
 from rnnviz.errors import InputError
-from rnnviz.text import (BOS, EOS, PAD, UNK, Vocab, decode_upload, hash_word, letter_trigrams,
-                         prepare, tokenize, trigram_bucket, upload_lines)
+from rnnviz.text import (
+    BOS,
+    EOS,
+    PAD,
+    UNK,
+    Vocab,
+    decode_upload,
+    hash_word,
+    letter_trigrams,
+    prepare,
+    tokenize,
+    trigram_bucket,
+    upload_lines,
+)
 
 VOCAB = Vocab((PAD, UNK, BOS, EOS, "Arrive", "Taipei", "on", "November", "2nd", "I", "like", "cats"))
 

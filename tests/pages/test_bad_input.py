@@ -6,8 +6,8 @@ Query parameters: every widget key a page binds, set to garbage, negative, NaN a
 """
 import pytest
 
-from rnnviz.streamlit_ui import existing_pages
 from tests.apptest_helpers import no_exception
+from ui.navigation import existing_pages
 
 PAGES = [p[0] for p in existing_pages()]
 

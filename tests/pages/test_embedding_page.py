@@ -3,6 +3,7 @@ sentences, update rules, hashing with one bucket, word order, the exercise, bad 
 Oracles: the model's own E and autograd dL/dE, the notes' numbers, rnnviz.embedding."""
 import numpy as np
 import pytest
+
 from rnnviz import RNNModel, trace
 from rnnviz import embedding as emb
 from rnnviz.catalog import default_model
@@ -86,7 +87,7 @@ def test_batch_of_two_sentences_is_padded_with_a_mask(app):
     at.text_input(key="emb_batch2").input("man bites dog").run()
     no_exception(at)
     assert "B x T x d = 2 x 6 x 16" in text(at)
-    mask = next(d.value for d in at.dataframe if "t=6" in d.value.columns and d.value.dtypes.iloc[0] == bool)
+    mask = next(d.value for d in at.dataframe if "t=6" in d.value.columns and d.value.dtypes.iloc[0] == bool)  # noqa: E721
     assert mask.values.tolist() == [[True] * 6, [True] * 4 + [False] * 2]
     X = np.asarray(fig(at, "A padded batch")["data"][1]["z"], dtype=float)
     assert np.all(X[4:] == 0) and np.any(X[:4] != 0)
@@ -205,8 +206,9 @@ def test_output_rows_pca_matches_w_o(app, default):
 
 def test_a_link_reproduces_the_notes_view():
     """?emb_preset=...&emb_rule=... (as 'Share this view' writes them) opens the same view."""
-    from tests.conftest import APP, ROOT
     from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import APP, ROOT
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["emb_preset"] = "Notes example (V=5, d=3)"
     at.query_params["emb_rule"] = RULES["wd"]

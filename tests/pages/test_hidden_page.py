@@ -201,6 +201,7 @@ def test_toggle_to_a_and_play(app):
 def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     """A session's own model may be Jordan or bidirectional: the page adapts, no crash."""
     from streamlit.testing.v1 import AppTest
+
     from rnnviz import RNNConfig, RNNModel
     from rnnviz.catalog import NOTES_VOCAB
     from rnnviz.text import Vocab

@@ -210,8 +210,8 @@ def test_notes_model_says_why_today_has_no_target(app):
 
 
 def test_padded_sum_adds_up_as_shown_and_second_warning_is_labelled():
-    from decimal import Decimal
     import re
+    from decimal import Decimal
 
     at = open_on("default", "Arrive Taipei on November 2nd")
     at.text_input(key="out_batch2").input("Leave Zorglub now").run()

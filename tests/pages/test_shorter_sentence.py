@@ -5,8 +5,8 @@ sentence. Streamlit raises if a kept value is above a slider's new maximum; the 
 """
 import pytest
 
-from rnnviz.streamlit_ui import existing_pages
 from tests.apptest_helpers import no_exception
+from ui.navigation import existing_pages
 
 PAGES = [p[0] for p in existing_pages()]
 LONG = "I like cats today and you like dogs now and we see birds"

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import streamlit_ui as ui
 from rnnviz import trace
 from rnnviz.bundle import FORMAT, load_bundle, save_bundle
-from rnnviz.corpus import (build_model, build_vocab, corpus_perplexity, read_corpus,
-                           start_run, unknown_share)
+from rnnviz.corpus import build_model, build_vocab, corpus_perplexity, read_corpus, start_run, unknown_share
 from rnnviz.data import lm_pair
 from rnnviz.export import token_frame
 from rnnviz.train import TrainConfig
 from tests.apptest_helpers import figures, no_exception
+from ui import session as ui
+from ui.navigation import APP_ROOT
 
 PAGE = "pages/train.py"
 HOME = "pages/home.py"
@@ -93,7 +93,7 @@ def test_pasted_corpus_trains_and_becomes_the_current_model(app):
     assert np.allclose(shown["p_guess"], expected["p_guess"])
     assert "Your model: my\\-model** reads the sentence" in text(at)
     # every page now inspects the new model, with its first corpus line as the sentence
-    at.switch_page(str(ui.APP_ROOT / HOME))
+    at.switch_page(str(APP_ROOT / HOME))
     at.run()
     no_exception(at)
     assert "Your model: my\\-model" in " ".join(c.value for c in at.caption)
@@ -154,7 +154,7 @@ def test_diverging_settings_are_shown_not_crashed(app):
     no_exception(at)
     assert at.session_state[ui.TRAIN_RUN].status == "diverged"
     assert any("NaN" in e.value for e in at.error)
-    at.switch_page(str(ui.APP_ROOT / HOME))
+    at.switch_page(str(APP_ROOT / HOME))
     at.run()
     no_exception(at)
 
@@ -173,7 +173,7 @@ def test_model_file_upload_round_trip(app, monkeypatch):
     # the download offers the same bytes back: a second round trip gives the same weights
     again = load_bundle(save_bundle(loaded, v2, meta))[0]
     assert again.fingerprint() == model.fingerprint()
-    at.switch_page(str(ui.APP_ROOT / HOME))
+    at.switch_page(str(APP_ROOT / HOME))
     at.run()
     assert "Your model: mine" in " ".join(c.value for c in at.caption)
 

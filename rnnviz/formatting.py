@@ -1,0 +1,37 @@
+"""The one way numbers and vectors are written on screen: at most 4 significant digits.
+
+Python's `g` format picks plain or e-notation ("0.1235", "1.577e-07"), so tiny gradients are
+never shown as 0 and huge ones never overflow a cell; NaN and inf are spelled out (they are a
+lesson on the BPTT page, not a crash) and -0 is shown as 0. Every former formatter
+(figures.common.fmt, embedding.num / vector_text, summary.short_vector, hidden.fmt_vec) is now
+one of these two functions.
+"""
+from __future__ import annotations
+
+import math
+
+DIGITS = 4  # significant digits of every number on screen
+
+
+def num(v, digits: int = DIGITS) -> str:
+    """'0.1235', '1.577e-07', 'NaN', 'inf', '-inf'; -0 as '0'."""
+    v = float(v)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return f"{v + 0.0:.{digits}g}"
+
+
+def vector(values, digits: int = DIGITS, shown: int | None = None) -> str:
+    """'[-0.6, 0.9, -0.2]'. shown: keep the first `shown` entries and add '… (n in all)' so that
+    a long row fits in a table cell. Takes a list, numpy array or tensor of any shape (flattened)."""
+    if hasattr(values, "detach"):
+        values = values.detach().double().reshape(-1).tolist()
+    elif hasattr(values, "reshape"):
+        values = values.reshape(-1).tolist()
+    vals = [float(x) for x in values]
+    head = ", ".join(num(x, digits) for x in vals[:shown])
+    if shown is None or len(vals) <= shown:
+        return "[" + head + "]"
+    return f"[{head}, … ({len(vals)} in all)]"

@@ -1,0 +1,79 @@
+"""The string catalogues: every language has the same keys and placeholders as English, every
+key the code asks for exists, prose falls back to English, and t() fills placeholders."""
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from rnnviz import prose as core_prose
+from ui import i18n
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def test_english_catalogue_reads_as_flat_dotted_keys():
+    en = i18n.catalogue("en")
+    assert en["train.title"] == "6 · Your own data" and en["nav.bptt"] == "4 · BPTT and Jacobians"
+    assert all(isinstance(v, str) for v in en.values())
+
+
+@pytest.mark.parametrize("lang", i18n.languages())
+def test_every_locale_has_the_keys_and_placeholders_of_english(lang):
+    en, other = i18n.catalogue("en"), i18n.catalogue(lang)
+    assert set(other) == set(en), sorted(set(other) ^ set(en))
+    for key, text in en.items():
+        assert placeholders(other[key]) == placeholders(text), key
+
+
+def test_every_string_formats_with_its_own_placeholders():
+    for key, text in i18n.catalogue("en").items():
+        assert isinstance(text.format(**{name: 1 for name in placeholders(text)}), str), key
+
+
+def test_every_key_the_ui_asks_for_exists():
+    """Literal t("...") keys in ui/, app.py and pages/ (f-string keys are checked by the page tests)."""
+    en = i18n.catalogue("en")
+    files = list((ROOT / "ui").rglob("*.py")) + list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
+    asked = {k for f in files for k in re.findall(r'\bt\("([a-z_.]+)"', f.read_text(encoding="utf-8"))}
+    assert asked and not asked - set(en), sorted(asked - set(en))
+
+
+def test_missing_key_falls_back_to_english(tmp_path, monkeypatch):
+    (tmp_path / "en.toml").write_text('a.b = "Hello {name}"\nc = "only English"\n', encoding="utf-8")
+    (tmp_path / "xx.toml").write_text('a.b = "Salut {name}"\n', encoding="utf-8")
+    monkeypatch.setattr(i18n, "LOCALES_DIR", tmp_path)
+    i18n.catalogue.cache_clear()
+    try:
+        assert i18n.languages() == ["en", "xx"]
+        assert i18n.text_for("xx", "a.b", name="Ana") == "Salut Ana"
+        assert i18n.text_for("xx", "c") == "only English"
+        with pytest.raises(KeyError):
+            i18n.text_for("xx", "nowhere")
+    finally:
+        i18n.catalogue.cache_clear()
+
+
+def test_t_outside_a_session_is_english():
+    assert i18n.current_lang() == "en"
+    assert i18n.t("links.too_large", names="x") == "Ignored link value(s) too large to be a number: x."
+
+
+def test_prose_lives_under_prose_lang_and_falls_back_to_english():
+    assert (ROOT / "prose" / "en" / "home.md").exists() and not (ROOT / "prose" / "home.md").exists()
+    en = core_prose.section("home", "sizes", V=5, d=3, H=4, K=5, params=57)
+    assert "V = 5" in en and "57 parameters" in en
+    assert core_prose.section("home", "sizes", "zz", V=5, d=3, H=4, K=5, params=57) == en
+    assert core_prose.section("home", "sizes", V=5, d=3, H=4, K=5, params=57) == en  # old call
+
+
+@pytest.mark.parametrize("lang", [x for x in i18n.languages() if x != "en"])
+def test_translated_prose_has_the_sections_and_placeholders_of_english(lang):
+    for path in (ROOT / "prose" / "en").glob("*.md"):
+        en, other = core_prose.sections(path.stem), core_prose.sections(path.stem, lang)
+        for key, text in other.items():
+            assert key in en and placeholders(text) == placeholders(en[key]), (path.stem, key)

@@ -1,0 +1,127 @@
+"""The ui/ layer's own pieces: the exercise widget, the tolerant step slider, the cache keying
+rule, and J computed once per (model, sentence) on the BPTT page."""
+import torch
+from streamlit.testing.v1 import AppTest
+
+import rnnviz.bptt
+from tests.apptest_helpers import no_exception
+
+PAGE = "pages/bptt.py"
+
+
+def exercise_script():
+    import streamlit as st
+
+    from rnnviz.exercises import Verdict
+    from ui.widgets import exercise
+
+    def check(answer):
+        if answer == 3.0:
+            return Verdict(True, "Right: 1 + 2 = 3.", solution="1 + 2 = 3")
+        return Verdict(False, "You subtracted." if answer == -1.0 else "Not yet.", solution="1 + 2 = 3")
+
+    exercise("ex", lambda: st.number_input("1 + 2 = ?", value=None, key="ex_answer"), check)
+
+
+def test_exercise_widget_checks_on_click_hints_and_shows_the_solution():
+    at = AppTest.from_function(exercise_script, default_timeout=60).run()
+    no_exception(at)
+    assert not at.success and not at.error  # nothing checked before the button
+    at.number_input(key="ex_answer").set_value(-1.0)
+    at.button(key="ex_check").click().run()
+    assert [e.value for e in at.error] == ["You subtracted\\."]
+    at.number_input(key="ex_answer").set_value(3.0)
+    at.button(key="ex_check").click().run()
+    assert at.success and "Right" in at.success[0].value
+    at.toggle(key="ex_solution").set_value(True).run()
+    assert any("1 \\+ 2 = 3" in i.value for i in at.info)
+
+
+def slider_script():
+    import streamlit as st
+
+    from ui.widgets import step_slider
+
+    hi = st.session_state.get("hi", 5)
+    st.session_state["got"] = step_slider("Step t", 1, hi, 2, "s_step")
+
+
+def test_step_slider_clamps_a_kept_value_out_of_range():
+    at = AppTest.from_function(slider_script, default_timeout=60).run()
+    at.slider(key="s_step").set_value(5).run()
+    at.session_state["hi"] = 3  # a shorter sentence: the kept 5 is out of range
+    at.run()
+    no_exception(at)
+    assert at.session_state["got"] == 3 and at.slider(key="s_step").value == 3
+    at.session_state["hi"] = 1  # one step: a caption, no slider
+    at.run()
+    no_exception(at)
+    assert at.session_state["got"] == 1 and any("the only step" in c.value for c in at.caption)
+
+
+def cache_script():
+    import streamlit as st
+
+    from rnnviz import RNNConfig, RNNModel
+    from ui import cache
+
+    model = RNNModel(RNNConfig(7, 3, 4), seed=int(st.session_state.get("seed", 0)))
+    tr = cache.cached_trace(model, [1, 2, 3], [2, 3, -100])
+    st.session_state["J"] = cache.step_jacobians(model, tr)
+    st.session_state["J_again"] = cache.step_jacobians(model, tr)
+
+
+def test_cache_keys_on_the_weights_and_the_sentence(monkeypatch):
+    calls = []
+    real = rnnviz.bptt.step_jacobians
+    monkeypatch.setattr(rnnviz.bptt, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))
+    at = AppTest.from_function(cache_script, default_timeout=60).run()
+    no_exception(at)
+    J0 = at.session_state["J"]
+    assert len(calls) == 1 and torch.equal(J0, at.session_state["J_again"])
+    at.session_state["seed"] = 1  # other weights, same ids: a new entry, not the old J
+    at.run()
+    assert len(calls) == 2 and not torch.equal(J0, at.session_state["J"])
+
+
+def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
+    import streamlit as st
+    st.cache_data.clear()
+    calls = []
+    real = rnnviz.bptt.step_jacobians
+    monkeypatch.setattr(rnnviz.bptt, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))
+    at = app(PAGE)
+    no_exception(at)
+    first = len(calls)
+    assert first >= 1
+    for t in (3, 1, 4):
+        at.slider(key="bptt_step").set_value(t).run()
+        no_exception(at)
+    assert len(calls) == first, "a slider move recomputed J"
+
+
+def alone_script():
+    import streamlit as st
+    from streamlit.runtime.pages_manager import PagesManager
+
+    from ui import links
+
+    PagesManager.uses_pages_directory = bool(st.session_state.get("pretend_alone"))
+    st.session_state["text"] = st.session_state.get("text", "kept text")
+    st.session_state["alone"] = links.page_runs_alone()
+    st.session_state["flag_after"] = PagesManager.uses_pages_directory
+
+
+def test_page_runs_alone_switches_the_old_mode_off_once():
+    from streamlit.runtime.pages_manager import PagesManager
+    before = PagesManager.uses_pages_directory
+    try:
+        at = AppTest.from_function(alone_script, default_timeout=60).run()
+        assert at.session_state["alone"] is False  # app.py's navigation ran: nothing to do
+        at.session_state["pretend_alone"] = True
+        at.run()
+        no_exception(at)
+        assert at.session_state["alone"] is True and at.session_state["flag_after"] is False
+        assert at.session_state["text"] == "kept text"  # the sidebar's values survive
+    finally:
+        PagesManager.uses_pages_directory = before

@@ -1,0 +1,195 @@
+"""Every st.cache_* wrapper of the app, with ONE keying rule.
+
+The rule: a cached result is keyed by the model's fingerprint (a hash of its weights), the
+sentence's ids and targets, and the function's explicit arguments; the model and trace objects
+themselves are passed as `_model` / `_tr` (not hashed). So a session that edits or trains its own
+model never gets another model's numbers, and two sessions on the same model and sentence share
+the work. Callers use the public functions (model, trace, arguments); the key is built here.
+
+st.cache_resource only for what nobody mutates (the built-in models and taggers, read-only);
+everything else is st.cache_data (copied out, so a caller cannot change the cached value).
+"""
+from __future__ import annotations
+
+import streamlit as st
+import torch
+
+from rnnviz import bptt, gradcheck, hidden, tagging
+from rnnviz import embedding as emb
+from rnnviz import output as out
+from rnnviz.catalog import load_builtin
+from rnnviz.generation import generate as _generate
+from rnnviz.model import RNNConfig, RNNModel
+from rnnviz.trace import Trace, trace
+
+
+def key_of(model: RNNModel, ids=(), targets=()) -> tuple:
+    """The key every wrapper starts with: (fingerprint, ids, targets) as hashable tuples."""
+    return (model.fingerprint(), tuple(int(i) for i in ids), tuple(int(t) for t in targets))
+
+
+def _tr_key(model: RNNModel, tr: Trace) -> tuple:
+    return key_of(model, tr.ids.tolist(), tr.targets.tolist())
+
+
+# ---- shared read-only resources ------------------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def builtin(key: str):
+    """(model, vocab, meta) of a built-in model: shared by every session, never trained in place."""
+    return load_builtin(key)
+
+
+@st.cache_resource(show_spinner=False)
+def pretrained_taggers() -> dict:
+    """The four shipped taggers, shared read-only by every session (never trained in place)."""
+    return {k: tagging.load_tagger((tagging.TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in tagging.KINDS}
+
+
+@st.cache_resource(show_spinner=False)
+def tagging_data() -> tagging.TaggingData:
+    return tagging.tagging_data()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _variant(key: tuple, kind: str, _model):
+    return hidden.cell_variant(_model, kind)
+
+
+def cell_variant(model: RNNModel, kind: str):
+    """The model rebuilt as another cell kind (read-only, shared: never train it)."""
+    return _variant(key_of(model), kind, model)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _phi(key: tuple, phi: str, _model):
+    return hidden.with_nonlinearity(_model, phi)
+
+
+def with_nonlinearity(model: RNNModel, phi: str):
+    """The model with another nonlinearity (read-only, shared: never train it)."""
+    return _phi(key_of(model), phi, model)
+
+
+# ---- the trace and what follows from it ---------------------------------------------------
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _trace(key: tuple, reduction: str, _model) -> Trace:
+    return trace(_model, list(key[1]), list(key[2]), reduction)
+
+
+def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace:
+    """One Trace per (weights, ids, targets, reduction), computed once for every page."""
+    return _trace(key_of(model, ids, targets), reduction, model)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _jacobians(key: tuple, _model, _tr) -> torch.Tensor:
+    return bptt.step_jacobians(_model, _tr)
+
+
+def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
+    """(T, H, H) J[t] = dh_t/dh_{t-1}: once per (model, sentence); every BPTT view reuses it."""
+    return _jacobians(_tr_key(model, tr), model, tr)
+
+
+@st.cache_data(max_entries=64, show_spinner="Computing all-pair Jacobian norms…")
+def _norms(key: tuple, ord_, _J) -> torch.Tensor:
+    return bptt.product_norms(_J, ord_)
+
+
+def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro") -> torch.Tensor:
+    """(T, T) ||dh_s/dh_t|| from the cached step Jacobians."""
+    return _norms(_tr_key(model, tr), ord_, step_jacobians(model, tr))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _flow(key: tuple, _model, _tr, _J):
+    G = bptt.loss_to_state_grads(_model, _tr, _J)  # (T, T, H)
+    return G, bptt.gradient_flow(_model, _tr, G=G)
+
+
+def gradient_flow(model: RNNModel, tr: Trace):
+    """(G (T, T, H) = dL_s/dh_t, F (T, T) its norms), from the cached step Jacobians."""
+    return _flow(_tr_key(model, tr), model, tr, step_jacobians(model, tr))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _model_check(key: tuple, _model):
+    return gradcheck.model_gradient_check(_model, list(key[1]), list(key[2]))
+
+
+def model_gradient_check(model: RNNModel, ids, targets):
+    """Finite differences against autograd for the model on this sentence."""
+    return _model_check(key_of(model, ids, targets), model)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _tied(key: tuple, _model) -> dict:
+    return emb.tied_gradients(_model, list(key[1]), list(key[2]))
+
+
+def tied_gradients(model: RNNModel, ids, targets) -> dict:
+    return _tied(key_of(model, ids, targets), model)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _output_step(key: tuple, t: int, lr: float, _model, _tr):
+    return out.output_layer_step(_model, _tr, t, lr)
+
+
+def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float):
+    return _output_step(_tr_key(model, tr), t, lr, model, tr)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _gen(key: tuple, how, eos, _model):
+    return _generate(_model, list(key[1]), how, eos)
+
+
+def generate(model: RNNModel, prefix, how, eos):
+    """Free generation from a prefix (the prefix stands in the ids slot of the key)."""
+    return _gen(key_of(model, prefix), how, eos, model)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _scores(key: tuple, _model, _data) -> dict:
+    return tagging.evaluate(_model, _data)
+
+
+def heldout_scores(model, data) -> dict:
+    """A tagger's held-out accuracy and F1 (data: the shared tagging_data())."""
+    return _scores(key_of(model), model, data)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def initial_E(cfg: tuple, seed: int) -> torch.Tensor:
+    """E of an untrained model with the same sizes and the training's seed: where training started."""
+    return emb.f64(RNNModel(RNNConfig(**dict(cfg)), seed=seed).E)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _drift(key: tuple, cfg: tuple, seed: int, itos: tuple, _E) -> dict:
+    return emb.neighbour_drift(_E, initial_E(cfg, seed), list(itos))
+
+
+def neighbour_drift(model: RNNModel, cfg: tuple, seed: int, E, itos) -> dict:
+    """How far training moved E from its start (cached per model)."""
+    return _drift(key_of(model), cfg, seed, tuple(itos), E)
+
+
+# ---- settings-only computations (no model: the explicit arguments are the key) -------------
+
+@st.cache_data(max_entries=4, show_spinner="Finite differences for every weight…")
+def notes_check():
+    params, x, y = gradcheck.notes_setting()
+    return gradcheck.gradient_check(params, x[:, :4], y[:, :4]), gradcheck.input_weight_norms(params, x, y)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def clipping(scale: float, max_norm: float):
+    params, x, y = gradcheck.exploding_setting(scale)
+    g = gradcheck.autograd_grads(params, x, y)
+    demo = gradcheck.clip_demo(g, max_norm)
+    demo.pop("clipped")
+    return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)

@@ -1,0 +1,135 @@
+"""URL state in and out: the model named in a link, link notices, the share box, and the one
+pages/-folder workaround. The checks themselves are pure (rnnviz.links); this file only reads
+and writes st.query_params and session state.
+
+Widgets bind their own values to the URL (`bind="query-params"`); what is here is what a
+widget cannot do alone: the model (its options depend on the session), values that would crash
+a widget, and telling the learner what a link asked for that could not be shown.
+"""
+from __future__ import annotations
+
+import streamlit as st
+from streamlit import config as st_config
+from streamlit.runtime.pages_manager import PagesManager
+
+from rnnviz.links import OWN_PREFIX, _short, link_model_problem, overflowing, rejected_params, share_url
+
+from .i18n import t
+
+# Widget keys whose values must survive a page that runs alone (see page_runs_alone).
+SIDEBAR_KEYS = ("model", "text", "lang")
+
+
+def page_runs_alone() -> bool:
+    """The one workaround for Streamlit's pages/ folder. True when the caller must draw the
+    sidebar itself (AppTest only).
+
+    Streamlit treats an app with a pages/ folder as an old-style multipage app until the first
+    st.navigation call: if a server's very first request is a deep link (/embedding), that page
+    runs alone, without app.py's sidebar and link handling (AppTest does the same after
+    switch_page). app.py owns the navigation, so a page that finds itself alone switches the old
+    mode off and reruns through app.py. AppTest runs a switched-to page alone on every run (a
+    rerun would drop clicks), so there the caller draws the sidebar, its widgets keeping the
+    values chosen on other pages (AppTest has no browser to update the URL, so the first URL is
+    stale there). Calls nothing of the sidebar itself: no call loop."""
+    if not PagesManager.uses_pages_directory:
+        return False
+    PagesManager.uses_pages_directory = False
+    if not st_config.get_option("global.appTest"):
+        st.rerun()
+    kept = [k for k in SIDEBAR_KEYS if k in st.session_state]
+    forget_initial_params(kept)
+    for key in kept:
+        st.session_state[key] = st.session_state[key]
+    return True
+
+
+def forget_initial_params(keys, remove: bool = False) -> None:
+    """Streamlit seeds a widget from its private copy of the first URL (no public API to edit it)."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+    with get_session_state().query_params() as qp:
+        for key in keys:
+            qp._initial_query_params.pop(key, None)
+            if remove:
+                qp.remove_param(key)
+
+
+def notices() -> list[str]:
+    """Messages about what a link asked for and could not get (shown atop the sidebar)."""
+    return st.session_state.setdefault("_link_notices", [])
+
+
+def read_link(options: list[str]) -> None:
+    """Once per session, before any widget: drop values that would crash a widget, remember the
+    link's parameters, and take the model it names (?model=notes) or say why not."""
+    if st.session_state.get("_link_read"):
+        return
+    st.session_state["_link_read"] = True
+    _drop_overflowing_params()
+    st.session_state["_link_initial"] = {k: st.query_params.get_all(k) for k in st.query_params}
+    asked = st.query_params.get("model")
+    if asked is None:
+        return
+    problem = link_model_problem(asked, options)
+    if problem:
+        notices().append(problem)
+        del st.query_params["model"]
+    else:
+        st.session_state["model"] = asked
+
+
+def _drop_overflowing_params() -> None:
+    """Remove values that would crash a bound number input ("1e309"), from the URL and from
+    Streamlit's private copy of the first URL."""
+    bad = [k for k in st.query_params if k != "text" and overflowing(st.query_params.get_all(k))]
+    if not bad:
+        return
+    forget_initial_params(bad, remove=True)
+    notices().append(t("links.too_large", names=", ".join(_short(k) for k in bad[:10])))
+
+
+def sync_model_param(key: str, default: str) -> None:
+    """Keep ?model= in the URL equal to the chosen model (absent for the default)."""
+    now = st.query_params.get("model")
+    if key == default and now is not None:
+        del st.query_params["model"]
+    elif key != default and now != key:
+        st.query_params["model"] = key
+
+
+def show_notices(slot, dismiss: bool) -> None:
+    """The link notices in their sidebar slot; with a Dismiss button at the end of the run."""
+    if not notices():
+        slot.empty()
+        return
+    with slot.container():
+        for msg in notices():
+            st.warning(msg, icon=":material/link_off:")
+        if dismiss and st.button(t("links.dismiss"), key="link_dismiss"):
+            notices().clear()
+            st.rerun()
+
+
+def check_link_once() -> None:
+    """End of the first run: which link values did the widgets refuse, and which does no widget
+    use? (Only then have the page's widgets read the URL.)"""
+    if st.session_state.get("_link_checked"):
+        return
+    st.session_state["_link_checked"] = True
+    rejected, unused = rejected_params(st.session_state.get("_link_initial", {}), dict(st.session_state))
+    notices().extend(rejected)
+    if unused:
+        notices().append(t("links.unused", names=", ".join(_short(u) for u in unused[:10])))
+
+
+def current_params() -> dict[str, list[str]]:
+    return {k: st.query_params.get_all(k) for k in st.query_params}
+
+
+def share_box(slot) -> None:
+    """'Share this view': the link to this page with the model, sentence and every setting."""
+    with slot.expander(t("links.share"), icon=":material/link:"):
+        st.caption(t("links.share_help"))
+        st.code(share_url(st.context.url, current_params()), language=None, wrap_lines=True)
+        if st.session_state.get("model", "").startswith(OWN_PREFIX):
+            st.caption(t("links.own_model"))

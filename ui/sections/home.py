@@ -1,0 +1,56 @@
+"""Overview sections: the sentence as tokens and ids, the model's sizes, a first heatmap of h_t."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz.export import trace_frame
+from rnnviz.figures.overview import hidden_heatmap
+from rnnviz.summary import hidden_peak, model_sizes, token_table
+
+from .. import navigation, session
+from ..i18n import prose, t
+from ..widgets import download_csv, download_trace, md_escape, show_figure
+
+PAGE = "home"
+
+
+def intro() -> None:
+    st.title(t("home.title"))
+    st.markdown(prose(PAGE, "intro"))
+
+
+def tokens(cur: session.Current) -> None:
+    """The sentence as the model reads it: tokens, ids, the rows of E they hit."""
+    st.subheader(t("home.tokens_header"))
+    st.markdown(prose(PAGE, "tokens", n_words=len(cur.prepared.tokens), T=cur.trace.T,
+                      bos_note=t("home.bos_note") if cur.vocab.has_specials else ""))
+    rows = token_table(cur.model, cur.vocab, cur.input_ids, cur.prepared.tokens)
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    download_csv(trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
+
+
+def sizes(cur: session.Current) -> None:
+    """V, d, H, K and the parameter count of the current model."""
+    st.subheader(t("home.model_header"))
+    st.markdown(prose(PAGE, "sizes", **model_sizes(cur.model)))
+    st.caption(md_escape(f"{cur.label}: {session.model_description(cur.key)}"))
+
+
+def heatmap(cur: session.Current) -> None:
+    """tokens x hidden units heatmap of h_t, with its largest |h| named in the prose."""
+    st.subheader(t("home.heatmap_header"))
+    h = cur.trace.h.numpy()  # (T, H)
+    peak = hidden_peak(h)
+    st.markdown(prose(PAGE, "heatmap", hmax=peak["value"], hmax_t=peak["t"] + 1,
+                      hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
+    show_figure(hidden_heatmap(h, cur.tokens), "hidden states heatmap", key="home_heatmap")
+    download_csv(trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
+    with st.expander(t("home.any_table"), icon=":material/download:"):
+        download_trace(cur.trace, cur.vocab, key="home_trace")
+
+
+def next_pages() -> None:
+    st.subheader(t("home.next"))
+    for path, title, _, icon in navigation.existing_pages()[1:]:
+        st.page_link(str(navigation.APP_ROOT / path), label=title, icon=icon)

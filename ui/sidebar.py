@@ -1,0 +1,87 @@
+"""The shared sidebar, drawn by app.py on every page: link notices, "Share this view" (at the
+top, so it is seen), the model, the sentence, a .txt line picker and the language switch.
+
+Order of a run: sidebar() (before the page; reads the link, applies queued models) -> the page
+-> share_link(slots) (after the page, whose widgets have put their values in the URL by then).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz import limits
+from rnnviz.errors import InputError
+from rnnviz.text import decode_upload, upload_lines
+
+from . import links, session
+from .i18n import LANG_NAMES, languages, t
+
+
+def _on_line_pick():
+    line = st.session_state.get("upload_line")
+    if line:
+        st.session_state["text"] = line
+
+
+def sidebar():
+    """Draw the shared sidebar. Returns the (notices, share link) slots that share_link fills
+    at the end of the run."""
+    links.read_link(session.model_options())
+    session.start_of_run()
+    sb = st.sidebar
+    notices_slot, link_slot = sb.empty(), sb.empty()
+    links.show_notices(notices_slot, dismiss=False)  # redrawn with a Dismiss button by share_link
+    _model_select(sb)
+    sb.text_area(t("sidebar.sentence"), value=session.DEFAULT_TEXT, key="text", bind="query-params",
+                 height=90, help=t("sidebar.sentence_help", max_tokens=limits.MAX_TOKENS))
+    _line_picker(sb)
+    _language_switch(sb)
+    return notices_slot, link_slot
+
+
+def _model_select(sb) -> str:
+    options = session.model_options()
+    if "model" in st.session_state and st.session_state["model"] not in options:
+        st.session_state["model"] = session.DEFAULT_MODEL  # e.g. an own model of a lost session
+    chosen = sb.selectbox(t("sidebar.model"), options, format_func=session.model_label, key="model",
+                          help=t("sidebar.model_help"))
+    if st.session_state.get("_shown_model", chosen) != chosen:
+        st.session_state["text"] = session.default_sentence(chosen)  # a new model starts on its own sentence
+    st.session_state["_shown_model"] = chosen
+    links.sync_model_param(chosen, session.DEFAULT_MODEL)
+    return chosen
+
+
+def _line_picker(sb) -> None:
+    """'…or pick a line from a .txt file': the file's lines in a selectbox (bounded, checked)."""
+    up = sb.file_uploader(t("sidebar.upload"), type=["txt"], key="upload",
+                          max_upload_size=max(1, limits.MAX_UPLOAD_BYTES // 1_000_000),
+                          help=t("sidebar.upload_help", max_bytes=f"{limits.MAX_UPLOAD_BYTES:,}"))
+    if up is None:
+        return
+    try:
+        lines, skipped = upload_lines(decode_upload(up.getvalue()))
+    except InputError as err:
+        sb.error(str(err))
+        return
+    if skipped:
+        sb.warning(t("sidebar.lines_skipped", kept=f"{limits.MAX_UPLOAD_LINES:,}", skipped=f"{skipped:,}"))
+    sb.selectbox(t("sidebar.line", n=f"{len(lines):,}"), lines, index=None,
+                 placeholder=t("sidebar.line_placeholder"), key="upload_line", on_change=_on_line_pick)
+
+
+def _language_switch(sb) -> None:
+    """The interface language, kept in the link (?lang=zh); only languages with a catalogue."""
+    options = languages()
+    if st.session_state.get("lang") not in (None, *options):
+        st.session_state["lang"] = options[0]
+    sb.selectbox(t("sidebar.language"), options, format_func=lambda k: LANG_NAMES.get(k, k), key="lang",
+                 bind="query-params", disabled=len(options) == 1,
+                 help=t("sidebar.language_help"))
+
+
+def share_link(slots) -> None:
+    """End of run: link notices at the top of the sidebar, then the shareable link."""
+    notices_slot, link_slot = slots
+    links.check_link_once()
+    links.show_notices(notices_slot, dismiss=True)
+    links.share_box(link_slot)

@@ -1,0 +1,128 @@
+"""Shared widgets: figure display, downloads, the error guard, a tolerant step slider and the
+one exercise widget used by every "try it by hand".
+
+Everything here draws; nothing computes a number (the numbers come from rnnviz).
+"""
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Callable
+
+import streamlit as st
+
+from rnnviz import export
+from rnnviz.errors import InputError
+from rnnviz.exercises import Verdict
+
+from .i18n import t
+
+
+def md_escape(text: str) -> str:
+    """User text inside markdown: every markdown, LaTeX and HTML character escaped."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~&])", r"\\\1", str(text))
+
+
+@contextlib.contextmanager
+def guard():
+    """Show an InputError as a message instead of a traceback; the rest of the page goes on."""
+    try:
+        yield
+    except InputError as err:
+        st.error(str(err))
+
+
+def show_figure(fig, name: str, key: str | None = None) -> None:
+    """The chart (its toolbar saves a PNG) and a button that downloads it as standalone HTML.
+
+    The HTML (about 5 MB: plotly.js is inside, so it opens offline) is made only on click."""
+    st.plotly_chart(fig, width="stretch", key=None if key is None else f"{key}_chart")
+    st.download_button(t("widgets.download_chart"), data=lambda: export.figure_html(fig),
+                       file_name=export.safe_filename(name, "html"), mime="text/html",
+                       key=f"{key or export.safe_filename(name, 'html')}_html", on_click="ignore",
+                       icon=":material/download:")
+
+
+def download_csv(df, name: str, key: str | None = None, label: str | None = None) -> None:
+    """A button that downloads a table as CSV (full float precision), made only on click."""
+    st.download_button(label or t("widgets.download_csv", name=name), data=lambda: export.csv_bytes(df),
+                       file_name=export.safe_filename(name, "csv"), mime="text/csv",
+                       key=f"{key or export.safe_filename(name, 'csv')}_csv", on_click="ignore",
+                       icon=":material/download:")
+
+
+TRACE_TABLES = ("tokens", "h", "a", "p", "grad_h", "delta", "grad_x", "grads")
+
+
+def download_trace(tr, vocab, key: str) -> None:
+    """Pick a table of a trace (tokens, h_t, p, gradients...) and download it as CSV."""
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+    table = c1.selectbox(t("widgets.trace_table"), list(TRACE_TABLES),
+                         format_func=lambda k: t(f"widgets.trace.{k}"), key=f"{key}_table")
+    with c2:
+        download_csv(export.trace_frame(tr, vocab, table), f"trace-{table}", key=f"{key}_{table}",
+                     label=t("widgets.download_csv_short"))
+
+
+def clamp_kept(key: str, lo: int, hi: int) -> None:
+    """A value kept in the session or the URL may be out of range for a new sentence: clamp it
+    before the widget reads it (Streamlit would otherwise reset or reject it)."""
+    v = st.session_state.get(key)
+    if isinstance(v, int) and not lo <= v <= hi:
+        st.session_state[key] = min(max(v, lo), hi)
+
+
+def step_slider(label: str, lo: int, hi: int, default: int, key: str, **kw) -> int:
+    """A step slider (1-based t) bound to the URL whose kept value may be out of range; a
+    one-step sentence gets a caption instead (a slider needs min < max)."""
+    if lo == hi:
+        st.caption(t("widgets.only_step", label=label, t=lo))
+        return lo
+    clamp_kept(key, lo, hi)
+    return st.slider(label, lo, hi, min(max(default, lo), hi), key=key, bind="query-params", **kw)
+
+
+def exercise_number(key: str) -> int:
+    """'Exercise 1, 2, ...' (numbered from 1, bound to the URL) with a 'New exercise' button."""
+    c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
+    c2.button(t("exercise.new"), key=f"{key}_new", on_click=_next_number, args=(f"{key}_n",))
+    return int(c1.number_input(t("exercise.number"), 1, 1_000_000, 1, key=f"{key}_n",
+                               bind="query-params"))
+
+
+def _next_number(key: str) -> None:
+    st.session_state[key] = int(st.session_state.get(key, 1)) + 1
+
+
+def show_verdict(v: Verdict) -> None:
+    """Right or wrong, with the checker's hint (from the catalogue when it names a key)."""
+    if v.ok is None:
+        return
+    text = t(v.hint_key, **v.values) if v.hint_key else v.message
+    (st.success if v.ok else st.error)(md_escape(text))
+
+
+def exercise(key: str, ask: Callable[[], object], check: Callable[[object], Verdict],
+             solution: Callable[[], str] | None = None) -> Verdict | None:
+    """The one "try it by hand" widget: `ask()` draws the inputs and returns the answer,
+    a Check button runs `check(answer)` -> Verdict (its hint on a wrong answer), and
+    "Show the solution" reveals `solution()` (or the Verdict's own solution).
+
+    Returns the Verdict once checked (None before). An InputError from the checker (an
+    unreadable answer) is a message, not a traceback."""
+    answer = ask()
+    c1, c2 = st.columns(2)
+    checked = c1.button(t("exercise.check"), key=f"{key}_check", type="primary")
+    shown = c2.toggle(t("exercise.show_solution"), key=f"{key}_solution")
+    result = None
+    if checked:
+        with guard():
+            result = check(answer)
+            show_verdict(result)
+    if shown:
+        text = solution() if solution else (result.solution if result else None)
+        if text is None and result is None:
+            with guard():
+                text = check(answer).solution
+        st.info(t("exercise.solution", solution=md_escape(text or t("exercise.no_solution"))))
+    return result
