@@ -226,7 +226,8 @@ def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = SPECTRAL_TOL, 
     direction has just revived), or whose leftover mass shows that k vectors cannot close
     it soon, gets the exact value: the top eigenvalue of Q^T Q in float64 (relative error
     about H x 1e-16, far inside tol; cheaper than an SVD). Zero matrices give 0; matrices
-    with inf / NaN give their Frobenius norm (inf / NaN), as the Frobenius path does. Returns (norms (n,), new V).
+    with inf / NaN give their Frobenius norm (inf / NaN), as the Frobenius path does.
+    Returns (norms (n,), new V).
     """
     n = Q.shape[0]
     fro = torch.linalg.vector_norm(Q, dim=(1, 2)) if fro is None else fro  # (n,)
