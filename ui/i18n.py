@@ -1,6 +1,7 @@
 """The learner's language for every string: t(key, **values) and prose(page, key, **values).
 
-Strings live in locales/<lang>.toml under flat dotted keys ("bptt.title", "sidebar.model");
+Strings live in locales/<lang>.toml (the app shell) and locales/<lang>/<page>.toml (one file per
+page, so pages are written and translated apart) under flat dotted keys ("bptt.title");
 values fill Python str.format placeholders ("{T} tokens"). Longer explanations live in
 prose/<lang>/<page>.md (read by rnnviz.prose). A key missing in a language falls back to English,
 so a half-translated catalogue still shows every string. The language is the sidebar's
@@ -31,20 +32,31 @@ def flatten(table: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def catalogue_files(lang: str) -> list[Path]:
+    """locales/<lang>.toml and every locales/<lang>/*.toml, in a fixed order."""
+    files = [LOCALES_DIR / f"{lang}.toml"] + sorted((LOCALES_DIR / lang).glob("*.toml"))
+    return [p for p in files if p.exists()]
+
+
 @functools.lru_cache(maxsize=None)
 def catalogue(lang: str) -> dict[str, str]:
-    """Every string of one language ({} if there is no locales/<lang>.toml)."""
-    path = LOCALES_DIR / f"{lang}.toml"
-    if not path.exists():
-        return {}
-    with path.open("rb") as f:
-        return flatten(tomllib.load(f))
+    """Every string of one language ({} if it has no file). A key defined twice is a bug."""
+    merged: dict[str, str] = {}
+    for path in catalogue_files(lang):
+        with path.open("rb") as f:
+            part = flatten(tomllib.load(f))
+        twice = merged.keys() & part.keys()
+        if twice:
+            raise ValueError(f"{path.name} defines keys already defined: {sorted(twice)[:5]}")
+        merged |= part
+    return merged
 
 
 def languages() -> list[str]:
     """The languages with a catalogue, English first."""
-    found = sorted(p.stem for p in LOCALES_DIR.glob("*.toml"))
-    return [DEFAULT_LANG] + [x for x in found if x != DEFAULT_LANG]
+    found = {p.stem for p in LOCALES_DIR.glob("*.toml")} | {p.name for p in LOCALES_DIR.iterdir()
+                                                             if p.is_dir()}
+    return [DEFAULT_LANG] + sorted(x for x in found if x != DEFAULT_LANG)
 
 
 def current_lang() -> str:
