@@ -82,6 +82,31 @@ def step_slider(label: str, lo: int, hi: int, default: int, key: str, **kw) -> i
     return st.slider(label, lo, hi, min(max(default, lo), hi), key=key, bind="query-params", **kw)
 
 
+SHARED_STEP = "shared_step"  # session key: the step t (1-based) the learner last chose on any page
+
+
+def first_word_step(has_bos: bool) -> int:
+    """The first step worth showing (1-based): the first real word, not <bos> (whose memory
+    term W_h h_0 is zero)."""
+    return 2 if has_bos else 1
+
+
+def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
+    """The page's step slider, sharing one choice across pages: a page opened after the learner
+    chose t elsewhere starts at that t (unless its own link names a step). 1-based."""
+    kept = st.session_state.get(SHARED_STEP)
+    if key not in st.session_state and key not in st.query_params and isinstance(kept, int):
+        st.session_state[key] = min(max(kept, 1), T)
+    value = step_slider(label, 1, T, first_word_step(has_bos), key, on_change=_share_step, args=(key,),
+                        **kw)
+    st.session_state[SHARED_STEP] = value
+    return value
+
+
+def _share_step(key: str) -> None:
+    st.session_state[SHARED_STEP] = st.session_state[key]
+
+
 def exercise_number(key: str) -> int:
     """'Exercise 1, 2, ...' (numbered from 1, bound to the URL) with a 'New exercise' button."""
     c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
