@@ -10,6 +10,7 @@ from rnnviz.summary import hidden_peak, model_sizes, token_table
 
 from .. import navigation, session
 from ..i18n import prose, t
+from ..model_text import prose_values
 from ..widgets import download_csv, download_trace, md_escape, show_figure
 
 PAGE = "home"
@@ -42,7 +43,8 @@ def heatmap(cur: session.Current) -> None:
     st.subheader(t("home.heatmap_header"))
     h = cur.trace.h.numpy()  # (T, H)
     peak = hidden_peak(h)
-    st.markdown(prose(PAGE, "heatmap", hmax=peak["value"], hmax_t=peak["t"] + 1,
+    st.markdown(prose(PAGE, "heatmap", **prose_values(cur.model.cfg), hmax=peak["value"],
+                      hmax_t=peak["t"] + 1,
                       hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
     show_figure(hidden_heatmap(h, cur.tokens), "hidden states heatmap", key="home_heatmap")
     download_csv(trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
