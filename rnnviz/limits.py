@@ -20,3 +20,9 @@ MAX_MODEL_FILE_BYTES = 20_000_000  # an uploaded model bundle
 MAX_HASH_BUCKETS = 50_000     # word-hashing buckets a learner may ask for
 MAX_HASH_WORDS = 50           # words typed into the hashing box
 MAX_LR = 10.0                 # learning rate accepted by the update rules on the pages
+
+# Serving many sessions from one process (rnnviz/jobs.py, rnnviz/bytecache.py)
+MAX_CONCURRENT_TRAININGS = 1   # trainings running at once per server process; others queue
+TRAINING_TIME_SHARE = 0.5      # a training sleeps so that it uses at most this share of time
+TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
+SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
