@@ -68,9 +68,8 @@ def test_gate_never_runs_more_than_k():
 
 def test_slot_is_freed_when_the_block_raises():
     gate = TrainingGate(1)
-    with pytest.raises(RuntimeError):
-        with gate.slot():
-            raise RuntimeError("page run interrupted")
+    with pytest.raises(RuntimeError), gate.slot():
+        raise RuntimeError("page run interrupted")
     assert gate.counts() == (0, 0)
 
 
