@@ -16,6 +16,7 @@ from rnnviz.data import everyday_corpus
 from rnnviz.errors import InputError
 from rnnviz.export import safe_filename, token_frame
 from rnnviz.figures.train import loss_curve, moving_average
+from rnnviz.jobs import TRAINING_GATE, Pacer, queued_message
 from rnnviz.prose import section
 from rnnviz.train import TrainConfig
 
@@ -104,7 +105,10 @@ def train_now(corpus, s: dict) -> None:
             box.dataframe(samples_frame(run), hide_index=True)
             shown["samples"] = len(run.samples)
 
-    run.run(on_step)
+    with TRAINING_GATE.slot(on_wait=lambda pos: box.info(queued_message(pos), icon=":material/hourglass:")):
+        box.empty()
+        pacer = Pacer(limits.TRAINING_TIME_SHARE)  # sleeps between steps: other pages stay quick
+        run.run(lambda record, run: (pacer.step_done(), on_step(record, run))[1])
     ui.keep_run(run)
     st.rerun()
 

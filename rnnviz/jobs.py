@@ -60,29 +60,37 @@ class TrainingGate:
             ticket = next(self._tickets)
             self._queue.append(ticket)
             self._admit()
-            while ticket not in self._running:
-                if cancelled is not None and cancelled():
-                    self._queue.remove(ticket)
-                    self._cond.notify_all()
-                    return None
-                if on_wait is not None:
-                    pos = self._queue.index(ticket) + 1
-                    self._cond.release()
-                    try:
-                        on_wait(pos)
-                    finally:
-                        self._cond.acquire()
-                    if ticket in self._running:
-                        break
-                self._cond.wait(poll_s)
+            try:
+                while ticket not in self._running:
+                    if cancelled is not None and cancelled():
+                        self._leave(ticket)
+                        return None
+                    if on_wait is not None:
+                        self._call_unlocked(on_wait, self._queue.index(ticket) + 1)
+                        if ticket in self._running:
+                            break
+                    self._cond.wait(poll_s)
+            except BaseException:  # e.g. Streamlit stopping the page run while it waits
+                self._leave(ticket)
+                raise
             return ticket
+
+    def _call_unlocked(self, fn, *args) -> None:
+        self._cond.release()
+        try:
+            fn(*args)
+        finally:
+            self._cond.acquire()
+
+    def _leave(self, ticket: int) -> None:
+        self._running.discard(ticket)
+        if ticket in self._queue:
+            self._queue.remove(ticket)
+        self._admit()
 
     def release(self, ticket: int) -> None:
         with self._cond:
-            self._running.discard(ticket)
-            if ticket in self._queue:
-                self._queue.remove(ticket)
-            self._admit()
+            self._leave(ticket)
 
     @contextlib.contextmanager
     def slot(self, on_wait=None, poll_s: float = 0.5):

@@ -3,6 +3,7 @@
 Pages show these numbers where they apply; tests check each boundary on both
 sides. Changing a limit here changes it everywhere.
 """
+import os
 
 MAX_TEXT_CHARS = 20_000        # characters kept from a typed or uploaded sentence
 MAX_TOKENS = 200               # tokens of one sentence that the pages run (T)
@@ -22,7 +23,8 @@ MAX_HASH_WORDS = 50           # words typed into the hashing box
 MAX_LR = 10.0                 # learning rate accepted by the update rules on the pages
 
 # Serving many sessions from one process (rnnviz/jobs.py, rnnviz/bytecache.py)
-MAX_CONCURRENT_TRAININGS = 1   # trainings running at once per server process; others queue
-TRAINING_TIME_SHARE = 0.5      # a training sleeps so that it uses at most this share of time
+# Deployment knobs: a host may set them in the environment (bench/bench_load.py compares them).
+MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "1")))
+TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session

@@ -14,7 +14,8 @@ import streamlit as st
 from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
 
-from . import export, limits
+from . import export, limits, replica
+from .bytecache import ByteLRU
 from .catalog import BUILTINS, load_builtin
 from .links import (OWN_PREFIX, _short, link_model_problem, overflowing,  # noqa: F401
                     rejected_params, share_url)
@@ -78,15 +79,18 @@ def builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
     return load_builtin(key)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _cached_trace(fingerprint: str, ids: tuple, targets: tuple, reduction: str, _model) -> Trace:
-    return trace(_model, list(ids), list(targets), reduction)
+@st.cache_resource(show_spinner=False)
+def trace_cache() -> ByteLRU:
+    """Traces of every session, bounded by bytes (limits.TRACE_CACHE_BYTES), not by count."""
+    return ByteLRU(limits.TRACE_CACHE_BYTES)
 
 
 def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace:
-    """One Trace per (weights, ids, targets, reduction), computed once for every page."""
-    return _cached_trace(model.fingerprint(), tuple(int(i) for i in ids),
-                         tuple(int(t) for t in targets), reduction, model)
+    """One Trace per (weights, ids, targets, reduction), computed once for every page.
+    Shared read-only: a Trace is frozen and no page edits its tensors."""
+    ids, targets = tuple(int(i) for i in ids), tuple(int(t) for t in targets)
+    key = (model.fingerprint(), ids, targets, reduction)
+    return trace_cache().get_or_compute(key, lambda: trace(model, list(ids), list(targets), reduction))
 
 
 def own_models() -> dict:
@@ -180,6 +184,9 @@ def _model_from_link() -> None:
     st.session_state["_link_read"] = True
     _drop_overflowing_params()
     st.session_state["_link_initial"] = {k: st.query_params.get_all(k) for k in st.query_params}
+    moved = replica.moved_notice(st.context.cookies.get(replica.COOKIE), replica.this_replica())
+    if moved:
+        link_notices().append(moved)
     asked = st.query_params.get("model")
     if asked is None:
         return

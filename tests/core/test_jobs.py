@@ -81,6 +81,20 @@ def test_cancelled_waiter_leaves_the_queue():
     gate.release(held)
 
 
+def test_waiter_interrupted_while_queued_leaves_the_queue():
+    gate = TrainingGate(1)
+    held = gate.acquire()
+
+    def on_wait(pos):
+        raise KeyboardInterrupt("the page run was stopped")
+
+    with pytest.raises(KeyboardInterrupt):
+        gate.acquire(on_wait=on_wait)
+    assert gate.counts() == (1, 0)
+    gate.release(held)
+    assert gate.acquire() is not None
+
+
 def test_gate_rejects_zero_slots_and_process_gate_uses_limit():
     with pytest.raises(ValueError):
         TrainingGate(0)
