@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:
 
 from rnnviz.catalog import load_builtin  # noqa: E402
 from rnnviz.data import lm_pair  # noqa: E402
+from rnnviz.summary import token_table  # noqa: E402
 from rnnviz.text import prepare  # noqa: E402
 from rnnviz.trace import trace  # noqa: E402
 
@@ -30,11 +31,28 @@ def sentence_for(i: int) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def overview_numbers(text: str) -> tuple[float, int]:
-    """(largest |h_t|, its 1-based step) of the default model on text, as the overview shows."""
+def overview(text: str) -> dict:
+    """What the overview page must show for text on the default model: the token table's
+    typed words and ids, and the largest |h_t| (3 decimals) with its 1-based step."""
     model, vocab, meta = _default()
     prepared = prepare(text, vocab, meta.get("level", "word"))
     ids, targets = lm_pair(list(prepared.ids), vocab)
+    rows = token_table(model, vocab, ids, prepared.tokens)
     h = trace(model, ids, targets).h.numpy()  # (T, H)
-    t = int(abs(h).argmax()) // h.shape[1]
-    return round(float(abs(h).max()), 3), t + 1
+    return {"typed": [r["you typed"] for r in rows], "ids": [r["id"] for r in rows],
+            "hmax": round(float(abs(h).max()), 3), "hmax_step": int(abs(h).argmax()) // h.shape[1] + 1,
+            "T": len(ids)}
+
+
+def heavy_corpus(n_words: int = 6000, per_line: int = 70, max_bytes: int = 990_000) -> str:
+    """A corpus for the largest training a learner can start: more than MAX_VOCAB distinct
+    words, lines longer than MAX_TRAIN_T, just under the 1 MB upload limit."""
+    rng = random.Random(0)
+    words = [f"w{i:04d}" for i in range(n_words)]
+    lines, size = [], 0
+    while True:
+        line = " ".join(rng.choice(words) for _ in range(per_line))
+        if size + len(line) + 1 > max_bytes:
+            return "\n".join(lines)
+        lines.append(line)
+        size += len(line) + 1

@@ -69,6 +69,7 @@ class Session:
         self.states: dict[str, tuple] = {}    # user key -> (field, value)
         self.query = ""
         self.current_page = ""
+        self.seen: set[str] = set()           # widget keys drawn by the last run
 
     async def connect(self, cookie: str | None = None) -> None:
         self.cookie = fetch_cookie(self.base) if cookie is None else cookie
@@ -102,8 +103,8 @@ class Session:
         cs.page_script_hash = self.pages.get(page, "")
         cs.context_info.url = f"{self.base}/{page}"
         for key, (kind, value) in self.states.items():
-            if key not in self.widget_ids:
-                continue
+            if key not in self.widget_ids or key not in self.seen:
+                continue  # the browser sends the widgets on screen only
             ws = cs.widget_states.widgets.add()
             ws.id = self.widget_ids[key]
             if kind == "double_array_value":
@@ -123,6 +124,7 @@ class Session:
         msg = BackMsg()
         self._client_state(msg, page, click)
         run = Run(page)
+        self.seen = set()
         start = time.perf_counter()
         try:
             await self.ws.send(msg.SerializeToString())
@@ -175,6 +177,7 @@ class Session:
             key = wid.split("-", 2)[2] if wid.count("-") >= 2 else ""
             if key:
                 self.widget_ids[key] = wid
+                self.seen.add(key)
 
 
 def _arrow_frame(data: bytes):
