@@ -25,6 +25,7 @@ import json
 import statistics
 import sys
 import time
+import urllib.parse
 from collections import defaultdict
 from pathlib import Path
 
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import oracle  # noqa: E402
-from bench.stclient import RunError, Session  # noqa: E402
+from bench.stclient import RunError, Session, overview_numbers  # noqa: E402
 
 MAX_SESSIONS, MAX_SECONDS = 300, 3600
 PLAN = (("hidden", "hid_step"), ("output", "out_step"), ("bptt", "bptt_step"), ("", None))
@@ -80,14 +81,11 @@ def check_overview(run, sentence: str, who: int, stats: Stats) -> None:
     got = None
     if table is not None:
         got = {"typed": [str(x) for x in table["you typed"]], "ids": [int(x) for x in table["id"]]}
-    import re
-    m = re.search(r"largest \|h\| is (-?[\d.]+|nan|inf), at step (\d+)", run.text())
+    shown = overview_numbers(run)
     ok = (got is not None and got["typed"] == want["typed"] and got["ids"] == want["ids"]
-          and m is not None and float(m.group(1)) == want["hmax"]
-          and int(m.group(2)) == want["hmax_step"])
+          and shown == (want["hmax"], want["hmax_step"]))
     if not ok:
-        stats.crosstalk.append({"session": who, "want": want, "got": got,
-                                "hmax": m.groups() if m else None})
+        stats.crosstalk.append({"session": who, "want": want, "got": got, "hmax": shown})
 
 
 async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: dict) -> None:
@@ -132,8 +130,8 @@ async def failover(s: Session, sentence: str, i: int, stats: Stats) -> None:
     await s.close()
     for _ in range(20):
         try:
-            await s.connect(cookie=s.cookie)
-            s.query = "text=" + __import__("urllib.parse").parse.quote_plus(sentence)
+            await s.connect(cookie=s.cookie, resume=True)
+            s.query = urllib.parse.urlencode({"text": sentence})  # the browser's address bar
             run = await s.rerun("")
             stats.add("overview after failover", run)
             if MOVED in run.text():
@@ -205,8 +203,7 @@ def main(argv=None) -> dict:
     if args.url:
         elapsed = asyncio.run(drive(args.url, args, stats, cookies))
     else:
-        sys.path.insert(0, str(ROOT / "deploy"))
-        from replicas import Cluster
+        from deploy.replicas import Cluster
         t0 = time.perf_counter()
         with Cluster(args.replicas) as c:
             cold = time.perf_counter() - t0

@@ -71,11 +71,14 @@ class Session:
         self.current_page = ""
         self.seen: set[str] = set()           # widget keys drawn by the last run
 
-    async def connect(self, cookie: str | None = None) -> None:
+    async def connect(self, cookie: str | None = None, resume: bool = False) -> None:
+        """Open the websocket. resume=True asks for this session back, as a browser does after
+        a dropped connection: only the process that holds the session can give it back."""
         self.cookie = fetch_cookie(self.base) if cookie is None else cookie
         url = "ws" + self.base[len("http"):] + "/_stcore/stream"
         headers = {"Cookie": self.cookie} if self.cookie else {}
-        self.ws = await websockets.connect(url, subprotocols=["streamlit"], max_size=None,
+        protocols = ["streamlit"] + (["xsrf-unused", self.session_id] if resume and self.session_id else [])
+        self.ws = await websockets.connect(url, subprotocols=protocols, max_size=None,
                                            additional_headers=headers, open_timeout=30,
                                            ping_interval=None)
 
