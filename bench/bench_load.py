@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
+import random
 import sys
 import time
 import urllib.parse
@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import oracle  # noqa: E402
-from bench.stclient import RunError, Session, overview_numbers  # noqa: E402
+from bench import oracle
+from bench.stclient import RunError, Session, overview_numbers
 
 MAX_SESSIONS, MAX_SECONDS = 300, 3600
 PLAN = (("hidden", "hid_step"), ("output", "out_step"), ("bptt", "bptt_step"), ("", None))
@@ -88,8 +88,10 @@ def check_overview(run, sentence: str, who: int, stats: Stats) -> None:
         stats.crosstalk.append({"session": who, "want": want, "got": got, "hmax": shown})
 
 
-async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: dict) -> None:
-    sentence = oracle.sentence_for(i)
+async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: dict,
+                  think: float = 0.0) -> None:
+    """One learner's loop; think > 0 waits a random time (mean think s) before each page."""
+    sentence, rng = oracle.sentence_for(i), random.Random(i)
     s = Session(base, timeout=max(30.0, deadline - time.time() + 60))
     try:
         await s.connect()
@@ -104,6 +106,8 @@ async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: 
             for page, slider in PLAN:
                 if time.time() >= deadline:
                     break
+                if think:
+                    await asyncio.sleep(rng.expovariate(1 / think))  # the learner reads
                 try:
                     run = await s.rerun(page)
                     stats.add(page or "overview", run)
@@ -158,7 +162,7 @@ async def heavy_trainer(i: int, base: str, deadline: float, stats: Stats) -> Non
         while time.time() < deadline:
             try:
                 await asyncio.wait_for(s.ws.recv(), max(0.1, deadline - time.time()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
     except Exception as err:  # noqa: BLE001 - a heavy learner's failure is reported, not raised
         stats.errors.append(f"heavy {i}: {type(err).__name__}: {err}")
@@ -175,7 +179,7 @@ async def drive(base: str, args, stats: Stats, cookie_log: dict, on_start=None) 
         deadline += args.heavy_lead
     tasks = []
     for i in range(args.sessions):
-        tasks.append(asyncio.create_task(learner(i, base, deadline, stats, cookie_log)))
+        tasks.append(asyncio.create_task(learner(i, base, deadline, stats, cookie_log, args.think)))
         await asyncio.sleep(args.ramp / max(1, args.sessions))
     if on_start is not None:
         tasks.append(asyncio.create_task(on_start()))
@@ -190,6 +194,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--heavy", type=int, default=0, help="learners running the largest training")
     ap.add_argument("--heavy-lead", type=float, default=20, help="seconds the training runs first")
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="mean seconds a learner reads before the next page (0: click at once)")
     ap.add_argument("--ramp", type=float, default=5, help="seconds over which learners arrive")
     ap.add_argument("--kill-replica-after", type=float, default=None)
     ap.add_argument("--url", default=None, help="drive a running loopback server instead")
@@ -218,7 +224,7 @@ def main(argv=None) -> dict:
     out = stats.summary(args.sessions, args.replicas, elapsed)
     if hasattr(stats, "cold_start_s"):
         out["cold_start_s"] = round(stats.cold_start_s, 1)
-    out["heavy"] = args.heavy
+    out["heavy"], out["think_s"] = args.heavy, args.think
     for page, row in out["pages"].items():
         print(f"{page:24s} runs {row['runs']:5d}   p50 {row['p50_s']:7.3f} s   p95 {row['p95_s']:7.3f} s")
     print(f"{args.sessions} sessions, {args.replicas} replica(s), {args.heavy} heavy: "

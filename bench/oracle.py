@@ -10,11 +10,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rnnviz.catalog import load_builtin  # noqa: E402
-from rnnviz.data import lm_pair  # noqa: E402
-from rnnviz.summary import token_table  # noqa: E402
-from rnnviz.text import prepare  # noqa: E402
-from rnnviz.trace import trace  # noqa: E402
+from rnnviz.catalog import load_builtin
+from rnnviz.data import lm_pair
+from rnnviz.summary import token_table
+from rnnviz.text import prepare
+from rnnviz.trace import trace
 
 
 @functools.lru_cache(maxsize=1)

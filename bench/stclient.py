@@ -133,7 +133,7 @@ class Session:
             await self.ws.send(msg.SerializeToString())
             if wait:
                 await asyncio.wait_for(self._read_until_finished(run), self.timeout)
-        except (asyncio.TimeoutError, websockets.ConnectionClosed, OSError) as err:
+        except (TimeoutError, websockets.ConnectionClosed, OSError) as err:
             raise RunError(f"{type(err).__name__}: {err}") from err
         run.seconds = time.perf_counter() - start
         if run.exceptions:

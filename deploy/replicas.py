@@ -109,16 +109,15 @@ class Cluster:
         port = free_port()
         threads = str(max(1, (os.cpu_count() or 1) // self.k))
         env = dict(self.env, RNNVIZ_REPLICA=name, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
-        log = open(self.logs / f"replica-{name}.log", "w")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
-             LOOPBACK, "--server.port", str(port), "--server.headless", "true",
-             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log,
-            stderr=subprocess.STDOUT)
-        log.close()
+        with open(self.logs / f"replica-{name}.log", "w") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
+                 LOOPBACK, "--server.port", str(port), "--server.headless", "true",
+                 "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log,
+                stderr=subprocess.STDOUT)
         return proc, port
 
-    def start(self) -> "Cluster":
+    def start(self):
         self.logs.mkdir(parents=True, exist_ok=True)
         try:
             for i in range(1, self.k + 1):
@@ -127,10 +126,9 @@ class Cluster:
                 wait_healthy(f"http://{LOOPBACK}:{port}")
             cfg = Path(tempfile.mkdtemp(prefix="rnnviz-haproxy-")) / "haproxy.cfg"
             cfg.write_text(haproxy_config(self.port, {n: (LOOPBACK, p) for n, (_, p) in self.replicas.items()}))
-            log = open(self.logs / "haproxy.log", "w")
-            self.balancer = subprocess.Popen([HAPROXY, "-db", "-f", str(cfg)], stdout=log,
-                                             stderr=subprocess.STDOUT)
-            log.close()
+            with open(self.logs / "haproxy.log", "w") as log:
+                self.balancer = subprocess.Popen([HAPROXY, "-db", "-f", str(cfg)], stdout=log,
+                                                 stderr=subprocess.STDOUT)
             wait_healthy(self.url, 30)
         except BaseException:
             self.stop()
@@ -153,7 +151,7 @@ class Cluster:
         for proc, _ in self.replicas.values():
             _stop(proc)
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc) -> None:
