@@ -24,7 +24,7 @@ MAX_LR = 10.0                 # learning rate accepted by the update rules on th
 
 # Serving many sessions from one process (rnnviz/jobs.py, rnnviz/bytecache.py)
 # Deployment knobs: a host may set them in the environment (bench/bench_load.py compares them).
-MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "1")))
+MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2")))
 TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
