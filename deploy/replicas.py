@@ -113,7 +113,9 @@ class Cluster:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
                  LOOPBACK, "--server.port", str(port), "--server.headless", "true",
-                 "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env, stdout=log,
+                 "--browser.gatherUsageStats", "false",
+                 "--server.fileWatcherType", "none"],  # serving, not editing: no reloads
+                cwd=ROOT, env=env, stdout=log,
                 stderr=subprocess.STDOUT)
         return proc, port
 
