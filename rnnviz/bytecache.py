@@ -115,3 +115,20 @@ class ByteLRU:
             value = compute()
             self.put(key, value)
         return value
+
+
+def trim_to_budget(store: dict, max_bytes: int, keep=(), size=nbytes) -> list:
+    """Drop the oldest entries of an insertion-ordered dict (a session's own models) until it
+    holds at most max_bytes; keys in keep stay. Returns the keys dropped, oldest first."""
+    dropped = []
+    sizes = {k: size(v) for k, v in store.items()}
+    total = sum(sizes.values())
+    for key in list(store):
+        if total <= max_bytes:
+            break
+        if key in keep:
+            continue
+        del store[key]
+        total -= sizes[key]
+        dropped.append(key)
+    return dropped

@@ -15,7 +15,7 @@ from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
 
 from . import export, limits, replica
-from .bytecache import ByteLRU
+from .bytecache import ByteLRU, trim_to_budget
 from .catalog import BUILTINS, load_builtin
 from .links import (OWN_PREFIX, _short, link_model_problem, overflowing,  # noqa: F401
                     rejected_params, share_url)
@@ -144,8 +144,12 @@ def use_model(name: str, model: RNNModel, vocab: Vocab, meta: dict) -> str:
 
     The sidebar's selectbox is already drawn in this run, so the switch is queued and done
     at the top of the next run (call st.rerun() after this)."""
+    own_models().pop(name, None)  # the newest last: trimming drops the oldest first
     own_models()[name] = (model, vocab, dict(meta))
     key = OWN_PREFIX + name
+    for gone in trim_to_budget(own_models(), limits.SESSION_STORE_BYTES, keep={name}):
+        st.toast(f"Your older model “{md_escape(gone)}” was removed to keep this session's "
+                 "memory bounded (download models you want to keep).")
     st.session_state["pending_model"] = key
     return key
 

@@ -83,3 +83,17 @@ def test_budget_holds_under_concurrent_puts():
 def test_rejects_bad_budget():
     with pytest.raises(ValueError):
         ByteLRU(0)
+
+
+def test_trim_to_budget_drops_oldest_but_keeps_the_current():
+    from rnnviz.bytecache import trim_to_budget
+    store = {"a": "x" * 100, "b": "y" * 100, "c": "z" * 100}
+    assert trim_to_budget(store, 150, keep={"a"}, size=len) == ["b", "c"]
+    assert list(store) == ["a"]
+    store = {"a": "x" * 100, "b": "y" * 100}
+    assert trim_to_budget(store, 200, size=len) == [] and len(store) == 2
+    models = {f"m{i}": RNNModel(RNNConfig(vocab_size=5000, embed_dim=128, hidden_size=128))
+              for i in range(3)}
+    one = nbytes(models["m0"])
+    assert one >= 4 * 2 * 5000 * 128                       # E and W_o alone
+    assert trim_to_budget(models, 2 * one + 10) == ["m0"]
