@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import random
+import re
 import sys
 import time
 import urllib.parse
@@ -40,6 +41,7 @@ PLAN = (("hidden", "hid_step"), ("output", "out_step"), ("bptt", "bptt_step"), (
 HEAVY = {"train_vocab": 5000, "train_d": 128, "train_H": 128, "train_batch": 64,
          "train_steps": 5000}
 MOVED = "you were moved"
+STEP = re.compile(r"step ([\d,]+) /")
 
 
 def pct(values, q: float) -> float:
@@ -55,6 +57,7 @@ class Stats:
         self.times = defaultdict(list)   # page label -> seconds to script_finished
         self.errors, self.crosstalk, self.checks = [], [], 0
         self.failovers, self.moved_told = 0, 0
+        self.heavy_steps = {}            # heavy learner -> last training step seen
 
     def add(self, label: str, run) -> None:
         self.times[label].append(run.seconds)
@@ -69,7 +72,7 @@ class Stats:
                 "p50_s": round(pct(every, 0.5), 3), "p95_s": round(pct(every, 0.95), 3),
                 "errors": len(self.errors), "crosstalk": len(self.crosstalk),
                 "crosstalk_checks": self.checks, "failovers": self.failovers,
-                "failovers_told": self.moved_told, "pages": pages,
+                "failovers_told": self.moved_told, "heavy_steps": self.heavy_steps, "pages": pages,
                 "error_samples": self.errors[:5], "crosstalk_samples": self.crosstalk[:5]}
 
 
@@ -148,6 +151,16 @@ async def failover(s: Session, sentence: str, i: int, stats: Stats) -> None:
     stats.errors.append(f"session {i}: no live replica after failover ({last})")
 
 
+def training_step(raw: bytes) -> int | None:
+    """The step number of a training progress bar in a ForwardMsg, if it is one."""
+    fwd = ForwardMsg()
+    fwd.ParseFromString(raw)
+    if fwd.WhichOneof("type") == "delta" and fwd.delta.new_element.WhichOneof("type") == "progress":
+        m = STEP.match(fwd.delta.new_element.progress.text)
+        return int(m.group(1).replace(",", "")) if m else None
+    return None
+
+
 async def heavy_trainer(i: int, base: str, deadline: float, stats: Stats) -> None:
     """Start the largest training allowed and keep the page open (reading its progress)."""
     s = Session(base, timeout=120)
@@ -159,11 +172,15 @@ async def heavy_trainer(i: int, base: str, deadline: float, stats: Stats) -> Non
             s.set_widget(key, value)
         await s.rerun()
         await s.rerun(click="train_go", wait=False)
+        stats.heavy_steps[i] = 0
         while time.time() < deadline:
             try:
-                await asyncio.wait_for(s.ws.recv(), max(0.1, deadline - time.time()))
+                raw = await asyncio.wait_for(s.ws.recv(), max(0.1, deadline - time.time()))
             except TimeoutError:
                 break
+            step = training_step(raw)
+            if step is not None:
+                stats.heavy_steps[i] = step
     except Exception as err:  # noqa: BLE001 - a heavy learner's failure is reported, not raised
         stats.errors.append(f"heavy {i}: {type(err).__name__}: {err}")
     finally:
