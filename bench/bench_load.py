@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 from bench import oracle
 from bench.stclient import RunError, Session, overview_numbers
 
