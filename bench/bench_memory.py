@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rnnviz.streamlit_ui import existing_pages  # noqa: E402
-from tests.browser.conftest import CHROME_ARGS, CHROMIUM, app_process, wait_ready  # noqa: E402
+from rnnviz.streamlit_ui import existing_pages
+from tests.browser.conftest import CHROME_ARGS, CHROMIUM, app_process, wait_ready
 
 SENTENCES = ("Arrive Taipei on November 2nd", "I like cats today", "Leave Boston at 5 pm",
              "you like dogs", "Fly from Paris to Tokyo on May 3rd", "dog bites man",
