@@ -43,6 +43,7 @@ defaults
     timeout client 1h
     timeout server 1h
     timeout tunnel 1h          # websockets stay open as long as the learner does
+    timeout check 10s          # a busy replica answers its health check late, not never
 
 frontend learners
     bind {address}:{port}
@@ -66,7 +67,7 @@ def free_port() -> int:
 def haproxy_config(port: int, replicas: dict[str, tuple[str, int]], cookie: str = "rnnviz_replica",
                    address: str = LOOPBACK) -> str:
     """HAProxy's configuration: one `server` line per replica name -> (host, port)."""
-    servers = "\n".join(f"    server {name} {host}:{p} check inter 1s fall 2 rise 2 cookie {name}"
+    servers = "\n".join(f"    server {name} {host}:{p} check inter 2s fall 3 rise 2 cookie {name}"
                         for name, (host, p) in replicas.items())
     return HAPROXY_CFG.format(address=address, port=port, cookie=cookie, servers=servers)
 
@@ -109,7 +110,7 @@ class Cluster:
         port = free_port()
         threads = str(max(1, (os.cpu_count() or 1) // self.k))
         env = dict(self.env, RNNVIZ_REPLICA=name, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
-        with open(self.logs / f"replica-{name}.log", "w") as log:
+        with open(self.logs / f"replica-{self.port}-{name}.log", "w") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
                  LOOPBACK, "--server.port", str(port), "--server.headless", "true",
@@ -128,7 +129,7 @@ class Cluster:
                 wait_healthy(f"http://{LOOPBACK}:{port}")
             cfg = Path(tempfile.mkdtemp(prefix="rnnviz-haproxy-")) / "haproxy.cfg"
             cfg.write_text(haproxy_config(self.port, {n: (LOOPBACK, p) for n, (_, p) in self.replicas.items()}))
-            with open(self.logs / "haproxy.log", "w") as log:
+            with open(self.logs / f"haproxy-{self.port}.log", "w") as log:
                 self.balancer = subprocess.Popen([HAPROXY, "-db", "-f", str(cfg)], stdout=log,
                                                  stderr=subprocess.STDOUT)
             wait_healthy(self.url, 30)
