@@ -8,7 +8,7 @@ Each replica is its own process (Streamlit keeps a session in one process) on a 
 (Debian package `haproxy`) listens on 127.0.0.1:<port> and
 - pins a browser to its replica with the cookie `rnnviz_replica` (inserted by HAProxy),
 - passes the websocket (/_stcore/stream) through (HTTP/1.1 upgrade, long tunnel timeout),
-- checks each replica's /_stcore/health every second and stops sending to a dead one;
+- checks each replica's /_stcore/health every 2 s and stops sending to a dead one;
   a browser pinned to a dead replica is redispatched to a live one, whose app says so.
 Used by bench/bench_load.py --replicas K and tests/deploy/.
 """
