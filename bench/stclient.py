@@ -74,13 +74,16 @@ class Session:
     async def connect(self, cookie: str | None = None, resume: bool = False) -> None:
         """Open the websocket. resume=True asks for this session back, as a browser does after
         a dropped connection: only the process that holds the session can give it back."""
-        self.cookie = fetch_cookie(self.base) if cookie is None else cookie
-        url = "ws" + self.base[len("http"):] + "/_stcore/stream"
-        headers = {"Cookie": self.cookie} if self.cookie else {}
-        protocols = ["streamlit"] + (["xsrf-unused", self.session_id] if resume and self.session_id else [])
-        self.ws = await websockets.connect(url, subprotocols=protocols, max_size=None,
-                                           additional_headers=headers, open_timeout=30,
-                                           ping_interval=None)
+        try:
+            self.cookie = fetch_cookie(self.base) if cookie is None else cookie
+            url = "ws" + self.base[len("http"):] + "/_stcore/stream"
+            headers = {"Cookie": self.cookie} if self.cookie else {}
+            resumed = ["xsrf-unused", self.session_id] if resume and self.session_id else []
+            self.ws = await websockets.connect(url, subprotocols=["streamlit"] + resumed,
+                                               max_size=None, additional_headers=headers,
+                                               open_timeout=30, ping_interval=None)
+        except (OSError, TimeoutError, websockets.InvalidHandshake) as err:  # 503, refused...
+            raise RunError(f"cannot connect: {type(err).__name__}: {err}") from err
 
     async def close(self) -> None:
         if self.ws is not None:
