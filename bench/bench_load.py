@@ -93,19 +93,35 @@ def check_overview(run, sentence: str, who: int, stats: Stats) -> None:
         stats.crosstalk.append({"session": who, "want": want, "got": got, "hmax": shown})
 
 
+def dropped(err: RunError) -> bool:
+    """The connection (or the replica behind it) went away, as opposed to a slow or bad run."""
+    text = str(err).lower()
+    return "connection" in text or "closed" in text or "cannot connect" in text
+
+
+async def start(s: Session, sentence: str, i: int, stats: Stats) -> None:
+    """Open the session and set this learner's sentence (first a plain run to learn widget ids)."""
+    await s.connect()
+    await s.rerun("")
+    s.set_widget("text", sentence)
+    run = await s.rerun("")
+    stats.add("overview", run)
+    check_overview(run, sentence, i, stats)
+
+
 async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: dict,
                   think: float = 0.0) -> None:
     """One learner's loop; think > 0 waits a random time (mean think s) before each page."""
     sentence, rng = oracle.sentence_for(i), random.Random(i)
     s = Session(base, timeout=max(30.0, deadline - time.time() + 60))
     try:
-        await s.connect()
+        try:
+            await start(s, sentence, i, stats)
+        except RunError as err:
+            stats.errors.append(f"session {i} start: {err}")
+            if not (dropped(err) and s.cookie and await failover(s, sentence, i, stats)):
+                return
         cookie_log[i] = s.cookie
-        await s.rerun("")
-        s.set_widget("text", sentence)
-        run = await s.rerun("")
-        stats.add("overview", run)
-        check_overview(run, sentence, i, stats)
         T, k = oracle.overview(sentence)["T"], 0
         while time.time() < deadline:
             for page, slider in PLAN:
@@ -124,15 +140,13 @@ async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: 
                         stats.add(f"{page} slider", await s.rerun())
                 except RunError as err:
                     stats.errors.append(f"session {i} on /{page}: {err}")
-                    if "Connection" in str(err) or "closed" in str(err).lower():
-                        await failover(s, sentence, i, stats)
-    except RunError as err:
-        stats.errors.append(f"session {i} start: {err}")
+                    if dropped(err) and not await failover(s, sentence, i, stats):
+                        return
     finally:
         await s.close()
 
 
-async def failover(s: Session, sentence: str, i: int, stats: Stats) -> None:
+async def failover(s: Session, sentence: str, i: int, stats: Stats) -> bool:
     """Reconnect as the browser does (same cookie, the link's query string) and check that the
     new replica says what happened and shows this learner's own sentence."""
     stats.failovers += 1
@@ -146,11 +160,12 @@ async def failover(s: Session, sentence: str, i: int, stats: Stats) -> None:
             if MOVED in run.text():
                 stats.moved_told += 1
             check_overview(run, sentence, i, stats)
-            return
+            return True
         except (RunError, OSError) as err:
             last = err
             await asyncio.sleep(0.5)
     stats.errors.append(f"session {i}: no live replica after failover ({last})")
+    return False
 
 
 def training_step(raw: bytes) -> int | None:
