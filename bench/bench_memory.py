@@ -3,13 +3,23 @@ browser sessions (Playwright, system Chromium) on different pages and sentences,
 server's resident memory (VmRSS from /proc) after each step. The target is < 500 MB for 10.
 
     python bench/bench_memory.py [--sessions 10] [--train]
+    python bench/bench_memory.py --class-run 100 [--window 10] [--json]
 
 --train also trains a small model in one session (the page's default corpus, 300 steps).
+--class-run N drives the server over Streamlit's websocket protocol instead (bench/stclient.py,
+no browser, so it is fast): N sessions opened and closed one after another, at most --window
+open at once, each on its own sentence and two pages; every fifth trains a small model (300
+steps) and the one in the middle starts the largest training a learner can start (V = 5,000,
+d = H = 128, T = 64, batch 64, 5,000 steps on a ~1 MB corpus) and leaves after --heavy-seconds.
+It prints the server's RSS after each session and whether it plateaus: the end within 20 % of
+the level after the first 10 sessions, and never above 1.5 GB.
 Not a test: it prints figures; nothing asserts on them.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
 import time
 import urllib.parse
@@ -57,11 +67,95 @@ def train_once(pg, base: str) -> None:
     wait_ready(pg)
 
 
+async def class_session(base: str, i: int, n: int, heavy_seconds: float, window: list) -> str:
+    """Session i of a class: its sentence, two pages, maybe a training; kept open in window."""
+    from bench import oracle
+    from bench.bench_load import HEAVY
+    from bench.stclient import Session
+
+    s = Session(base, timeout=600)
+    await s.connect()
+    await s.rerun("")
+    s.set_widget("text", oracle.sentence_for(i))
+    await s.rerun("")
+    await s.rerun(("hidden", "output", "bptt", "embedding")[i % 4])
+    what = "pages"
+    if i == n // 2:
+        await s.rerun("train")
+        s.set_widget("train_text", oracle.heavy_corpus())
+        for key, value in HEAVY.items():
+            s.set_widget(key, value)
+        await s.rerun()
+        await s.rerun(click="train_go", wait=False)
+        end = time.time() + heavy_seconds
+        while time.time() < end:  # read its progress as a browser would
+            try:
+                await asyncio.wait_for(s.ws.recv(), max(0.1, end - time.time()))
+            except TimeoutError:
+                break
+        what = f"largest training for {heavy_seconds:.0f} s"
+    elif i % 5 == 4:
+        await s.rerun("train")
+        s.set_widget("train_steps", 300)
+        await s.rerun()
+        await s.rerun(click="train_go")
+        what = "trained 300 steps"
+    window.append(s)
+    return what
+
+
+def class_run(args) -> dict:
+    """N sessions opened and closed; the server's RSS after each (see the module docstring)."""
+    from deploy.replicas import Cluster
+
+    async def drive(c) -> list:
+        pid, window, rows = c.pids()["r1"], [], []
+        for i in range(args.class_run):
+            what = await class_session(c.url, i, args.class_run, args.heavy_seconds, window)
+            while len(window) > args.window:
+                await window.pop(0).close()
+            rows.append((i + 1, rss_mb(pid), what))
+            print(f"session {i + 1:3d} ({what:28s}) server RSS {rows[-1][1]:6.0f} MB", flush=True)
+        for s in window:
+            await s.close()
+        await asyncio.sleep(args.settle)
+        rows.append(("settled", rss_mb(pid), f"all closed, {args.settle:.0f} s later"))
+        print(f"all closed, {args.settle:.0f} s later: server RSS {rows[-1][1]:6.0f} MB")
+        return rows
+
+    with Cluster(1) as c:
+        idle = rss_mb(c.pids()["r1"])
+        rows = asyncio.run(drive(c))
+    after10 = rows[min(9, len(rows) - 2)][1]
+    end, peak = rows[-2][1], max(r[1] for r in rows)
+    out = {"sessions": args.class_run, "idle_mb": round(idle), "after_10_mb": round(after10),
+           "end_mb": round(end), "settled_mb": round(rows[-1][1]), "peak_mb": round(peak),
+           "end_vs_after_10": round(end / after10, 3),
+           "plateau": bool(end <= 1.2 * after10 and peak <= 1536)}
+    print(f"idle {idle:.0f} MB, after 10 sessions {after10:.0f} MB, after {args.class_run} {end:.0f} MB "
+          f"({out['end_vs_after_10']:.2f}x), peak {peak:.0f} MB: "
+          f"{'plateau' if out['plateau'] else 'NO plateau'} (target: end <= 1.2x after 10, peak <= 1.5 GB)")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=10)
     ap.add_argument("--train", action="store_true")
+    ap.add_argument("--class-run", type=int, default=0, metavar="N")
+    ap.add_argument("--window", type=int, default=10, help="sessions open at once (--class-run)")
+    ap.add_argument("--heavy-seconds", type=float, default=30)
+    ap.add_argument("--settle", type=float, default=150, help="seconds after the last close "
+                    "(Streamlit keeps a closed session 120 s for a reconnect)")
+    ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.class_run:
+        if not 10 <= args.class_run <= 500:
+            ap.error("--class-run takes 10 to 500 sessions")
+        out = class_run(args)
+        if args.json:
+            print(json.dumps(out))
+        return
     with app_process("streamlit-bench-memory.log") as (base, proc):
         print(f"server pid {proc.pid}, idle after start: {rss_mb(proc.pid):.0f} MB")
         measure(args, base, proc)

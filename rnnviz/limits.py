@@ -3,6 +3,7 @@
 Pages show these numbers where they apply; tests check each boundary on both
 sides. Changing a limit here changes it everywhere.
 """
+import os
 
 MAX_TEXT_CHARS = 20_000        # characters kept from a typed or uploaded sentence
 MAX_TOKENS = 200               # tokens of one sentence that the pages run (T)
@@ -26,3 +27,10 @@ W2V_MAX_DIM = 32              # Word2Vec vector length
 W2V_MAX_STEPS = 2_000         # Word2Vec SGD steps of one run (worst case about 10 s, measured)
 W2V_MAX_BATCH = 256           # Word2Vec pairs per step
 W2V_MAX_LR = 0.1              # Word2Vec learning rate (0.2 already diverges on the built-in corpus)
+
+# Serving many sessions from one process (rnnviz/jobs.py, rnnviz/bytecache.py)
+# Deployment knobs: a host may set them in the environment (bench/bench_load.py compares them).
+MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2")))
+TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
+TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
+SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session

@@ -14,9 +14,10 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from rnnviz import bptt, gradcheck, hidden, tagging
+from rnnviz import bptt, gradcheck, hidden, limits, tagging
 from rnnviz import embedding as emb
 from rnnviz import output as out
+from rnnviz.bytecache import ByteLRU
 from rnnviz.catalog import load_builtin
 from rnnviz.generation import generate as _generate
 from rnnviz.model import RNNConfig, RNNModel
@@ -73,14 +74,18 @@ def with_nonlinearity(model: RNNModel, phi: str):
 
 # ---- the trace and what follows from it ---------------------------------------------------
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _trace(key: tuple, reduction: str, _model) -> Trace:
-    return trace(_model, list(key[1]), list(key[2]), reduction)
+@st.cache_resource(show_spinner=False)
+def trace_store() -> ByteLRU:
+    """Traces of every session, bounded by bytes (limits.TRACE_CACHE_BYTES), not by count:
+    one trace of a V = 5,000 model holds several MB."""
+    return ByteLRU(limits.TRACE_CACHE_BYTES)
 
 
 def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace:
-    """One Trace per (weights, ids, targets, reduction), computed once for every page."""
-    return _trace(key_of(model, ids, targets), reduction, model)
+    """One Trace per (weights, ids, targets, reduction), computed once for every page. Shared
+    read-only: a Trace is frozen and no page edits its tensors."""
+    key = key_of(model, ids, targets) + (reduction,)
+    return trace_store().get_or_compute(key, lambda: trace(model, list(key[1]), list(key[2]), reduction))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -12,9 +12,11 @@ import streamlit as st
 from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
 
+from rnnviz import replica
 from rnnviz.links import OWN_PREFIX, _short, link_model_problem, overflowing, rejected_params, share_url
 
 from .i18n import t
+from .widgets import md_escape
 
 # Widget keys whose values must survive a page that runs alone (see page_runs_alone).
 SIDEBAR_KEYS = ("model", "text", "lang")
@@ -67,6 +69,7 @@ def read_link(options: list[str]) -> None:
     st.session_state["_link_read"] = True
     _drop_overflowing_params()
     st.session_state["_link_initial"] = {k: st.query_params.get_all(k) for k in st.query_params}
+    _replica_notice()
     asked = st.query_params.get("model")
     if asked is None:
         return
@@ -108,6 +111,13 @@ def show_notices(slot, dismiss: bool) -> None:
         if dismiss and st.button(t("links.dismiss"), key="link_dismiss"):
             notices().clear()
             st.rerun()
+
+
+def _replica_notice() -> None:
+    """Behind the load balancer: a session whose replica stopped was moved here; say so."""
+    old, here = st.context.cookies.get(replica.COOKIE), replica.this_replica()
+    if replica.moved_notice(old, here):
+        notices().append(t("links.moved", old=md_escape(old), here=md_escape(here)))
 
 
 def check_link_once() -> None:

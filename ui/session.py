@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from rnnviz import limits
+from rnnviz.bytecache import trim_to_budget
 from rnnviz.catalog import BUILTINS
 from rnnviz.data import lm_pair
 from rnnviz.errors import InputError
@@ -98,8 +100,11 @@ def use_model(name: str, model: RNNModel, vocab: Vocab, meta: dict) -> str:
 
     The sidebar's selectbox is already drawn in this run, so the switch is queued and done
     at the top of the next run (call st.rerun() after this)."""
+    own_models().pop(name, None)  # the newest last: trimming drops the oldest first
     own_models()[name] = (model, vocab, dict(meta))
     key = OWN_PREFIX + name
+    for gone in trim_to_budget(own_models(), limits.SESSION_STORE_BYTES, keep={name}):
+        st.toast(t("session.model_dropped", name=md_escape(gone)))
     st.session_state["pending_model"] = key
     return key
 

@@ -27,6 +27,7 @@ from rnnviz.data import everyday_corpus
 from rnnviz.errors import InputError
 from rnnviz.export import safe_filename, token_frame
 from rnnviz.figures.train import loss_curve, moving_average
+from rnnviz.jobs import TRAINING_GATE, Pacer
 from rnnviz.train import TrainConfig
 
 from .. import session
@@ -142,7 +143,13 @@ def train_now(corpus, s: dict) -> None:
                     cfg, s["name"])
     st.session_state[session.TRAIN_RUN] = run
     st.button(t("train.stop"), key="train_stop", icon=":material/stop:")
-    run.run(live_view(cfg.steps))
+    wait_box = st.empty()
+    on_wait = lambda pos: wait_box.info(t("train.queued", position=pos,  # noqa: E731
+                                          k=limits.MAX_CONCURRENT_TRAININGS), icon=":material/hourglass:")
+    with TRAINING_GATE.slot(on_wait=on_wait):
+        wait_box.empty()
+        pacer, on_step = Pacer(limits.TRAINING_TIME_SHARE), live_view(cfg.steps)
+        run.run(lambda record, run: (pacer.step_done(), on_step(record, run))[1])  # yields between steps
     session.keep_run(run)
     st.rerun()
 

@@ -1,0 +1,141 @@
+"""The training gate (at most k at once, FIFO, positions) and the pacer (time share)."""
+import threading
+import time
+
+import pytest
+
+from rnnviz import limits
+from rnnviz.jobs import TRAINING_GATE, Pacer, TrainingGate, queued_message
+
+
+def test_gate_admits_k_then_queues_in_order():
+    gate = TrainingGate(2)
+    a, b = gate.acquire(), gate.acquire()
+    assert gate.counts() == (2, 0)
+    order, positions = [], {}
+    started = threading.Event()
+
+    def waiter(name):
+        def on_wait(pos):
+            positions.setdefault(name, pos)
+            started.set()
+        t = gate.acquire(on_wait=on_wait, poll_s=0.01)
+        order.append(name)
+        gate.release(t)
+
+    t1 = threading.Thread(target=waiter, args=("first",))
+    t1.start()
+    started.wait(5)
+    while gate.counts()[1] < 1:
+        time.sleep(0.001)
+    t2 = threading.Thread(target=waiter, args=("second",))
+    t2.start()
+    while gate.counts()[1] < 2:
+        time.sleep(0.001)
+    assert positions["first"] == 1
+    assert gate.counts() == (2, 2)
+    gate.release(a)
+    t1.join(5)
+    t2.join(5)
+    assert order == ["first", "second"]
+    assert positions["second"] in (1, 2)
+    assert gate.position(b) == 0
+    gate.release(b)
+    assert gate.counts() == (0, 0)
+    assert gate.position(b) == -1
+
+
+def test_gate_never_runs_more_than_k():
+    gate, peak, now = TrainingGate(2), [0], [0]
+    lock = threading.Lock()
+
+    def job():
+        with gate.slot(poll_s=0.01):
+            with lock:
+                now[0] += 1
+                peak[0] = max(peak[0], now[0])
+            time.sleep(0.01)
+            with lock:
+                now[0] -= 1
+
+    threads = [threading.Thread(target=job) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert peak[0] == 2 and gate.counts() == (0, 0)
+
+
+def test_slot_is_freed_when_the_block_raises():
+    gate = TrainingGate(1)
+    with pytest.raises(RuntimeError), gate.slot():
+        raise RuntimeError("page run interrupted")
+    assert gate.counts() == (0, 0)
+
+
+def test_cancelled_waiter_leaves_the_queue():
+    gate = TrainingGate(1)
+    held = gate.acquire()
+    assert gate.acquire(cancelled=lambda: True, poll_s=0.01) is None
+    assert gate.counts() == (1, 0)
+    gate.release(held)
+
+
+def test_waiter_interrupted_while_queued_leaves_the_queue():
+    gate = TrainingGate(1)
+    held = gate.acquire()
+
+    def on_wait(pos):
+        raise KeyboardInterrupt("the page run was stopped")
+
+    with pytest.raises(KeyboardInterrupt):
+        gate.acquire(on_wait=on_wait)
+    assert gate.counts() == (1, 0)
+    gate.release(held)
+    assert gate.acquire() is not None
+
+
+def test_gate_rejects_zero_slots_and_process_gate_uses_limit():
+    with pytest.raises(ValueError):
+        TrainingGate(0)
+    assert TRAINING_GATE.slots == limits.MAX_CONCURRENT_TRAININGS
+
+
+def test_pacer_sleeps_to_keep_its_share():
+    t = [0.0]
+    slept = []
+    pacer = Pacer(0.25, max_sleep_s=10, clock=lambda: t[0], sleep=slept.append)
+    t[0] += 0.2          # a step of 0.2 s at a 25 % share: 0.6 s of sleep
+    assert pacer.step_done() == pytest.approx(0.6)
+    assert slept == [pytest.approx(0.6)]
+    busy, idle = 0.2, 0.6
+    assert busy / (busy + idle) == pytest.approx(0.25)
+    assert Pacer(1.0).pause_for(5.0) == 0.0
+    assert Pacer(0.5, max_sleep_s=0.3).pause_for(5.0) == 0.3
+
+
+def test_pacer_really_yields_the_share():
+    pacer = Pacer(0.5, max_sleep_s=1.0)
+    busy = 0.0
+    start = time.perf_counter()
+    for _ in range(5):
+        s = time.perf_counter()
+        while time.perf_counter() - s < 0.01:
+            pass
+        busy += time.perf_counter() - s
+        pacer.step_done()
+    total = time.perf_counter() - start
+    assert pacer.slept >= busy * 0.9
+    assert busy / total <= 0.6
+
+
+def test_pacer_rejects_bad_share():
+    for bad in (0, -0.1, 1.5):
+        with pytest.raises(ValueError):
+            Pacer(bad)
+
+
+def test_queued_message_says_position_and_limit():
+    msg = queued_message(2)
+    assert "2nd in line" in msg and str(limits.MAX_CONCURRENT_TRAININGS) in msg
+    assert "11th" in queued_message(11) or "11" in queued_message(11)

@@ -1,0 +1,92 @@
+"""Two replicas behind HAProxy (deploy/replicas.py), driven over Streamlit's websocket protocol
+(bench/stclient.py): sticky sessions, no cross-talk, and a failover that loses only the stopped
+replica's sessions, which reconnect to the live one and are told so.
+
+Short (2 replicas, 4 sessions). Without haproxy it skips, except under CI, where it fails.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import urllib.parse
+
+import pytest
+
+from bench import oracle
+from bench.stclient import RunError, Session, overview_numbers
+from deploy.replicas import HAPROXY, Cluster, haproxy_config
+
+pytestmark = pytest.mark.deploy
+MOVED = "you were moved"
+
+
+def require_haproxy() -> None:
+    if not (os.path.exists(HAPROXY) or shutil.which("haproxy")):
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is missing in CI (.ci/run installs it)")
+        pytest.skip("haproxy is not installed")
+
+
+def own_view_ok(run, sentence: str) -> bool:
+    want = oracle.overview(sentence)
+    table = next(t for t in run.tables if "you typed" in t.columns)
+    return ([str(x) for x in table["you typed"]] == want["typed"]
+            and [int(x) for x in table["id"]] == want["ids"]
+            and overview_numbers(run) == (want["hmax"], want["hmax_step"]))
+
+
+def test_config_has_stickiness_health_checks_and_tunnel():
+    cfg = haproxy_config(8500, {"r1": ("127.0.0.1", 9001), "r2": ("127.0.0.1", 9002)})
+    assert "bind 127.0.0.1:8500" in cfg
+    assert "cookie rnnviz_replica insert" in cfg and "option redispatch" in cfg
+    assert "option httpchk GET /_stcore/health" in cfg and "timeout tunnel" in cfg
+    assert "server r2 127.0.0.1:9002 check" in cfg and "cookie r2" in cfg
+
+
+async def scenario(cluster: Cluster) -> None:
+    sentences = [oracle.sentence_for(i) for i in range(4)]
+    sessions = [Session(cluster.url, timeout=60) for _ in sentences]
+    for s, text in zip(sessions, sentences):
+        await s.connect()
+        await s.rerun("")
+        s.set_widget("text", text)
+    runs = await asyncio.gather(*(s.rerun("") for s in sessions))
+    assert all(own_view_ok(r, t) for r, t in zip(runs, sentences))        # no cross-talk
+    home = {i: s.cookie.split("=", 1)[1] for i, s in enumerate(sessions)}
+    assert set(home.values()) == {"r1", "r2"}                                # both replicas serve
+
+    # Stickiness: a dropped connection comes back to its replica and finds its session there
+    # (only the process that holds a session can resume it).
+    for s, text in zip(sessions, sentences):
+        sid = s.session_id
+        await s.close()
+        await s.connect(cookie=s.cookie, resume=True)
+        s.states.clear()                            # nothing re-sent: the server remembers
+        run = await s.rerun("")
+        assert s.session_id == sid and own_view_ok(run, text) and MOVED not in run.text()
+
+    # Failover: stop r1 mid-session.
+    cluster.stop_replica("r1")
+    for i, (s, text) in enumerate(zip(sessions, sentences)):
+        if home[i] == "r2":                         # the others go on, same session
+            sid = s.session_id
+            run = await s.rerun("hidden")
+            run = await s.rerun("")
+            assert s.session_id == sid and own_view_ok(run, text)
+            continue
+        with pytest.raises(RunError):               # this session is lost with its replica
+            await s.rerun("")
+        await s.close()
+        await s.connect(cookie=s.cookie, resume=True)   # the browser reconnects by itself
+        s.query = urllib.parse.urlencode({"text": text})  # its address bar holds the sentence
+        run = await s.rerun("")
+        assert MOVED in run.text() and own_view_ok(run, text)
+    for s in sessions:
+        await s.close()
+
+
+def test_two_replicas_sticky_no_crosstalk_failover():
+    require_haproxy()
+    with Cluster(2) as cluster:
+        asyncio.run(scenario(cluster))
