@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
+from .text import SPECIALS, Vocab, letter_trigrams, tokenize
+
 MARK = "▁"  # U+2581: "a space came before this"
 BASE_CHARS = tuple(chr(c) for c in range(33, 127))  # printable ASCII: always in the alphabet
 BYTE_TOKENS = tuple(f"<0x{b:02X}>" for b in range(256))
@@ -237,8 +239,6 @@ def compare_tokenizers(train_texts, heldout_texts, table: BPE) -> list[dict]:
     sequence stays one vector per word. BPE: the table's symbols; it has no OOV because an
     unseen character falls back to bytes (`byte_fallback` counts those byte tokens).
     """
-    from .text import letter_trigrams, tokenize
-
     def words(t):
         return tokenize(t, "word")
 
@@ -269,3 +269,9 @@ def _row(name: str, vocab_size: int, oov: int, units: int, lengths: list[int]) -
             "oov_rate": oov / units if units else 0.0,
             "mean_length": sum(lengths) / len(lengths) if lengths else 0.0,
             "byte_fallback": 0}
+
+
+def bpe_vocab(table: BPE) -> Vocab:
+    """The model vocabulary of a BPE table: the specials, then every symbol the table emits
+    (alphabet, byte tokens, merged tokens); it carries the table so `prepare` reads with it."""
+    return Vocab(SPECIALS + table.symbols, subwords=table)
