@@ -199,8 +199,8 @@ def english_sentences() -> list[str]:
 def known_examples(vocab: Vocab, n: int = 5, level: str | None = None) -> list[str]:
     """Up to n sentences of the built-in corpora whose every token the model knows (shortest
     first, then alphabetical): clickable examples for a model that still has unknown words."""
-    from .text import prepare
     from .errors import InputError
+    from .text import prepare
 
     pool = [" ".join(s) for s in everyday_corpus()] + [" ".join(t) for t, _ in travel_corpus()]
     pool += english_sentences()

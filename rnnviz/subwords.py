@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import pairwise
 
 from .text import SPECIALS, Vocab, letter_trigrams, tokenize
 
@@ -76,7 +77,7 @@ class BPE:
         """Every token this table can emit: alphabet, the 256 byte tokens, merged tokens."""
         return tuple(dict.fromkeys(self.alphabet + BYTE_TOKENS + tuple(m.token for m in self.merges)))
 
-    def first(self, k: int) -> "BPE":
+    def first(self, k: int) -> BPE:
         """The table after only its first k merges (a page shows merge k of the learning)."""
         return BPE(self.alphabet, self.merges[: max(0, k)])
 
@@ -108,7 +109,7 @@ class BPE:
         symbols = self.base_symbols(piece)
         steps = []
         while len(symbols) > 1:
-            rank = min((self.ranks.get(p, len(self.merges)) for p in zip(symbols, symbols[1:])))
+            rank = min(self.ranks.get(p, len(self.merges)) for p in pairwise(symbols))
             if rank == len(self.merges):
                 break
             m = self.merges[rank]
@@ -139,7 +140,7 @@ class BPE:
                 "merges": [[m.left, m.right, m.count] for m in self.merges]}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "BPE":
+    def from_dict(cls, d: dict) -> BPE:
         return cls(tuple(str(a) for a in d["alphabet"]),
                    tuple(Merge(str(a), str(b), int(c)) for a, b, c in d["merges"]))
 
@@ -160,7 +161,7 @@ def decode(tokens) -> str:
     if pending:
         parts.append(pending.decode("utf-8", errors="replace"))
     text = "".join(parts)
-    return text[1:] if text.startswith(" ") else text
+    return text.removeprefix(" ")
 
 
 def merge_pair(symbols: list[str], left: str, right: str) -> list[str]:
@@ -223,7 +224,7 @@ def learn_bpe(texts, num_merges: int, min_count: int = 2) -> BPE:
 
 def _pairs(symbols: list[str]) -> list[tuple[str, str]]:
     """Adjacent pairs that may merge (byte tokens never merge: they stay single bytes)."""
-    return [(a, b) for a, b in zip(symbols, symbols[1:])
+    return [(a, b) for a, b in pairwise(symbols)
             if byte_value(a) is None and byte_value(b) is None]
 
 

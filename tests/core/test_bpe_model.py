@@ -1,7 +1,6 @@
 """The subword default model: no <unk> on everyday English (measured beside the word-level
 default), its report recomputed, and the core functions (trace, embedding, output, BPTT)
 on its BPE vocabulary checked against torch.nn.RNN, float64 autograd and jacobian()."""
-import json
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,21 @@ import torch.nn.functional as F
 from rnnviz import hidden as hd
 from rnnviz import output as out
 from rnnviz.bptt import jacobian_norms, step_jacobians
-from rnnviz.catalog import BUILTINS, PRETRAINED, START_MODEL, load_builtin, subword_report
-from rnnviz.data import CORPORA, PATTERNS_FILE, english_patterns, english_sentences, known_examples, lm_pair
+from rnnviz.catalog import (
+    BUILTINS,
+    PRETRAINED,
+    START_MODEL,
+    load_builtin,
+    subword_report,
+)
+from rnnviz.data import (
+    CORPORA,
+    PATTERNS_FILE,
+    english_patterns,
+    english_sentences,
+    known_examples,
+    lm_pair,
+)
 from rnnviz.embedding import embedding_gradient
 from rnnviz.subwords import decode
 from rnnviz.text import UNK, prepare
@@ -188,3 +200,15 @@ def test_known_examples_and_vocabulary_search(word, bpe):
     assert hits[0][1].lower().startswith("arr") and all("arr" in t.lower() for _, t in hits)
     assert vocab.search("zzzz") == [] and len(vocab.search("", 7)) == 7
     assert any(tok == "▁cat" for _, tok in bpe[1].search("cat"))
+
+
+def test_step_view_on_subwords_equals_cross_entropy_autograd(cat_trace, bpe):
+    _, vocab, _ = bpe
+    _, _, tr = cat_trace
+    for t in range(tr.T):
+        v = out.step_view(tr, t, vocab.itos)
+        z = tr.z[t].double().clone().requires_grad_(True)  # (V,)
+        loss = F.cross_entropy(z[None], tr.targets[t:t + 1])
+        (g,) = torch.autograd.grad(loss, z)
+        assert v.loss == pytest.approx(float(loss.detach()), abs=1e-5)
+        assert torch.allclose(torch.as_tensor(v.p_minus_y).double(), g, atol=1e-6)

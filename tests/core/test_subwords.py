@@ -8,8 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rnnviz.data import english_sentences
-from rnnviz.subwords import (BPE, BYTE_TOKENS, MARK, Merge, bpe_vocab, compare_tokenizers, decode,
-                             learn_bpe, merge_pair, pretokenize)
+from rnnviz.subwords import (
+    BPE,
+    BYTE_TOKENS,
+    MARK,
+    Merge,
+    bpe_vocab,
+    compare_tokenizers,
+    decode,
+    learn_bpe,
+    merge_pair,
+    pretokenize,
+)
 
 # Sennrich et al.'s example corpus (low x5, lower x2, newest x6, widest x3)
 SENNRICH = ["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3
