@@ -212,3 +212,24 @@ def test_step_view_on_subwords_equals_cross_entropy_autograd(cat_trace, bpe):
         (g,) = torch.autograd.grad(loss, z)
         assert v.loss == pytest.approx(float(loss.detach()), abs=1e-5)
         assert torch.allclose(torch.as_tensor(v.p_minus_y).double(), g, atol=1e-6)
+
+
+def test_neighbour_lists_equal_nearest_row_by_row():
+    from rnnviz import embedding as emb
+    g = torch.Generator().manual_seed(3)
+    E = torch.randint(-2, 3, (40, 3), generator=g).double()  # small integers: many ties
+    E[7] = 0.0  # a zero row: NaN cosines, sorted last
+    E0 = torch.randn(40, 3, generator=g).double()
+    lists = emb.neighbour_lists(E, range(40), 5)
+    for i in range(40):
+        assert lists[i] == [j for j, _ in emb.nearest(E, i, 5)], i
+    drift = emb.neighbour_drift(E, E0, [str(i) for i in range(40)])
+    assert drift["kept"] == {i: emb.kept_neighbours(E, E0, i, 5) for i in drift["kept"]}
+
+
+def test_neighbour_drift_of_the_subword_model_runs(bpe):
+    from rnnviz import embedding as emb
+    model, vocab, _ = bpe
+    E0 = torch.randn(model.E.shape, generator=torch.Generator().manual_seed(0))
+    drift = emb.neighbour_drift(model.E, E0, list(vocab.itos))
+    assert len(drift["kept"]) == len(vocab) - 4 and drift["best"] in drift["kept"]
