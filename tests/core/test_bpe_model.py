@@ -233,3 +233,12 @@ def test_neighbour_drift_of_the_subword_model_runs(bpe):
     E0 = torch.randn(model.E.shape, generator=torch.Generator().manual_seed(0))
     drift = emb.neighbour_drift(model.E, E0, list(vocab.itos))
     assert len(drift["kept"]) == len(vocab) - 4 and drift["best"] in drift["kept"]
+
+
+def test_prepared_says_which_tokenizer_made_the_tokens(bpe):
+    from rnnviz.text import Vocab
+    v = Vocab(("<unk>", "a", "b", " "))
+    assert prepare("a b", v, "char").tokenizer == "char"
+    assert prepare("a b", v).tokenizer == "word" and prepare("a b", v, None).tokenizer == "word"
+    p = prepare("a b", bpe[1], "char")  # a BPE vocabulary reads with its own table
+    assert p.tokenizer == "bpe" and p.tokens == ("▁a", "▁b")
