@@ -149,3 +149,17 @@ def test_comparison_counted_by_hand(sennrich):
     bpe = rows["BPE"]  # ▁low est ▁low
     assert (bpe["oov"], bpe["units"], bpe["mean_length"], bpe["byte_fallback"]) == (0, 3, 3, 0)
     assert bpe["vocab_size"] == len(sennrich.symbols)
+
+
+def test_encoding_equals_huggingface_tokenizers_given_the_same_merges():
+    """Reference: the `tokenizers` library's BPE model, loaded with our symbols and merges
+    (byte fallback on), splits every piece as we do. Optional: skipped if not installed."""
+    hf = pytest.importorskip("tokenizers")
+    texts = english_sentences()[:400]
+    table = learn_bpe(texts, 150)
+    model = hf.models.BPE(vocab={t: i for i, t in enumerate(table.symbols)},
+                          merges=[(m.left, m.right) for m in table.merges], byte_fallback=True)
+    pieces = {p for t in texts + ["Crème brûlée, 猫 and 🙂 on 2026-11-30!"] for p in pretokenize(t)}
+    for piece in sorted(pieces):
+        theirs = [tok.value for tok in model.tokenize(piece.replace(" ", MARK))]
+        assert table.split(piece) == theirs, piece
