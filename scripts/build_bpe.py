@@ -87,6 +87,7 @@ def build() -> dict:
         "unknown_everyday50": {"bpe": unknown_rate(everyday, vocab),
                                "word_default": unknown_rate(everyday, word_vocab, "word")},
         "tokenizers_on_heldout": compare_tokenizers(train_s, test_s + everyday, table),
+        "tokenizers_on_everyday50": compare_tokenizers(train_s, everyday, table),
         "config": model.cfg.to_dict(), "train_config": TRAIN_CFG.__dict__,
     }
     meta = {"level": "bpe", "bpe": table.to_dict(), "default_sentence": DEFAULT_SENTENCE,
