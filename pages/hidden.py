@@ -108,7 +108,7 @@ if picked:
                     width="stretch", key="hid_fig_units")
 
 st.subheader("Trajectory, and a second sentence to compare")
-overlay_default, overlay_note = hd.default_overlay(tokens, cur.vocab, cur.level)
+overlay_default, overlay_note = hd.default_overlay(tokens, cur.vocab, cur.level, text=cur.text)
 
 
 def _pair(a: str, b: str):

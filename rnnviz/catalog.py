@@ -1,4 +1,10 @@
-"""The built-in models: the trained default language model and the notes' tiny example.
+"""The built-in models: the trained default language model, the subword (BPE) English model
+and the notes' tiny example.
+
+Keys are what links carry (`?model=...`). "default" stays the word-level travel model, so a
+link shared before the subword model existed still opens the same model and numbers;
+"subword" is the BPE model that reads any English sentence without <unk>, and START_MODEL
+names it as the one a fresh session opens when no link says otherwise.
 
 Both are read-only: callers that train or edit weights take `copy.deepcopy` first.
 """
@@ -11,7 +17,9 @@ from pathlib import Path
 import torch
 
 from .bundle import load_bundle
+from .errors import InputError
 from .model import RNNConfig, RNNModel
+from .subwords import BPE, bpe_vocab
 from .text import Vocab
 
 PRETRAINED = Path(__file__).parent / "pretrained"
@@ -40,7 +48,13 @@ BUILTINS = {
     "notes": Builtin("notes", "Notes example (V=5, d=3, H=4)",
                      "The course notes' 5-word vocabulary and embedding matrix E; the other "
                      "weights are small fixed random numbers (seed 0).", "I like cats"),
+    "subword": Builtin("subword", "Subword English model (BPE)",
+                       "An Elman RNN (tanh) over byte-pair-encoding subwords with a character "
+                       "and byte fallback, trained on everyday English: any sentence is read "
+                       "without <unk>.", "the cat sat on the mat"),
 }
+START_MODEL = "subword"  # what a session opens with no model in its link (see the docstring)
+TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords"}
 
 
 def notes_model() -> tuple[RNNModel, Vocab]:
@@ -57,13 +71,28 @@ def default_model() -> tuple[RNNModel, Vocab, dict]:
     return model, vocab, meta
 
 
+def subword_model() -> tuple[RNNModel, Vocab, dict]:
+    """The BPE English LM; its vocabulary carries the merge table stored in the bundle."""
+    model, vocab, meta = load_bundle((PRETRAINED / "bpe_lm.pt").read_bytes())
+    full = bpe_vocab(BPE.from_dict(meta["bpe"]))
+    if full.itos != vocab.itos:
+        raise InputError("The subword model's vocabulary does not match its merge table.")
+    return model, full, meta
+
+
 def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
     if key == "notes":
         model, vocab = notes_model()
         return model, vocab, {}
     if key == "default":
         return default_model()
+    if key == "subword":
+        return subword_model()
     raise KeyError(key)
+
+
+def subword_report() -> dict:
+    return json.loads((PRETRAINED / "bpe_lm.json").read_text())
 
 
 def training_report() -> dict:

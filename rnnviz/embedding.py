@@ -300,6 +300,20 @@ def row_cosines(E, E0) -> torch.Tensor:
     return torch.where(n > 0, c, torch.full_like(c, float("nan")))
 
 
+def neighbour_lists(E, rows, k: int = 5) -> dict[int, list[int]]:
+    """nearest(E, i, k)'s ids for every i in rows, from one cosine matrix (a V = 1,000 subword
+    vocabulary would otherwise rebuild the V x V matrix twice per word). Same order as
+    nearest: by cosine, best first, NaN last, ties to the lower id, i itself left out."""
+    C = cosine_matrix(E)  # (V, V)
+    key = torch.where(torch.isnan(C), torch.full_like(C, -math.inf), C)
+    take = min(k + 1, C.shape[1])
+    out = {}
+    for i in rows:
+        order = torch.sort(key[i], descending=True, stable=True).indices[:take].tolist()
+        out[i] = [j for j in order if j != i][:k]
+    return out
+
+
 def kept_neighbours(E, E0, i: int, k: int = 5) -> int:
     """How many of row i's k nearest neighbours in E0 are still among its k nearest in E."""
     return len({j for j, _ in nearest(E, i, k)} & {j for j, _ in nearest(E0, i, k)})
@@ -321,7 +335,8 @@ def neighbour_drift(E, E0, itos, k: int = 5) -> dict:
     ok = [i for i in words if not math.isnan(float(cos[i]))]
     if not ok:
         raise InputError("There is no word with a non-zero row to compare.")
-    kept = {i: kept_neighbours(E, E0, i, k) for i in ok}
+    now, before = neighbour_lists(E, ok, k), neighbour_lists(E0, ok, k)
+    kept = {i: len(set(now[i]) & set(before[i])) for i in ok}  # = kept_neighbours(E, E0, i, k)
     best = min(ok, key=lambda i: (kept[i], float(cos[i]), i))
     return {"mean_cos": float(cos[ok].mean()), "row_cos": cos, "kept": kept, "best": best,
             "k": min(k, len(itos) - 1)}

@@ -18,7 +18,7 @@ from .errors import InputError
 from .exercises import Verdict
 from .formatting import vector
 from .model import RNNConfig, RNNModel, activate
-from .text import Prepared, Vocab, prepare
+from .text import BOS, EOS, PAD, UNK, Prepared, Vocab, prepare
 from .trace import Trace
 
 SATURATION = 0.95  # |h| above this counts as saturated (tanh' < 0.1 there)
@@ -213,38 +213,73 @@ ORDER_PRESETS = (("dog bites man", "man bites dog"), ("Arrive Taipei", "Leave Ta
 
 def order_presets(vocab: Vocab) -> list[tuple[str, str]]:
     """The preset pairs whose every word the model knows."""
-    return [pair for pair in ORDER_PRESETS
-            if all(vocab.id_of(w) is not None for s in pair for w in s.split())]
+    return [pair for pair in ORDER_PRESETS if all(_known(s, vocab) for s in pair)]
+
+
+def _known(sentence: str, vocab: Vocab) -> bool:
+    """Every token of the sentence is in the vocabulary (with the vocabulary's own tokenizer)."""
+    try:
+        return not prepare(sentence, vocab, None).unknown
+    except InputError:
+        return False
 
 
 def plain_words(tokens) -> list[str]:
-    """The tokens without specials such as <bos>."""
-    return [t for t in tokens if not (t.startswith("<") and t.endswith(">"))]
+    """The tokens without <bos>, <eos> and <pad>. <unk> stays in its place: it is a token the
+    model reads (one row of E), and dropping it would compare other sentences than the model's."""
+    return [t for t in tokens if t not in (BOS, EOS, PAD)]
 
 
 def reversed_words(tokens) -> str:
-    """The sentence's words in reverse order (specials such as <bos> left out)."""
+    """The sentence's tokens in reverse order (<bos>/<eos>/<pad> left out, <unk> kept)."""
     return " ".join(reversed(plain_words(tokens)))
 
 
-def default_overlay(tokens, vocab: Vocab, level: str = "word") -> tuple[str, str]:
+def reversed_text(text: str) -> str:
+    """The learner's words (split at spaces, as typed) in reverse order. An unknown word stays a
+    word, so it is <unk> again at its mirrored place; subwords are rebuilt from whole words."""
+    return " ".join(reversed(text.split()))
+
+
+def compared_tokens(text_a: str, text_b: str, vocab: Vocab, level: str | None = "word") -> dict:
+    """Two sentences as the model reads them, for an order comparison.
+
+    tokens_a / tokens_b are the token sequences actually compared (vocab.decode of the ids:
+    <unk> in place; a vocabulary without <unk> drops unknown words, listed in unknown_a/_b).
+    same_bag: the same tokens in some order, so the sums of their embeddings are equal.
+    """
+    prep_a, prep_b = prepare(text_a, vocab, level), prepare(text_b, vocab, level)
+    return {"tokens_a": vocab.decode(prep_a.ids), "tokens_b": vocab.decode(prep_b.ids),
+            "ids_a": list(prep_a.ids), "ids_b": list(prep_b.ids),
+            "unknown_a": list(prep_a.unknown), "unknown_b": list(prep_b.unknown),
+            "same_bag": sorted(prep_a.ids) == sorted(prep_b.ids)}
+
+
+def default_overlay(tokens, vocab: Vocab, level: str = "word", text: str | None = None) -> tuple[str, str]:
     """The second sentence to show when the learner has typed none: (text, note).
 
-    Normally the sentence reversed (note ""). When that is empty or unusable (every word
-    was unknown, e.g. "<script>" on the default model), a preset second sentence the model
-    knows, with a neutral note saying why; ("", note) when the model knows no preset either.
+    Normally the sentence reversed (note ""): from `text` (the words as typed, so unknown
+    words stay in their mirrored place) when given, else from the tokens. When that is empty
+    or the model knows none of its tokens (e.g. "<script>" on the default model), a preset
+    second sentence the model knows, with a neutral note saying why; ("", note) when the
+    model knows no preset either. Without `text`, tokens with <unk> cannot be turned back
+    into words, so they count as unusable rather than being silently dropped.
     """
-    rev = reversed_words(tokens)
-    if rev:
+    rev = reversed_text(text) if text is not None else reversed_words(tokens)
+    if rev and (text is not None or UNK not in rev.split()):
         try:
-            sentence_pair(rev, vocab, level)
-            return rev, ""
+            _, _, prep = sentence_pair(rev, vocab, level)
+            if len(prep.unknown) < len(prep.tokens):
+                return rev, ""
         except InputError:
             pass
+    why = ("Your sentence has words the model does not know (<unk>), and without the words as "
+           "typed they cannot be put back in reverse order"
+           if text is None and UNK in rev.split() and set(rev.split()) != {UNK}
+           else "Your sentence has no word the model knows to reverse")
     for _, b in order_presets(vocab):
-        return b, (f"Your sentence has no word the model knows to reverse, so the second "
-                   f"sentence is the preset “{b}”.")
-    return "", "Your sentence has no word the model knows to reverse, so there is no second sentence."
+        return b, f"{why}, so the second sentence is the preset “{b}”."
+    return "", f"{why}, so there is no second sentence."
 
 
 def expansion_step(t: int, T: int, cap: int = 5) -> tuple[int, str]:

@@ -97,6 +97,8 @@ class Vocab:
     """
 
     itos: tuple[str, ...]
+    # A subwords.BPE table when the tokens are subwords: `prepare` then reads text with it.
+    subwords: object = field(default=None, repr=False)
     stoi: dict = field(init=False, compare=False, repr=False)
     lower: dict = field(init=False, compare=False, repr=False)
 
@@ -139,6 +141,24 @@ class Vocab:
         return [self.itos[int(i)] for i in ids]
 
     @property
+    def tokenizer(self) -> str | None:
+        """"bpe" when the vocabulary carries its BPE table; None when the level comes from
+        elsewhere (a model's meta says "word" or "char")."""
+        return "bpe" if self.subwords is not None else None
+
+    def search(self, query: str, limit: int = 50) -> list[tuple[int, str]]:
+        """(id, token) of tokens containing `query` (case-insensitive; subword marks "▁" are
+        ignored), those starting with it first, then by id. Empty query: the first `limit`."""
+        q = query.strip().lower()
+        hits = []
+        for i, tok in enumerate(self.itos):
+            plain = tok.replace("▁", "").lower()
+            if q in plain:
+                hits.append((not plain.startswith(q), i, tok))
+        hits.sort()
+        return [(i, tok) for _, i, tok in hits[: max(0, limit)]]
+
+    @property
     def has_specials(self) -> bool:
         return all(s in self.stoi for s in (BOS, EOS))
 
@@ -163,6 +183,7 @@ class Prepared:
     unknown: tuple[str, ...]    # tokens not in the vocabulary
     dropped: int                # tokens cut by the MAX_TOKENS limit
     chars_cut: int              # characters cut by the MAX_TEXT_CHARS limit
+    tokenizer: str = "word"     # what made the tokens: "word", "char" or "bpe" (subwords)
 
     @property
     def notices(self) -> list[str]:
@@ -179,13 +200,24 @@ class Prepared:
         return out
 
 
-def prepare(text: str, vocab: Vocab, level: str = "word",
+def prepare(text: str, vocab: Vocab, level: str | None = "word",
             max_tokens: int = limits.MAX_TOKENS) -> Prepared:
-    """Validate, bound, tokenize and encode one sentence. Raises InputError if nothing is left."""
+    """Validate, bound, tokenize and encode one sentence. Raises InputError if nothing is left.
+
+    A vocabulary that carries a BPE table always reads text with it (its tokens are
+    subwords, whatever `level` says); level None means "word" for any other vocabulary.
+    """
     if not isinstance(text, str):
         raise InputError("The sentence must be text.")
     chars_cut = max(0, len(text) - limits.MAX_TEXT_CHARS)
-    tokens = tokenize(text[: limits.MAX_TEXT_CHARS], level)
+    level = vocab.tokenizer or level or "word"
+    if level == "bpe":
+        if vocab.subwords is None:
+            raise InputError("This model has no subword table, so it cannot read subwords.")
+        # whitespace as the corpus had it: one space between words
+        tokens = vocab.subwords.tokenize(" ".join(clean_text(text[: limits.MAX_TEXT_CHARS]).split()))
+    else:
+        tokens = tokenize(text[: limits.MAX_TEXT_CHARS], level)
     if not tokens:
         raise InputError("The sentence is empty: type at least one word.")
     dropped = max(0, len(tokens) - max_tokens)
@@ -194,7 +226,7 @@ def prepare(text: str, vocab: Vocab, level: str = "word",
     if not ids:
         raise InputError("None of these words is in the model's vocabulary "
                          f"({len(vocab)} tokens): {', '.join(tokens[:10])}.")
-    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut)
+    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut, level)
 
 
 def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:

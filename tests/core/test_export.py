@@ -16,7 +16,7 @@ from rnnviz.model import IGNORE
 from rnnviz.text import prepare
 
 
-@pytest.fixture(scope="module", params=["notes", "default"])
+@pytest.fixture(scope="module", params=["notes", "default", "subword"])
 def traced(request):
     model, vocab, _ = load_builtin(request.param)
     inp, tgt = lm_pair(list(prepare("I like cats", vocab).ids), vocab)
