@@ -26,8 +26,16 @@ sys.path.insert(0, str(ROOT))
 
 from rnnviz.bundle import save_bundle  # noqa: E402
 from rnnviz.catalog import PRETRAINED, default_model  # noqa: E402
-from rnnviz.data import (CORPORA, PATTERNS_FILE, english_patterns, english_sentences,  # noqa: E402
-                         everyday_corpus, lm_tensors, split_heldout, travel_corpus)
+from rnnviz.data import (  # noqa: E402
+    CORPORA,
+    PATTERNS_FILE,
+    english_patterns,
+    english_sentences,
+    everyday_corpus,
+    lm_tensors,
+    split_heldout,
+    travel_corpus,
+)
 from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
 from rnnviz.subwords import bpe_vocab, compare_tokenizers, learn_bpe  # noqa: E402
 from rnnviz.text import prepare  # noqa: E402
