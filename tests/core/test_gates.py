@@ -340,3 +340,22 @@ def test_page6_trains_gated_models(cell):
     assert run.status == "done" and run.model.cfg.cell == cell
     assert run.history[-1]["loss"] < 0.5 * run.history[0]["loss"]
     assert run.final_perplexity is not None and run.final_perplexity < 3
+
+
+@pytest.mark.parametrize("key", ["lstm", "gru"])
+def test_builtin_gated_models_ship_and_match_their_report(key):
+    from rnnviz.catalog import BUILTINS, PRETRAINED, load_builtin, training_report
+    from rnnviz.data import lm_tensors, split_heldout
+    from rnnviz.train import perplexity
+    from scripts.build_pretrained import corpus_sentences
+    assert key in BUILTINS
+    assert (PRETRAINED / f"{key}_lm.pt").stat().st_size < 2_000_000
+    model, vocab, meta = load_builtin(key)
+    report = training_report(key)
+    assert model.cfg.cell == key and model.cfg.hidden_size == training_report()["config"]["hidden_size"]
+    _, test_s = split_heldout(corpus_sentences())
+    x_te, y_te = lm_tensors(test_s, vocab)
+    ppl = perplexity(model, x_te, y_te)
+    assert abs(ppl - report["heldout_perplexity"]) < 1e-3
+    assert ppl < report["uniform_perplexity"] / 5
+    assert report["parameters"] == sum(p.numel() for p in model.parameters())
