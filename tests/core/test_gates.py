@@ -350,7 +350,7 @@ def test_builtin_gated_models_ship_and_match_their_report(key):
     from scripts.build_pretrained import corpus_sentences
     assert key in BUILTINS
     assert (PRETRAINED / f"{key}_lm.pt").stat().st_size < 2_000_000
-    model, vocab, meta = load_builtin(key)
+    model, vocab, _ = load_builtin(key)
     report = training_report(key)
     assert model.cfg.cell == key and model.cfg.hidden_size == training_report()["config"]["hidden_size"]
     _, test_s = split_heldout(corpus_sentences())
