@@ -267,8 +267,8 @@ def memory_horizon(norms: torch.Tensor, threshold: float = 1e-3) -> dict:
 
     norms (T, T) from input_jacobian_norms. For each s: the largest k such that
     N[s, s-j] >= threshold * N[s, s] for every j = 0..k ("stays above": the first dip ends it).
-    Returns per_step (T,) list of k, horizon = max over s, and reached_start: whether that
-    maximum ran into the sentence's first token (the true horizon may then be longer).
+    Returns per_step (T,) list of k, horizon = max over s, median (over s) and reached_start:
+    whether the horizon spans the whole sentence (T - 1; the true horizon may be longer).
     """
     N = torch.as_tensor(norms, dtype=torch.float64)
     T = N.shape[0]
@@ -283,8 +283,9 @@ def memory_horizon(norms: torch.Tensor, threshold: float = 1e-3) -> dict:
             k += 1
         per.append(k)
     best = max(per) if per else 0
-    reached = any(k == s == best for s, k in enumerate(per))
-    return {"per_step": per, "horizon": best, "reached_start": reached, "threshold": threshold}
+    median = sorted(per)[(T - 1) // 2] if per else 0
+    return {"per_step": per, "horizon": best, "median": median, "reached_start": best == T - 1,
+            "threshold": threshold}
 
 
 def forget_products(tr, H: int) -> torch.Tensor:
