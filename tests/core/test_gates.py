@@ -243,9 +243,11 @@ def test_step_jacobians_equal_autograd(cell, bi):
         torch.testing.assert_close(J[t], want, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("cell", ["elman", "jordan", "lstm", "gru"])
-def test_input_jacobian_norms_equal_autograd(cell):
-    model = RNNModel(RNNConfig(9, 3, 4, cell=cell), seed=2).double()
+@pytest.mark.parametrize("cell,bi", [("elman", False), ("jordan", False), ("lstm", False),
+                                     ("gru", False), ("elman", True), ("lstm", True), ("gru", True)])
+def test_input_jacobian_norms_equal_autograd(cell, bi):
+    """Bidirectional models: the forward direction's h (the first H units), as bptt.py."""
+    model = RNNModel(RNNConfig(9, 3, 4, cell=cell, bidirectional=bi), seed=2).double()
     tr = trace(model, IDS)
     N = input_jacobian_norms(model, tr)
     T = len(IDS)
@@ -260,7 +262,7 @@ def test_input_jacobian_norms_equal_autograd(cell):
             if name == "hook_hidden":
                 ctx_vals[t] = v
         model.forward(torch.tensor(IDS), HookContext([("hook_embed", lambda v, t: x)], rec))
-        return torch.stack([ctx_vals[t] for t in range(T)])
+        return torch.stack([ctx_vals[t] for t in range(T)])[:, :4]
 
     full = torch.autograd.functional.jacobian(hs_live, x0)  # (T, H, T, d)
     want = torch.linalg.vector_norm(full, dim=(1, 3))  # (T, T)
