@@ -4,6 +4,9 @@ Notation of the course notes: E (V x d), W_x (H x d), W_h (H x H), b_h (H),
 W_o (K x H_out), b_o (K); Jordan cells have W_y (H x K) in place of W_h and feed
 back the previous output y_{t-1} = softmax(z_{t-1}). A bidirectional Elman model
 adds W_x_rev, W_h_rev, b_h_rev and concatenates h_t = [h_fwd_t; h_bwd_t].
+Gated cells (cell="lstm" | "gru", see gates.py) carry W_x (G*H, d), W_h (G*H, H) and
+both biases b_x, b_h (G*H,) with the gate rows in PyTorch's order (G = 4 or 3);
+rnn_state_dict() / load_rnn_state_dict() exchange them with torch.nn.LSTM / GRU / RNN.
 
 Hooks are per call, not per module: `run_with_cache` passes a HookContext down
 the forward pass, so a model shared between sessions never carries anyone's hooks.
