@@ -178,14 +178,14 @@ def task_targets(ids: torch.Tensor) -> torch.Tensor:
 
 def run_experiment(cells=("elman", "lstm", "gru"), distances=(10, 25, 50, 100, 200),
                    schedule: str = "fixed", steps: int = 400, seed: int = 0,
-                   eval_distances=None) -> dict:
+                   eval_distances=None, forget_bias: float = 1.0) -> dict:
     """Train one model per (cell, training distance) and measure: accuracy at the training
     distance (and at eval_distances), ||dL/dx_1|| before and after training. JSON-ready."""
     rows = []
     for cell in cells:
         for dist in distances:
             cfg = LongRangeConfig(cell=cell, distance=int(dist), schedule=schedule, steps=steps,
-                                  seed=seed)
+                                  seed=seed, forget_bias=forget_bias)
             torch.manual_seed(cfg.seed)
             fresh = LongRangeNet(cfg)
             before = gradient_to_first(fresh, int(dist))

@@ -109,3 +109,19 @@ def test_lstm_exercise_rejects_bad_input():
     for c, h in (([1, 2, 3], [0, 0]), ([float("nan"), 0], [0, 0]), (["a", 0], [0, 0])):
         with pytest.raises(InputError):
             check_exercise(ex, c, h)
+
+
+def test_shipped_longrange_figures_are_reproduced():
+    """One row of rnnviz/pretrained/longrange.json retrained here gives the same numbers."""
+    import json
+
+    from rnnviz.catalog import PRETRAINED
+    from rnnviz.longrange import run_experiment
+    shipped = json.loads((PRETRAINED / "longrange.json").read_text())
+    row = next(r for r in shipped["fixed"]["rows"] if r["cell"] == "elman" and r["distance"] == 10)
+    again = run_experiment(cells=("elman",), distances=(10,), steps=row["config"]["steps"])["rows"][0]
+    assert again["accuracy"] == row["accuracy"]
+    assert abs(again["final_train_loss"] - row["final_train_loss"]) < 1e-6
+    assert set(shipped) >= {"fixed", "curriculum"}
+    for r in shipped["fixed"]["rows"]:
+        assert 0 <= r["accuracy"] <= 1 and r["grad_first_before"]["first"] >= 0
