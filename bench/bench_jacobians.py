@@ -1,6 +1,6 @@
 """Benchmark (not a test): the all-pairs Jacobian-norm engine against per-pair baselines.
 
-    python bench/bench_jacobians.py
+    python bench/bench_jacobians.py          (all; "... lstm" runs only the LSTM part)
 
 For T = 64, 256, 512 and H = 16, 64, 128 it prints the engine's time (Frobenius and
 spectral), the per-pair torch.autograd.functional.jacobian baseline and the torch.func
@@ -128,5 +128,39 @@ def main() -> None:
     print("ratios are against the Frobenius engine; baselines include the norm of each Jacobian.")
 
 
+def bench_lstm(T: int = 256, H: int = 64, d: int = 16) -> dict:
+    """The LSTM at T = 256, H = 64 (gated cells, issue 15): its state [h; c] has S = 2H, so the
+    all-pairs engine does S^3 T (T - 1) flops on (T, 2H, 2H) step Jacobians. Prints the times of
+    trace(), step_jacobians (written out), jacobian_norms (Frobenius) and input_jacobian_norms,
+    the engine's GFLOP/s and its fraction of this machine's GEMM rate measured in the same run."""
+    from rnnviz import RNNConfig, RNNModel, trace
+    from rnnviz.bptt import jacobian_norms, step_jacobians
+    from rnnviz.gates import input_jacobian_norms
+
+    torch.set_num_threads(1)
+    model = RNNModel(RNNConfig(50, d, H, cell="lstm"), seed=0).double()
+    ids = torch.randint(0, 50, (T,), generator=torch.Generator().manual_seed(0))
+    rate = max(gemm_rate(), gemm_rate())
+    t_trace = best_of(lambda: trace(model, ids), 1)
+    tr = trace(model, ids)
+    t_step = best_of(lambda: step_jacobians(model, tr), 3)
+    t_fro = best_of(lambda: jacobian_norms(model, tr), 2)
+    t_in = best_of(lambda: input_jacobian_norms(model, tr), 2)
+    S = 2 * H
+    gf = S ** 3 * T * (T - 1) / t_fro / 1e9
+    rate = max(rate, gemm_rate())
+    out = {"T": T, "H": H, "trace_s": t_trace, "step_jacobians_s": t_step, "jacobian_norms_s": t_fro,
+           "input_jacobian_norms_s": t_in, "engine_gflops": gf, "gemm_gflops": rate,
+           "of_gemm": gf / rate}
+    print(f"\nLSTM T={T} H={H} (state 2H = {S}): trace {t_trace:.2f}s, step Jacobians "
+          f"{t_step:.3f}s, all-pairs ||d[h;c]_s/d[h;c]_t|| {t_fro:.2f}s = {gf:.1f} GFLOP/s = "
+          f"{gf / rate:.0%} of GEMM ({rate:.1f} GFLOP/s), ||dh_s/dx_t|| {t_in:.2f}s", flush=True)
+    return out
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["lstm"]:
+        bench_lstm()
+    else:
+        main()
+        bench_lstm()

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import torch
 
-from . import limits
+from . import gates, limits
 from .errors import InputError
 from .model import RNNModel, activation_slope
 from .trace import Trace
 
 SPECTRAL_TOL = 1e-6  # relative accuracy of every spectral norm (certified, see spectral_norms)
+input_jacobian_norms = gates.input_jacobian_norms  # [s, t] = ||dh_s/dx_t||, every cell
+memory_horizon = gates.memory_horizon
 
 
 def output_error(tr: Trace) -> torch.Tensor:
@@ -35,6 +37,8 @@ def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
     softmax(W_o h_{t-1} + b_o), so J[t] = diag(phi'(a_t)) W_y (diag(p) - p p^T) W_o,
     and J[0] = 0 (y_0 is a constant zero, not computed from h_0).
     """
+    if model.cfg.cell in gates.GATED:  # GRU (T, H, H), LSTM on [h; c] (T, 2H, 2H)
+        return gates.step_jacobians(model, tr)
     H = model.cfg.hidden_size
     with torch.no_grad():
         slope = activation_slope(tr.a[:, :H], model.cfg.nonlinearity)  # (T, H)
@@ -279,6 +283,8 @@ def loss_to_state_grads(model: RNNModel, tr: Trace, J: torch.Tensor | None = Non
     One step back for every loss at once: G[:, t-1] = G[:, t] @ J[t] (row form of J_t^T g).
     J: step_jacobians(model, tr) if the caller has it already (a page computes it once).
     """
+    if model.cfg.cell in gates.GATED:
+        return gates.loss_to_state_grads(model, tr)
     H = model.cfg.hidden_size
     J = step_jacobians(model, tr) if J is None else J  # (T, H, H)
     direct = output_error(tr) @ model.W_o[:, :H].detach()  # (T, H): W_o^T e_s, as rows

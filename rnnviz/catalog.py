@@ -48,6 +48,12 @@ BUILTINS = {
     "notes": Builtin("notes", "Notes example (V=5, d=3, H=4)",
                      "The course notes' 5-word vocabulary and embedding matrix E; the other "
                      "weights are small fixed random numbers (seed 0).", "I like cats"),
+    "lstm": Builtin("lstm", "LSTM language model",
+                    "A word-level LSTM with the default model's corpus, d, H = 32 and training run "
+                    "(scripts/build_gated.py).", "Arrive Taipei on November 2nd"),
+    "gru": Builtin("gru", "GRU language model",
+                   "A word-level GRU with the default model's corpus, d, H = 32 and training run "
+                   "(scripts/build_gated.py).", "Arrive Taipei on November 2nd"),
     "subword": Builtin("subword", "Subword English model (BPE)",
                        "An Elman RNN (tanh) over byte-pair-encoding subwords with a character "
                        "and byte fallback, trained on everyday English: any sentence is read "
@@ -55,6 +61,7 @@ BUILTINS = {
 }
 START_MODEL = "subword"  # what a session opens with no model in its link (see the docstring)
 TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords"}
+GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem in pretrained/
 
 
 def notes_model() -> tuple[RNNModel, Vocab]:
@@ -88,6 +95,8 @@ def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
         return default_model()
     if key == "subword":
         return subword_model()
+    if key in GATED_FILES:
+        return load_bundle((PRETRAINED / f"{GATED_FILES[key]}.pt").read_bytes())
     raise KeyError(key)
 
 
@@ -95,5 +104,7 @@ def subword_report() -> dict:
     return json.loads((PRETRAINED / "bpe_lm.json").read_text())
 
 
-def training_report() -> dict:
-    return json.loads((PRETRAINED / "default_lm.json").read_text())
+def training_report(key: str = "default") -> dict:
+    """The training report (held-out perplexity, sizes) of a trained built-in model."""
+    stem = "default_lm" if key == "default" else GATED_FILES[key]
+    return json.loads((PRETRAINED / f"{stem}.json").read_text())

@@ -4,6 +4,9 @@ Notation of the course notes: E (V x d), W_x (H x d), W_h (H x H), b_h (H),
 W_o (K x H_out), b_o (K); Jordan cells have W_y (H x K) in place of W_h and feed
 back the previous output y_{t-1} = softmax(z_{t-1}). A bidirectional Elman model
 adds W_x_rev, W_h_rev, b_h_rev and concatenates h_t = [h_fwd_t; h_bwd_t].
+Gated cells (cell="lstm" | "gru", see gates.py) carry W_x (G*H, d), W_h (G*H, H) and
+both biases b_x, b_h (G*H,) with the gate rows in PyTorch's order (G = 4 or 3);
+rnn_state_dict() / load_rnn_state_dict() exchange them with torch.nn.LSTM / GRU / RNN.
 
 Hooks are per call, not per module: `run_with_cache` passes a HookContext down
 the forward pass, so a model shared between sessions never carries anyone's hooks.
@@ -18,10 +21,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import limits
+from . import gates, limits
 from .errors import InputError
 
-CELLS = ("elman", "jordan")
+CELLS = ("elman", "jordan") + gates.GATED
 NONLINEARITIES = ("tanh", "relu", "linear")
 IGNORE = -100  # target id that carries no loss (padding, or "no next token")
 
@@ -41,6 +44,9 @@ class RNNConfig:
             raise InputError(f"cell must be one of {CELLS}, not {self.cell!r}.")
         if self.nonlinearity not in NONLINEARITIES:
             raise InputError(f"nonlinearity must be one of {NONLINEARITIES}.")
+        if self.cell in gates.GATED and self.nonlinearity != "tanh":
+            raise InputError(f"An {self.cell.upper()} cell has its own fixed sigmoid and tanh; "
+                             "its nonlinearity must be 'tanh'.")
         if self.cell == "jordan" and self.bidirectional:
             raise InputError("A Jordan cell feeds back its own previous output; "
                              "it has no bidirectional form here.")
@@ -145,6 +151,9 @@ class RNNModel(nn.Module):
             return nn.Parameter((torch.rand(*shape, generator=gen) * 2 - 1) * bound)
 
         self.E = nn.Parameter(torch.randn(V, d, generator=gen))
+        if cfg.cell in gates.GATED:
+            self._init_gated(cfg, uniform)
+            return
         self.W_x = uniform(H, d)
         if cfg.cell == "elman":
             self.W_h = uniform(H, H)
@@ -162,6 +171,35 @@ class RNNModel(nn.Module):
         for name in self.HOOK_NAMES:
             getattr(self, name).name = name
 
+    def _init_gated(self, cfg, uniform):
+        """LSTM / GRU: W_x (G*H, d), W_h (G*H, H), b_x, b_h (G*H,), gate rows in PyTorch's
+        order; all uniform(-1/sqrt(H), 1/sqrt(H)) as torch.nn.LSTM / GRU initialise them."""
+        GH, H, d = gates.n_gates(cfg.cell) * cfg.hidden_size, cfg.hidden_size, cfg.embed_dim
+        for suffix in ("", "_rev") if cfg.bidirectional else ("",):
+            setattr(self, "W_x" + suffix, uniform(GH, d))
+            setattr(self, "W_h" + suffix, uniform(GH, H))
+            setattr(self, "b_x" + suffix, uniform(GH))
+            setattr(self, "b_h" + suffix, uniform(GH))
+        self.W_o = nn.Parameter(uniform(cfg.K, cfg.H_out).detach() * math.sqrt(H)
+                                / math.sqrt(cfg.H_out))
+        self.b_o = nn.Parameter(torch.zeros(cfg.K))
+        # per-instance hook names: the Elman ones, then one per gate and hook_cell
+        self.HOOK_NAMES = RNNModel.HOOK_NAMES + gates.hook_names(cfg.cell, cfg.bidirectional)
+        self.hook_embed = HookPoint(per_step=False)
+        for name in self.HOOK_NAMES[1:]:
+            setattr(self, name, HookPoint(per_step=True))
+        for name in self.HOOK_NAMES:
+            getattr(self, name).name = name
+
+    def rnn_state_dict(self) -> dict:
+        """Recurrent weights under torch.nn.RNN / LSTM / GRU's names (layer 0): what
+        nn.LSTM(d, H, bidirectional=...).load_state_dict(sd, strict=True) accepts."""
+        return gates.rnn_state_dict(self)
+
+    def load_rnn_state_dict(self, sd: dict) -> None:
+        """Take the recurrent weights of a torch.nn.RNN / LSTM / GRU (layer 0) in place."""
+        gates.load_rnn_state_dict(self, sd)
+
     # -- forward -------------------------------------------------------------------
     def forward(self, ids: torch.Tensor, ctx: HookContext | None = None) -> torch.Tensor:
         """ids (T,) or (B, T) -> logits (T, K) or (B, T, K)."""
@@ -171,9 +209,14 @@ class RNNModel(nn.Module):
         x = self.hook_embed(self.E[ids], ctx)  # (..., T, d)
         if cfg.cell == "jordan":
             return self._jordan(x, ctx)
-        h = self._scan(x, self.W_x, self.W_h, self.b_h, "", ctx)  # (..., T, H)
-        if cfg.bidirectional:
-            h_rev = self._scan(x, self.W_x_rev, self.W_h_rev, self.b_h_rev, "_rev", ctx)
+        if cfg.cell in gates.GATED:
+            h = gates.scan(self, x, "", ctx)  # (..., T, H)
+            h_rev = gates.scan(self, x, "_rev", ctx) if cfg.bidirectional else None
+        else:
+            h = self._scan(x, self.W_x, self.W_h, self.b_h, "", ctx)  # (..., T, H)
+            h_rev = (self._scan(x, self.W_x_rev, self.W_h_rev, self.b_h_rev, "_rev", ctx)
+                     if cfg.bidirectional else None)
+        if h_rev is not None:
             h = torch.cat([h, h_rev], dim=-1)  # (..., T, 2H)
         zs = [self.hook_logits(h[..., t, :] @ self.W_o.T + self.b_o, ctx, t)
               for t in range(h.shape[-2])]  # T x (..., K)

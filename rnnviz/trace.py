@@ -5,10 +5,11 @@ grad_h[t] is dL/dh_t through the output AND through all later steps.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import torch
 
+from .gates import GATE_NAMES
 from .model import IGNORE, RNNModel
 
 
@@ -17,7 +18,8 @@ class Trace:
     ids: torch.Tensor       # (T,)   input token ids
     targets: torch.Tensor   # (T,)   target ids (IGNORE where none)
     x: torch.Tensor         # (T, d) embeddings looked up
-    a: torch.Tensor         # (T, H_out) pre-activations (bidirectional: [fwd; bwd])
+    a: torch.Tensor         # (T, H_out) pre-activations (bidirectional: [fwd; bwd]); gated
+    #                         cells: the candidate's (LSTM A_g, GRU the argument of n's tanh)
     h: torch.Tensor         # (T, H_out) hidden states, h_0 = 0 not included
     z: torch.Tensor         # (T, K) logits
     p: torch.Tensor         # (T, K) softmax(z)
@@ -31,6 +33,8 @@ class Trace:
     delta: torch.Tensor     # (T, H_out) dL/da_t
     grad_x: torch.Tensor    # (T, d) dL/dx_t
     grads: dict             # parameter name -> dL/dparam
+    c: torch.Tensor | None = None  # (T, H_out) LSTM cell state c_t ([fwd; bwd]); None otherwise
+    gates: dict = field(default_factory=dict)  # gated cells: gate name -> (T, H_out) values
 
     @property
     def T(self) -> int:
@@ -65,9 +69,13 @@ def trace(model: RNNModel, ids, targets=None, reduction: str = "sum") -> Trace:
         return torch.cat([fwd, c[name + "_rev" + suffix]], -1) if bidi else fwd
 
     z = c["hook_logits"]
+    names = GATE_NAMES.get(model.cfg.cell, ())
+    gate_values = {g: both(f"hook_gate_{g}") for g in names}
+    cell = both("hook_cell") if model.cfg.cell == "lstm" else None
     return Trace(
         ids=ids, targets=targets, x=c["hook_embed"], a=both("hook_pre"), h=both("hook_hidden"),
         z=z, p=torch.softmax(z, dim=-1), loss_t=c["loss_t"], loss=c["loss"], reduction=reduction,
         grad_z=c["hook_logits_grad"], grad_h=both("hook_hidden", "_grad"),
         delta=both("hook_pre", "_grad"), grad_x=c["hook_embed_grad"], grads=c["param_grads"],
+        c=cell, gates=gate_values,
     )

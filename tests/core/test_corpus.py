@@ -139,7 +139,7 @@ def test_longest_training_sequence_is_max_train_t():
 def test_model_sizes_are_bounded_with_messages():
     assert build_model(10, limits.MAX_EMBED, limits.MAX_HIDDEN).cfg.hidden_size == limits.MAX_HIDDEN
     for kwargs, words in (({"embed_dim": limits.MAX_EMBED + 1}, "embedding size"),
-                          ({"hidden_size": 0}, "hidden size"), ({"cell": "lstm"}, "cell"),
+                          ({"hidden_size": 0}, "hidden size"), ({"cell": "transformer"}, "cell"),
                           ({"nonlinearity": "gelu"}, "nonlinearity"), ({"seed": -1}, "seed")):
         args = {"vocab_size": 10, "embed_dim": 4, "hidden_size": 4} | kwargs
         with pytest.raises(InputError, match=words):

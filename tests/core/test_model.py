@@ -55,7 +55,8 @@ def test_parameter_count_matches_the_notes_formula():
     assert sum(counts.values()) - V * d == H * H + H * d + H + V * H + V
 
 
-@pytest.mark.parametrize("kwargs", [dict(cell="gru"), dict(nonlinearity="sigmoid"),
+@pytest.mark.parametrize("kwargs", [dict(cell="transformer"), dict(cell="lstm", nonlinearity="relu"),
+                                    dict(nonlinearity="sigmoid"),
                                     dict(cell="jordan", bidirectional=True), dict(hidden_size=0),
                                     dict(hidden_size=10_000), dict(vocab_size=-1)])
 def test_bad_configs_are_input_errors(kwargs):

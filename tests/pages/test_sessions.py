@@ -55,7 +55,8 @@ def test_edits_and_training_in_one_session_do_not_reach_another(app):
     no_exception(b)
     assert b.sidebar.text_area(key="text").value == "Arrive Taipei on November 2nd"
     assert b.sidebar.selectbox(key="model").options == ["Default language model",
-                                                        "Notes example (V=5, d=3, H=4)"]
+                                                        "Notes example (V=5, d=3, H=4)",
+                                                        "LSTM language model", "GRU language model"]
     np.testing.assert_allclose(shown_h(b), pristine_h("Arrive Taipei on November 2nd"), atol=1e-6)
     b.sidebar.text_area(key="text").input(SECRET).run()
     np.testing.assert_allclose(shown_h(b), pristine_h(SECRET), atol=1e-6)
