@@ -10,7 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from . import limits
+from . import limits, text_zh
 from .errors import InputError
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
@@ -36,13 +36,16 @@ def clean_text(text: str) -> str:
 
 
 def tokenize(text: str, level: str = "word") -> list[str]:
-    """Split text into tokens: "word" (words and punctuation, CJK per character) or "char"."""
+    """Split text into tokens: "word" (words and punctuation, CJK per character), "char",
+    or "zh_word" (Chinese words by jieba, other words whole: text_zh.segment)."""
     text = clean_text(text)
     if level == "word":
         return _WORD_RE.findall(text)
     if level == "char":
         return [ch for ch in " ".join(text.split())]
-    raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
+    if level in text_zh.LEVELS:
+        return text_zh.segment(text)
+    raise InputError(f"Unknown tokenizer level {level!r}: use 'word', 'char' or 'zh_word'.")
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,7 @@ class Prepared:
     unknown: tuple[str, ...]    # tokens not in the vocabulary
     dropped: int                # tokens cut by the MAX_TOKENS limit
     chars_cut: int              # characters cut by the MAX_TEXT_CHARS limit
+    tokenizer: str = ""         # which tokenizer ran: text_zh.tokenizer_name (shown in the sidebar)
 
     @property
     def notices(self) -> list[str]:
@@ -151,7 +155,8 @@ def prepare(text: str, vocab: Vocab, level: str = "word",
     if not ids:
         raise InputError("None of these words is in the model's vocabulary "
                          f"({len(vocab)} tokens): {', '.join(tokens[:10])}.")
-    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut)
+    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut,
+                    text_zh.tokenizer_name(level, text))
 
 
 def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:
