@@ -1,4 +1,5 @@
-"""The built-in models: the trained default language model and the notes' tiny example.
+"""The built-in models: the trained default language model, the notes' tiny example and the
+Chinese character-level language model (with its Chinese slot taggers).
 
 Both are read-only: callers that train or edit weights take `copy.deepcopy` first.
 """
@@ -11,6 +12,7 @@ from pathlib import Path
 import torch
 
 from .bundle import load_bundle
+from .data import ZH_DEFAULT_SENTENCE, split_heldout, zh_travel_corpus
 from .model import RNNConfig, RNNModel
 from .text import Vocab
 
@@ -40,7 +42,11 @@ BUILTINS = {
     "notes": Builtin("notes", "Notes example (V=5, d=3, H=4)",
                      "The course notes' 5-word vocabulary and embedding matrix E; the other "
                      "weights are small fixed random numbers (seed 0).", "I like cats"),
+    "zh": Builtin("zh", "中文语言模型 (Chinese, per character)",
+                  "A character-level Elman RNN (tanh) trained on the built-in Chinese everyday "
+                  "and travel sentences; English words read as <unk>.", ZH_DEFAULT_SENTENCE),
 }
+ZH_TAGGERS_DIR = PRETRAINED / "zh_taggers"
 
 
 def notes_model() -> tuple[RNNModel, Vocab]:
@@ -63,8 +69,42 @@ def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
         return model, vocab, {}
     if key == "default":
         return default_model()
+    if key == "zh":
+        return zh_model()
     raise KeyError(key)
 
 
 def training_report() -> dict:
     return json.loads((PRETRAINED / "default_lm.json").read_text())
+
+
+# ---- Chinese (scripts/build_zh.py writes these files) ---------------------------------------
+
+def zh_model() -> tuple[RNNModel, Vocab, dict]:
+    """The pretrained Chinese character-level LM and its training report."""
+    return load_bundle((PRETRAINED / "zh_lm.pt").read_bytes())
+
+
+def zh_training_report() -> dict:
+    return json.loads((PRETRAINED / "zh_lm.json").read_text(encoding="utf-8"))
+
+
+def zh_tagging_data():
+    """The Chinese travel corpus for the taggers: its vocabulary (all of it, one token per
+    character) and the held-out split kept for evaluation (a tagging.TaggingData)."""
+    from .tagging import TaggingData  # tagging imports data; imported here to keep catalog light
+
+    corpus = zh_travel_corpus()
+    train_s, test_s = split_heldout(corpus)
+    return TaggingData(Vocab.build([toks for toks, _ in corpus]), tuple(train_s), tuple(test_s))
+
+
+def zh_taggers() -> dict:
+    """kind -> (tagger in eval mode, vocab, meta) for the four shipped Chinese taggers."""
+    from .tagging import KINDS, load_tagger
+
+    return {k: load_tagger((ZH_TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in KINDS}
+
+
+def zh_taggers_report() -> dict:
+    return json.loads((ZH_TAGGERS_DIR / "zh_taggers.json").read_text(encoding="utf-8"))
