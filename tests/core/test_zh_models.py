@@ -63,7 +63,7 @@ def test_files_are_small_and_registered():
 
 
 def test_default_sentence_has_no_unknown(lm):
-    model, vocab, _ = lm
+    _, vocab, _ = lm
     prep = prepare(ZH_DEFAULT_SENTENCE, vocab)
     assert prep.tokens == tuple(ZH_DEFAULT_SENTENCE) and prep.unknown == ()
     assert UNK not in vocab.decode(prep.ids) and prep.tokenizer == "zh_char"
