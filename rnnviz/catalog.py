@@ -1,5 +1,6 @@
-"""The built-in models: the trained default language model, the subword (BPE) English model
-and the notes' tiny example.
+"""The built-in models: the trained default language model, the subword (BPE) English model,
+the notes' tiny example, the LSTM and GRU models and the Chinese character-level language
+model (with its Chinese slot taggers).
 
 Keys are what links carry (`?model=...`). "default" stays the word-level travel model, so a
 link shared before the subword model existed still opens the same model and numbers;
@@ -17,6 +18,7 @@ from pathlib import Path
 import torch
 
 from .bundle import load_bundle
+from .data import ZH_DEFAULT_SENTENCE, split_heldout, zh_travel_corpus
 from .errors import InputError
 from .model import RNNConfig, RNNModel
 from .subwords import BPE, bpe_vocab
@@ -58,10 +60,15 @@ BUILTINS = {
                        "An Elman RNN (tanh) over byte-pair-encoding subwords with a character "
                        "and byte fallback, trained on everyday English: any sentence is read "
                        "without <unk>.", "the cat sat on the mat"),
+    "zh": Builtin("zh", "中文语言模型 (Chinese, per character)",
+                  "A character-level Elman RNN (tanh) trained on the built-in Chinese everyday "
+                  "and travel sentences; English words read as <unk>.", ZH_DEFAULT_SENTENCE),
 }
 START_MODEL = "subword"  # what a session opens with no model in its link (see the docstring)
-TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords"}
+TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords",
+                    "zh_char": "Chinese characters", "zh_word": "Chinese words (jieba)"}
 GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem in pretrained/
+ZH_TAGGERS_DIR = PRETRAINED / "zh_taggers"
 
 
 def notes_model() -> tuple[RNNModel, Vocab]:
@@ -97,6 +104,8 @@ def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
         return subword_model()
     if key in GATED_FILES:
         return load_bundle((PRETRAINED / f"{GATED_FILES[key]}.pt").read_bytes())
+    if key == "zh":
+        return zh_model()
     raise KeyError(key)
 
 
@@ -108,3 +117,35 @@ def training_report(key: str = "default") -> dict:
     """The training report (held-out perplexity, sizes) of a trained built-in model."""
     stem = "default_lm" if key == "default" else GATED_FILES[key]
     return json.loads((PRETRAINED / f"{stem}.json").read_text())
+
+
+# ---- Chinese (scripts/build_zh.py writes these files) ---------------------------------------
+
+def zh_model() -> tuple[RNNModel, Vocab, dict]:
+    """The pretrained Chinese character-level LM and its training report."""
+    return load_bundle((PRETRAINED / "zh_lm.pt").read_bytes())
+
+
+def zh_training_report() -> dict:
+    return json.loads((PRETRAINED / "zh_lm.json").read_text(encoding="utf-8"))
+
+
+def zh_tagging_data():
+    """The Chinese travel corpus for the taggers: its vocabulary (all of it, one token per
+    character) and the held-out split kept for evaluation (a tagging.TaggingData)."""
+    from .tagging import TaggingData  # tagging imports data; imported here to keep catalog light
+
+    corpus = zh_travel_corpus()
+    train_s, test_s = split_heldout(corpus)
+    return TaggingData(Vocab.build([toks for toks, _ in corpus]), tuple(train_s), tuple(test_s))
+
+
+def zh_taggers() -> dict:
+    """kind -> (tagger in eval mode, vocab, meta) for the four shipped Chinese taggers."""
+    from .tagging import KINDS, load_tagger
+
+    return {k: load_tagger((ZH_TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in KINDS}
+
+
+def zh_taggers_report() -> dict:
+    return json.loads((ZH_TAGGERS_DIR / "zh_taggers.json").read_text(encoding="utf-8"))

@@ -7,12 +7,13 @@ Travel-booking sentences carry one slot tag per word, in the style of note 004:
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import torch
 
 from .model import IGNORE
-from .text import BOS, EOS, PAD, Vocab
+from .text import BOS, EOS, PAD, Vocab, tokenize
 
 TAGS = ("other", "destination", "departure", "date", "time")
 
@@ -215,3 +216,76 @@ def known_examples(vocab: Vocab, n: int = 5, level: str | None = None) -> list[s
             if len(found) >= n:
                 break
     return found
+
+
+# ---- Chinese corpora (rnnviz/corpora/, written for this project, not machine-translated) ----
+
+ZH_DEFAULT_SENTENCE = "我喜欢猫，也喜欢狗。"
+# The notes' pairs in Chinese: word order (000: 狗咬人 / 人咬狗) and context for a slot
+# (004: Arrive / Leave Taipei -> 到达台北 / 离开台北, where 台北 is characters 3 and 4).
+ZH_ORDER_PAIR = ("狗咬人", "人咬狗")
+ZH_SLOT_PAIR = ("到达台北", "离开台北")
+ZH_SLOT_WORD = "台北"
+ZH_ORDER_PRESETS = (ZH_ORDER_PAIR, ZH_SLOT_PAIR, ("我喜欢猫", "猫喜欢我"), ("你喜欢狗", "狗喜欢你"))
+_SLOT_TAG = {"A": "destination", "D": "departure", "date": "date", "time": "time"}
+_PLACEHOLDER = re.compile(r"(\{(?:A|D|date|time)\})")
+
+
+def corpus_lines(name: str) -> list[str]:
+    """The non-empty lines of a file in rnnviz/corpora/ that are not # comments."""
+    text = (CORPORA / name).read_text(encoding="utf-8")
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def zh_everyday_lines() -> list[str]:
+    """The everyday Chinese sentences (about 1,100, covering the ~1,500 most common characters)."""
+    return corpus_lines("zh_everyday.txt")
+
+
+def zh_everyday_corpus(level: str = "word") -> list[list[str]]:
+    """The everyday sentences as tokens: one per Han character by default (level "word")."""
+    return [tokenize(line, level) for line in zh_everyday_lines()]
+
+
+def zh_travel_parts() -> dict[str, tuple[str, ...]]:
+    """zh_travel.tsv by kind: "template", "city", "date", "time" -> the lines of that kind."""
+    parts: dict[str, list[str]] = {"template": [], "city": [], "date": [], "time": []}
+    for line in corpus_lines("zh_travel.tsv"):
+        kind, _, value = line.partition("\t")
+        parts[kind].append(value.strip())
+    return {k: tuple(v) for k, v in parts.items()}
+
+
+def _fill_zh(template: str, parts: dict, rng: random.Random) -> tuple[list[str], list[str]]:
+    """One template filled: tokens (per character, English words and numbers whole) and tags."""
+    cities = rng.sample(parts["city"], 2)
+    values = {"A": cities[0], "D": cities[1], "date": rng.choice(parts["date"]),
+              "time": rng.choice(parts["time"])}
+    tokens, tags = [], []
+    for piece in _PLACEHOLDER.split(template):
+        if not piece:
+            continue
+        key = piece.strip("{}") if _PLACEHOLDER.fullmatch(piece) else None
+        toks = tokenize(values[key] if key else piece)
+        tokens += toks
+        tags += [_SLOT_TAG[key] if key else "other"] * len(toks)
+    return tokens, tags
+
+
+def zh_travel_corpus(n: int = 1200, seed: int = 0) -> list[tuple[list[str], list[str]]]:
+    """n tagged Chinese travel requests, one tag from TAGS per character: 到达台北 ->
+    other other destination destination (the same tag set as the English corpus)."""
+    parts = zh_travel_parts()
+    rng = random.Random(seed)
+    return [_fill_zh(rng.choice(parts["template"]), parts, rng) for _ in range(n)]
+
+
+def zh_lm_corpus() -> list[list[str]]:
+    """What the Chinese language model reads: the everyday sentences and the travel requests."""
+    return zh_everyday_corpus() + [toks for toks, _ in zh_travel_corpus()]
+
+
+def zh_order_presets(vocab: Vocab, level: str = "word") -> list[tuple[str, str]]:
+    """The Chinese preset pairs whose every token the model knows."""
+    return [pair for pair in ZH_ORDER_PRESETS
+            if all(vocab.id_of(t) is not None for s in pair for t in tokenize(s, level))]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import regex
 
-from . import limits
+from . import limits, text_zh
 from .errors import InputError
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<bos>", "<eos>"
@@ -78,14 +78,17 @@ def _word_tokens(text: str) -> list[str]:
 
 
 def tokenize(text: str, level: str = "word") -> list[str]:
-    """Split text into tokens: "word" (words and punctuation, CJK per character) or "char"
-    (one token per grapheme cluster, runs of spaces as one space)."""
+    """Split text into tokens: "word" (words and punctuation, CJK per character), "char"
+    (one token per grapheme cluster, runs of spaces as one space), or "zh_word" (Chinese words
+    by jieba, other words whole: text_zh.segment)."""
     text = clean_text(text)
     if level == "word":
         return _word_tokens(text)
     if level == "char":
         return graphemes(" ".join(text.split()))
-    raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
+    if level in text_zh.LEVELS:
+        return text_zh.segment(text)
+    raise InputError(f"Unknown tokenizer level {level!r}: use 'word', 'char' or 'zh_word'.")
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,7 @@ class Prepared:
     unknown: tuple[str, ...]    # tokens not in the vocabulary
     dropped: int                # tokens cut by the MAX_TOKENS limit
     chars_cut: int              # characters cut by the MAX_TEXT_CHARS limit
-    tokenizer: str = "word"     # what made the tokens: "word", "char" or "bpe" (subwords)
+    tokenizer: str = "word"     # what made the tokens: "word", "char", "bpe", "zh_char", "zh_word"
 
     @property
     def notices(self) -> list[str]:
@@ -226,7 +229,8 @@ def prepare(text: str, vocab: Vocab, level: str | None = "word",
     if not ids:
         raise InputError("None of these words is in the model's vocabulary "
                          f"({len(vocab)} tokens): {', '.join(tokens[:10])}.")
-    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut, level)
+    return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut,
+                    text_zh.tokenizer_name(level, text))
 
 
 def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:

@@ -1,0 +1,138 @@
+"""Train the built-in Chinese models deterministically and write them to rnnviz/pretrained/.
+
+    python scripts/build_zh.py            # the language model and the four taggers
+    python scripts/build_zh.py lm         # only the language model
+    python scripts/build_zh.py taggers    # only the taggers
+
+Writes zh_lm.pt (a model bundle: a character-level Elman LM over the everyday and travel
+corpora in rnnviz/corpora/) and zh_lm.json (its held-out perplexity next to a uniform
+guess's), and zh_taggers/{fnn,elman,jordan,bi}.pt with zh_taggers.json (held-out accuracy
+and per-slot F1). Every run writes the same bytes: no timings are stored; they are printed.
+tests/core/test_zh_models.py re-evaluates the shipped files against the JSON.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rnnviz.bundle import save_bundle  # noqa: E402
+from rnnviz.catalog import PRETRAINED, ZH_TAGGERS_DIR, zh_tagging_data  # noqa: E402
+from rnnviz.data import lm_tensors, split_heldout, zh_everyday_corpus, zh_travel_corpus  # noqa: E402
+from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
+from rnnviz.tagging import HIDDEN, KINDS, LABELS, evaluate, save_tagger, train_tagger  # noqa: E402
+from rnnviz.text import Vocab  # noqa: E402
+from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
+
+ZH_LM_CFG = dict(embed_dim=32, hidden_size=64, cell="elman", nonlinearity="tanh")
+# About 13,000 characters of everyday text for 1,700 characters: without weight decay and
+# early stopping the model memorises the sentences and is worse than uniform on new ones.
+ZH_LM_TRAIN = TrainConfig(steps=3000, batch_size=32, optimizer="adam", lr=0.005, clip=1.0,
+                          weight_decay=3e-4, seed=0)
+CHECK_EVERY, PATIENCE = 100, 3  # validation perplexity every 100 steps; stop after 3 without gain
+ZH_TAGGER_STEPS = 600  # per-character sentences are about twice as long as the English ones
+
+
+def lm_splits() -> dict[str, tuple[list, list]]:
+    """Each corpus split on its own, so the report can give both held-out perplexities."""
+    travel = [toks for toks, _ in zh_travel_corpus()]
+    return {"everyday": split_heldout(zh_everyday_corpus()), "travel": split_heldout(travel)}
+
+
+class EarlyStop:
+    """A train() callback: every CHECK_EVERY steps, the perplexity on validation sentences
+    (carved from the training split, never the held-out ones); keeps the best weights and
+    stops after PATIENCE checks without improvement."""
+
+    def __init__(self, model: RNNModel, val: tuple):
+        self.model, self.val = model, val
+        self.best, self.best_step, self.best_state, self.checks = float("inf"), 0, None, []
+
+    def __call__(self, record: dict) -> bool:
+        if record["step"] % CHECK_EVERY:
+            return True
+        ppl = perplexity(self.model, *self.val)
+        self.checks.append({"step": record["step"], "validation_perplexity": round(ppl, 3)})
+        if ppl < self.best:
+            self.best, self.best_step = ppl, record["step"]
+            self.best_state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        return record["step"] - self.best_step < PATIENCE * CHECK_EVERY
+
+
+def build_lm() -> dict:
+    torch.manual_seed(0)
+    splits = lm_splits()
+    fit_val = {k: split_heldout(tr, frac=0.1, seed=3) for k, (tr, _) in splits.items()}
+    fit_s = [s for fit, _ in fit_val.values() for s in fit]
+    val_s = [s for _, val in fit_val.values() for s in val]
+    test_s = [s for _, te in splits.values() for s in te]
+    vocab = Vocab.build(fit_s + val_s + test_s)
+    model = RNNModel(RNNConfig(vocab_size=len(vocab), **ZH_LM_CFG), seed=0)
+    x_tr, y_tr = lm_tensors(fit_s, vocab)  # (N, T), (N, T)
+    stop = EarlyStop(model, lm_tensors(val_s, vocab))
+    start = time.perf_counter()
+    history = train(model, x_tr, y_tr, ZH_LM_TRAIN, stop)
+    model.load_state_dict(stop.best_state)
+    print(f"zh LM: trained in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    report = {
+        "train_sentences": len(fit_s), "validation_sentences": len(val_s),
+        "heldout_sentences": len(test_s), "best_step": stop.best_step,
+        "validation_checks": stop.checks,
+        "heldout_by_corpus": {k: len(te) for k, (_, te) in splits.items()},
+        "vocab_size": len(vocab), "steps": ZH_LM_TRAIN.steps, "steps_run": len(history),
+        "train_loss_at_best_step": round(history[stop.best_step - 1]["loss"], 4),
+        "heldout_perplexity": round(perplexity(model, *lm_tensors(test_s, vocab)), 3),
+        "heldout_perplexity_by_corpus": {
+            k: round(perplexity(model, *lm_tensors(te, vocab)), 3) for k, (_, te) in splits.items()},
+        "uniform_perplexity": float(len(vocab)),
+        "config": model.cfg.to_dict(), "train_config": ZH_LM_TRAIN.__dict__,
+    }
+    (PRETRAINED / "zh_lm.pt").write_bytes(save_bundle(model, vocab, {"report": report}))
+    (PRETRAINED / "zh_lm.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                                           encoding="utf-8")
+    return report
+
+
+def build_taggers() -> dict:
+    data = zh_tagging_data()
+    ZH_TAGGERS_DIR.mkdir(parents=True, exist_ok=True)
+    report = {"train_sentences": len(data.train), "heldout_sentences": len(data.heldout),
+              "vocab_size": len(data.vocab), "hidden_size": HIDDEN, "steps": ZH_TAGGER_STEPS,
+              "taggers": {}}
+    for kind in KINDS:
+        start = time.perf_counter()
+        model, history = train_tagger(kind, data, steps=ZH_TAGGER_STEPS)
+        scores = evaluate(model, data)
+        entry = {"label": LABELS[kind], "heldout_accuracy": round(scores["accuracy"], 4),
+                 "heldout_f1": {k: round(v, 4) for k, v in scores["f1"].items()},
+                 "final_train_loss": round(history[-1]["loss"], 4)}
+        print(f"zh {kind}: trained in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        report["taggers"][kind] = entry
+        (ZH_TAGGERS_DIR / f"{kind}.pt").write_bytes(
+            save_tagger(model, data.vocab, {"kind": kind, "language": "zh", "report": entry}))
+    (ZH_TAGGERS_DIR / "zh_taggers.json").write_text(json.dumps(report, indent=2) + "\n",
+                                                    encoding="utf-8")
+    return report
+
+
+def build(what: str = "all") -> dict:
+    if what not in ("all", "lm", "taggers"):
+        raise SystemExit("usage: python scripts/build_zh.py [all|lm|taggers]")
+    out = {}
+    if what in ("all", "lm"):
+        out["lm"] = build_lm()
+    if what in ("all", "taggers"):
+        out["taggers"] = build_taggers()
+    return out
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    result = build(sys.argv[1] if len(sys.argv) > 1 else "all")
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)

@@ -1,0 +1,217 @@
+"""The built-in Chinese models: the character-level LM (sizes, its reported perplexities
+re-evaluated, the default sentence without <unk>, equal to torch.nn.RNN), the notes' 狗咬人 /
+人咬狗 and 到达台北 / 离开台北 presets computed live, and the four Chinese slot taggers."""
+from __future__ import annotations
+
+import copy
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from rnnviz import trace
+from rnnviz.catalog import (
+    BUILTINS,
+    PRETRAINED,
+    ZH_TAGGERS_DIR,
+    load_builtin,
+    zh_model,
+    zh_taggers,
+    zh_taggers_report,
+    zh_tagging_data,
+    zh_training_report,
+)
+from rnnviz.data import (
+    TAGS,
+    ZH_DEFAULT_SENTENCE,
+    ZH_ORDER_PAIR,
+    ZH_SLOT_PAIR,
+    ZH_SLOT_WORD,
+    lm_pair,
+    lm_tensors,
+)
+from rnnviz.embedding import order_comparison as embedding_order
+from rnnviz.export import csv_bytes, trace_frame
+from rnnviz.hidden import order_comparison as hidden_order
+from rnnviz.tagging import KINDS, compare_word, evaluate, kind_of, tag_sentence
+from rnnviz.text import UNK, prepare
+from rnnviz.train import perplexity
+from scripts.build_zh import lm_splits
+from tests.oracles import torch_rnn_like
+
+MAX_BYTES = 2_000_000
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return zh_model()
+
+
+@pytest.fixture(scope="module")
+def taggers():
+    return zh_taggers()
+
+
+def _final_state(model, ids) -> torch.Tensor:
+    """Oracle: torch.nn.RNN with the model's weights, h_T for one sentence."""
+    model = copy.deepcopy(model).double()
+    rnn = torch_rnn_like(model)
+    with torch.no_grad():
+        out, _ = rnn(model.E[torch.tensor(ids)].unsqueeze(0))  # (1, T, H)
+    return out[0, -1]
+
+
+# ---- the language model ------------------------------------------------------------------
+
+def test_files_are_small_and_registered():
+    assert (PRETRAINED / "zh_lm.pt").stat().st_size < MAX_BYTES
+    for kind in KINDS:
+        assert (ZH_TAGGERS_DIR / f"{kind}.pt").stat().st_size < MAX_BYTES
+        obj = torch.load(ZH_TAGGERS_DIR / f"{kind}.pt", weights_only=True)
+        assert obj["meta"]["kind"] == kind and obj["meta"]["language"] == "zh"
+    assert BUILTINS["zh"].default_sentence == ZH_DEFAULT_SENTENCE == "我喜欢猫，也喜欢狗。"
+    model, vocab, meta = load_builtin("zh")
+    assert model.cfg.vocab_size == len(vocab) == zh_training_report()["vocab_size"]
+    assert meta["report"] == zh_training_report()
+
+
+def test_default_sentence_has_no_unknown(lm):
+    _, vocab, _ = lm
+    prep = prepare(ZH_DEFAULT_SENTENCE, vocab)
+    assert prep.tokens == tuple(ZH_DEFAULT_SENTENCE) and prep.unknown == ()
+    assert UNK not in vocab.decode(prep.ids) and prep.tokenizer == "zh_char"
+    english = prepare("我喜欢 Python", vocab)
+    assert english.unknown == ("Python",)  # English words read as <unk>, with a notice
+    assert any("Python" in n for n in english.notices)
+
+
+def test_reported_perplexities_hold(lm):
+    """Re-evaluated on the held-out split (rebuilt from the corpora) equal the JSON; far
+    better than a uniform guess over the vocabulary, for everyday and travel sentences."""
+    model, vocab, _ = lm
+    report = zh_training_report()
+    splits = lm_splits()
+    test_s = [s for _, te in splits.values() for s in te]
+    assert report["heldout_sentences"] == len(test_s) > 300
+    ppl = perplexity(model, *lm_tensors(test_s, vocab))
+    assert ppl == pytest.approx(report["heldout_perplexity"], rel=1e-3)
+    for name, (_, te) in splits.items():
+        got = perplexity(model, *lm_tensors(te, vocab))
+        assert got == pytest.approx(report["heldout_perplexity_by_corpus"][name], rel=1e-3)
+        assert got < report["uniform_perplexity"] / 5, name
+    assert report["uniform_perplexity"] == len(vocab)
+
+
+def test_perplexity_is_exp_of_the_mean_cross_entropy(lm):
+    """Oracle: the log-probabilities of each target character, summed by hand in float64."""
+    model, vocab, _ = lm
+    ids = list(prepare(ZH_DEFAULT_SENTENCE, vocab).ids)
+    inp, tgt = lm_pair(ids, vocab)
+    tr = trace(model, inp, tgt)
+    logp = torch.log_softmax(tr.z.double(), -1)  # (T, V)
+    nll = -sum(float(logp[t, tgt[t]]) for t in range(len(tgt)))
+    x, y = lm_tensors([list(ZH_DEFAULT_SENTENCE)], vocab)
+    assert perplexity(model, x, y) == pytest.approx(np.exp(nll / len(tgt)), rel=1e-5)
+    assert float(tr.loss) == pytest.approx(nll, rel=1e-5)
+
+
+def test_lm_equals_torch_rnn_on_the_default_sentence(lm):
+    model, vocab, _ = lm
+    ids = list(prepare(ZH_DEFAULT_SENTENCE, vocab).ids)
+    tr = trace(model, ids)
+    torch.testing.assert_close(tr.h[-1].double(), _final_state(model, ids), rtol=1e-5, atol=1e-6)
+
+
+# ---- the notes' presets in Chinese ---------------------------------------------------------
+
+def test_dog_bites_man_same_sum_different_final_state(lm):
+    """狗咬人 / 人咬狗: the sum of embeddings (a bag of characters) is the same, the final hidden
+    state is not (checked against torch.nn.RNN)."""
+    model, vocab, _ = lm
+    ids_a, ids_b = (list(prepare(s, vocab).ids) for s in ZH_ORDER_PAIR)
+    assert sorted(ids_a) == sorted(ids_b) and ids_a != ids_b
+    emb = embedding_order(model.E.detach(), ids_a, ids_b)
+    assert emb["same_sum"] and not emb["same_matrix"]
+    direct = model.E.detach().double()[ids_a].sum(0) - model.E.detach().double()[ids_b].sum(0)
+    assert float(direct.abs().max()) < 1e-12
+    tr_a, tr_b = trace(model, ids_a), trace(model, ids_b)
+    cmp = hidden_order(tr_a.x, tr_b.x, tr_a.h, tr_b.h)
+    assert cmp["same_bag"] and cmp["sum_diff"] < 1e-6
+    h_a, h_b = _final_state(model, ids_a), _final_state(model, ids_b)
+    assert cmp["final_diff"] == pytest.approx(float((h_a - h_b).norm()), rel=1e-4)
+    assert cmp["final_diff"] > 0.1
+
+
+def test_slot_pair_fnn_same_tag_elman_and_bi_separate(taggers):
+    fnn, vocab, _ = taggers["fnn"]
+    arrive, leave = ZH_SLOT_PAIR
+    pos = [arrive.index(ZH_SLOT_WORD), arrive.index(ZH_SLOT_WORD) + 1]  # 台, 北
+    a, b = tag_sentence(fnn, vocab, arrive), tag_sentence(fnn, vocab, leave)
+    for t in pos:
+        assert a.tags[t] == b.tags[t]
+        np.testing.assert_allclose(a.probs[t], b.probs[t], rtol=1e-6, atol=0)
+    for kind in ("elman", "bi"):
+        model = taggers[kind][0]
+        assert [tag_sentence(model, vocab, arrive).tags[t] for t in pos] == ["destination"] * 2
+        assert [tag_sentence(model, vocab, leave).tags[t] for t in pos] == ["departure"] * 2
+
+
+def test_hidden_state_at_taipei(taggers):
+    vocab = taggers["fnn"][1]
+    arrive, leave = ZH_SLOT_PAIR
+    assert compare_word(taggers["fnn"][0], vocab, arrive, leave, "台").distance == 0.0
+    elman = taggers["elman"][0]
+    pair = compare_word(elman, vocab, arrive, leave, "台")
+    ids = list(prepare(arrive, vocab).ids)
+    with torch.no_grad():  # oracle: the recurrence by hand
+        h = torch.zeros(elman.cfg.hidden_size)
+        for t in range(3):
+            h = torch.tanh(elman.W_x @ elman.E[ids[t]] + elman.W_h @ h + elman.b_h)
+    np.testing.assert_allclose(pair.h_a, h.double().numpy(), rtol=1e-5, atol=1e-6)
+    assert pair.position == 2 and pair.distance > 1.0
+    bi = compare_word(taggers["bi"][0], vocab, arrive, leave, "北")
+    H = taggers["bi"][0].cfg.hidden_size
+    np.testing.assert_allclose(bi.h_a[H:], bi.h_b[H:], atol=1e-6)  # the same right context
+
+
+# ---- the taggers --------------------------------------------------------------------------
+
+def test_taggers_reach_the_recorded_heldout_scores(taggers):
+    data = zh_tagging_data()
+    report = zh_taggers_report()
+    assert report == json.loads((ZH_TAGGERS_DIR / "zh_taggers.json").read_text(encoding="utf-8"))
+    assert report["heldout_sentences"] == len(data.heldout) > 100
+    for kind, (model, vocab, _meta) in taggers.items():
+        assert kind_of(model) == kind and vocab == data.vocab
+        scores = evaluate(model, data)
+        entry = report["taggers"][kind]
+        assert scores["accuracy"] == pytest.approx(entry["heldout_accuracy"], abs=0.002), kind
+        for tag in TAGS:
+            assert scores["f1"][tag] == pytest.approx(entry["heldout_f1"][tag], abs=0.002)
+    accs = {k: v["heldout_accuracy"] for k, v in report["taggers"].items()}
+    assert accs["bi"] >= accs["elman"] > accs["fnn"] + 0.05  # context helps, right context more
+
+
+def test_tagging_a_mixed_and_an_unseen_sentence(taggers):
+    model, vocab, _ = taggers["bi"]
+    tagged = tag_sentence(model, vocab, "我想从上海飞到北京")
+    assert tagged.tags[3:5] == ("departure", "departure")
+    assert tagged.tags[7:9] == ("destination", "destination")
+    odd = tag_sentence(model, vocab, "到达Qwerty")
+    assert odd.words[2] == UNK and len(odd.tags) == 3
+
+
+def test_chinese_csv_round_trip(lm):
+    """The token table of a Chinese sentence read back from the CSV bytes gives the same text."""
+    model, vocab, _ = lm
+    ids = list(prepare(ZH_DEFAULT_SENTENCE, vocab).ids)
+    inp, tgt = lm_pair(ids, vocab)
+    df = trace_frame(trace(model, inp, tgt), vocab, "tokens")
+    raw = csv_bytes(df)
+    back = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", keep_default_na=False)
+    assert list(back["token"]) == list(df["token"]) == vocab.decode(inp)
+    assert "".join(back["token"][1:]) == ZH_DEFAULT_SENTENCE
+    assert raw.decode("utf-8-sig").count("喜") >= 2
