@@ -35,11 +35,11 @@ def _deterministic():
     yield
 
 
-MARKERS = {"core": "core", "pages": "pages", "browser": "browser"}  # tests/<dir> -> marker
+MARKERS = {"core": "core", "pages": "pages", "browser": "browser", "deploy": "deploy"}  # tests/<dir> -> marker
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test by its directory (core / pages / browser; the load test also `load`), so
+    """Mark every test by its directory (core / pages / browser / deploy; the load test also `load`), so
     `python -m pytest -m core` runs the fast part alone."""
     for item in items:
         parts = Path(str(item.fspath)).relative_to(ROOT).parts
