@@ -20,3 +20,11 @@ MAX_MODEL_FILE_BYTES = 20_000_000  # an uploaded model bundle
 MAX_HASH_BUCKETS = 50_000     # word-hashing buckets a learner may ask for
 MAX_HASH_WORDS = 50           # words typed into the hashing box
 MAX_LR = 10.0                 # learning rate accepted by the update rules on the pages
+# What an uploaded model file may hold (checked before anything is unpacked or shown):
+MAX_MODEL_UNPACKED_BYTES = 20_000_000  # total size its zip directory declares (torch.save stores, never compresses)
+MAX_MODEL_ZIP_ENTRIES = 64     # files inside the archive (a bundle has about 12)
+MAX_ZIP_NAME_CHARS = 200       # length of one entry's name inside the archive
+MAX_TOKEN_CHARS = 200          # characters of one vocabulary token in a model file
+MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
+MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
+MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
