@@ -30,7 +30,15 @@ def escape_md(text) -> str:
     """str(text) shown literally inside Markdown: no link, image, HTML, LaTeX, heading, list,
     code, directive or entity can start. Line breaks become spaces; control characters go."""
     flat = _CONTROL.sub("", _BREAKS.sub(" ", str(text)))
-    return _PUNCT.sub(r"\\\1", flat)
+    return _PUNCT.sub(lambda m: m.group(1) if _intraword(flat, m.start()) else "\\" + m.group(1),
+                      flat)
+
+
+def _intraword(text: str, i: int) -> bool:
+    """An underscore between two letters or digits (train_steps) can neither open nor close
+    emphasis in CommonMark, so it stays as typed: names read the same in tests and on screen."""
+    return (text[i] == "_" and 0 < i < len(text) - 1
+            and text[i - 1].isalnum() and text[i + 1].isalnum())
 
 
 def quote(text, n: int = 40) -> str:

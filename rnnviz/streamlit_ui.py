@@ -247,6 +247,7 @@ def sidebar():
     st.session_state["_shown_model"] = chosen
     _sync_model_param()
     sb.text_area("Sentence", value=DEFAULT_TEXT, key="text", bind="query-params", height=90,
+                 max_chars=limits.MAX_TEXT_CHARS,  # a longer link sentence is cut, URL too
                  help=f"Up to {limits.MAX_TOKENS} tokens are used. Words are split on spaces and "
                       "punctuation; Chinese, Japanese and Korean text one character at a time.")
     up = sb.file_uploader("…or pick a line from a .txt file", type=["txt"], key="upload",
@@ -283,16 +284,16 @@ def _show_notices(slot, dismiss: bool) -> None:
 def share_link(slots) -> None:
     """End of run: link notices at the top of the sidebar, the shareable link in its slot."""
     notices_slot, link_slot = slots
+    params = {k: st.query_params.get_all(k) for k in st.query_params}
     if not st.session_state.get("_link_checked"):
         st.session_state["_link_checked"] = True
         rejected, unused = rejected_params(st.session_state.get("_link_initial", {}),
-                                           dict(st.session_state))
+                                           dict(st.session_state), current=params)
         link_notices().extend(rejected)
         if unused:
             link_notices().append("Ignored link parameter(s) that nothing on this page uses: "
                                   + ", ".join(_short(u) for u in unused[:10]) + ".")
     _show_notices(notices_slot, dismiss=True)
-    params = {k: st.query_params.get_all(k) for k in st.query_params}
     with link_slot.expander("Share this view", icon=":material/link:"):
         st.caption("Anyone who opens this link sees this page, model, sentence and settings. "
                    "Hover the box and click its copy icon.")
