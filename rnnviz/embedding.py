@@ -358,8 +358,12 @@ def pca_2d(E) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows projected on the 2 directions of largest variance: coords (V, 2), variance share (2,).
 
     The sign of each axis is fixed (largest loading positive) so the picture does not flip.
+    A diverged E (inf/NaN entries) has no principal directions: all NaN, never an SVD error.
     """
     E = f64(E)
+    if not torch.isfinite(E).all():
+        nan = float("nan")
+        return torch.full((E.shape[0], 2), nan, dtype=torch.float64), torch.full((2,), nan, dtype=torch.float64)
     Xc = E - E.mean(0)  # (V, d)
     _, S, Vt = torch.linalg.svd(Xc, full_matrices=False)
     k = min(2, Vt.shape[0])
