@@ -11,6 +11,7 @@ import torch
 
 from . import limits
 from .errors import InputError
+from .finite import norm2
 from .model import RNNModel, activation_slope
 from .trace import Trace
 
@@ -121,6 +122,15 @@ def _rescale(blocks, size, log_scale, lo: float = 1e-100, hi: float = 1e100) -> 
     return bool(idx.numel())
 
 
+def _eigh_or_nan(G: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """torch.linalg.eigh of each (k, k) matrix of G (m, k, k); a non-finite one (a diverged
+    model's Jacobians) gets NaN eigenvalues instead of an error for the whole batch."""
+    ok = torch.isfinite(G).flatten(1).all(1)  # (m,)
+    eye = torch.eye(G.shape[-1], dtype=G.dtype).expand_as(G)  # (m, k, k)
+    vals, vecs = torch.linalg.eigh(torch.where(ok[:, None, None], G, eye))
+    return vals.masked_fill(~ok[:, None], float("nan")), vecs
+
+
 def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = 1e-6, max_iter: int = 6):
     """||Q_i||_2 for a batch (n, H, H) to `tol` relative, without an SVD per matrix.
 
@@ -143,7 +153,7 @@ def spectral_norms(Q: torch.Tensor, V: torch.Tensor, tol: float = 1e-6, max_iter
         Qa = Q if active.numel() == n else Q[active]  # (m, H, H)
         Va = V[active]  # (m, H, k)
         W = torch.bmm(Qa, Va)  # (m, H, k)
-        vals, vecs = torch.linalg.eigh(W.transpose(1, 2) @ W)  # (m, k), (m, k, k) ascending
+        vals, vecs = _eigh_or_nan(W.transpose(1, 2) @ W)  # (m, k), (m, k, k) ascending
         th, c = vals[:, -1], vecs[:, :, -1:]  # (m,), (m, k, 1)
         Y = torch.bmm(Qa.transpose(1, 2), W)  # (m, H, k) = A V
         resid = torch.linalg.vector_norm((Y @ c - th[:, None, None] * (Va @ c))[..., 0], dim=1)
@@ -165,8 +175,8 @@ def product_chain(J: torch.Tensor, s: int, t: int) -> dict:
     rows = []
     for k in range(t + 1, s + 1):
         P = J[k] @ P  # (H, H)
-        rows.append({"k": k, "factor_norm_2": float(torch.linalg.matrix_norm(J[k], ord=2)),
-                     "product_norm_2": float(torch.linalg.matrix_norm(P, ord=2)),
+        rows.append({"k": k, "factor_norm_2": float(norm2(J[k])),
+                     "product_norm_2": float(norm2(P)),
                      "product_norm_fro": float(torch.linalg.matrix_norm(P))})
     return {"rows": rows, "product": P}
 
@@ -280,6 +290,6 @@ def jacobian_factors(model: RNNModel, tr: Trace, t: int) -> dict:
     H = model.cfg.hidden_size
     slope = activation_slope(tr.a[t, :H], model.cfg.nonlinearity)  # (H,)
     W = model.W_h.detach()
-    return {"slope": slope, "W_h": W, "J": J, "norm_W": float(torch.linalg.matrix_norm(W, ord=2)),
-            "norm_J": float(torch.linalg.matrix_norm(J, ord=2)),
+    return {"slope": slope, "W_h": W, "J": J, "norm_W": float(norm2(W)),
+            "norm_J": float(norm2(J)),
             "max_W": float(W.abs().max()), "max_J": float(J.abs().max())}  # each heatmap's colour range

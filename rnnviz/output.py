@@ -202,6 +202,16 @@ def top_k(tr: Trace, k: int) -> tuple[np.ndarray, np.ndarray]:
     return idx.numpy(), vals.double().numpy()
 
 
+def worst_step(tr: Trace) -> int | None:
+    """The step (0-based) with the largest finite loss among steps that have a target; None
+    when there is none (no target, or a diverged model whose losses are all NaN/inf)."""
+    loss = tr.loss_t.double().numpy()  # (T,)
+    finite = tr.valid.numpy() & np.isfinite(loss)  # (T,)
+    if not finite.any():
+        return None
+    return int(np.argmax(np.where(finite, loss, -np.inf)))
+
+
 def target_ranks(tr: Trace) -> np.ndarray:
     """Rank (1 = most probable) of the target at each step, 0 where there is no target. (T,)"""
     ranks = np.zeros(tr.T, dtype=int)
@@ -344,7 +354,9 @@ def generate(model: RNNModel, prefix: list[int], how: Sampling, eos_id: int | No
             z = model(torch.tensor(ids))[-1]  # (K,) logits after the last token fed in
         q = sampling_distribution(z, how.temperature, how.top_k)  # (K,)
         if how.strategy == "greedy":
-            k = int(z.argmax())
+            k = int(z.argmax())  # NaN logits: argmax still names a token, shown with p = NaN
+        elif not (torch.isfinite(q).all() and q.sum() > 0):
+            break  # a diverged model's NaN/inf probabilities cannot be sampled from: stop here
         else:
             k = int(torch.multinomial(q, 1, generator=gen))
         steps.append(GenStep(ids[-1], k, float(torch.softmax(z.double(), -1)[k]), float(q[k])))

