@@ -14,6 +14,7 @@ from rnnviz.corpus import (MIN_VOCAB, build_vocab, check_language_model, clean_m
                            unknown_share)
 from rnnviz.data import everyday_corpus
 from rnnviz.errors import InputError
+from rnnviz.safe_text import quote
 from rnnviz.export import safe_filename, token_frame
 from rnnviz.figures.train import loss_curve, moving_average
 from rnnviz.prose import section
@@ -31,7 +32,7 @@ def load_model_file(up) -> None:
         check_language_model(model, vocab)
         meta = clean_meta(meta, Path(up.name).stem)
     except InputError as err:
-        st.error(f"{up.name}: {err}")
+        st.error(f"{quote(up.name)}: {err}")  # the file's name is a stranger's text too
         return
     ui.use_model(meta["name"], model, vocab, meta)
     st.rerun()

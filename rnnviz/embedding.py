@@ -22,6 +22,7 @@ from .catalog import NOTES_E, NOTES_VOCAB, TRAVEL_E, TRAVEL_VOCAB
 from .data import pad_batch
 from .errors import InputError
 from .model import HookContext, RNNModel, sequence_loss
+from .safe_text import short
 from .text import SPECIALS, letter_trigrams, trigram_bucket
 
 MAX_HASH_BUCKETS = limits.MAX_HASH_BUCKETS
@@ -38,8 +39,8 @@ def f64(E) -> torch.Tensor:
 
 
 def vocab_labels(itos) -> list[str]:
-    """'0 I', '1 like', ...: unique axis labels with the 0-based id first."""
-    return [f"{i} {tok}" for i, tok in enumerate(itos)]
+    """'0 I', '1 like', ...: unique axis labels with the 0-based id first (long tokens shortened)."""
+    return [f"{i} {short(tok, limits.MAX_LABEL_CHARS)}" for i, tok in enumerate(itos)]
 
 
 # ---- presets of the notes -----------------------------------------------------------

@@ -28,3 +28,4 @@ MAX_TOKEN_CHARS = 200          # characters of one vocabulary token in a model f
 MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
 MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
 MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
+MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)

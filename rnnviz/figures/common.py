@@ -6,10 +6,14 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from .. import limits
+from ..safe_text import short
+
 
 def step_labels(tokens) -> list[str]:
-    """'1 I', '2 like', ...: unique labels (a repeated token would merge on a category axis)."""
-    return [f"{t + 1} {tok}" for t, tok in enumerate(tokens)]
+    """'1 I', '2 like', ...: unique labels (a repeated token would merge on a category axis).
+    A long token is shortened (the step number keeps the labels unique)."""
+    return [f"{t + 1} {short(tok, limits.MAX_LABEL_CHARS)}" for t, tok in enumerate(tokens)]
 
 
 def fmt(v: float, digits: int = 4) -> str:

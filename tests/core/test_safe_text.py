@@ -123,3 +123,13 @@ def test_a_value_streamlit_kept_in_the_url_is_accepted_in_its_label_form():
 def test_share_links_cut_a_long_sentence_to_the_text_limit():
     url = share_url("http://h/p", {"text": ["a" * 1_000_000], "k": ["1"]})
     assert url.count("a") == limits.MAX_TEXT_CHARS and url.endswith("&k=1")
+
+
+def test_long_tokens_are_shortened_on_chart_labels_and_stay_unique():
+    from rnnviz.embedding import vocab_labels
+    from rnnviz.figures.common import step_labels
+    toks = ["x" * 1_000_000, "x" * 1_000_001, "ok"]
+    for labels in (step_labels(toks), vocab_labels(toks)):
+        assert len(set(labels)) == 3
+        assert all(len(lb) <= limits.MAX_LABEL_CHARS + 8 for lb in labels)
+        assert labels[2].endswith(" ok") and labels[0].endswith("…")
