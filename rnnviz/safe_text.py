@@ -16,6 +16,8 @@ _PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
 _BREAKS = re.compile(r"[\r\n\t\f\v\u0085\u2028\u2029]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 ELLIPSIS = "…"
+WJ = "\u2060"  # WORD JOINER: invisible, breaks autolink patterns
+_WWW = re.compile(r"(?i)\bwww\.")
 
 
 def short(text, n: int = 40) -> str:
@@ -26,10 +28,20 @@ def short(text, n: int = 40) -> str:
     return text[: max(0, n - 1)] + ELLIPSIS
 
 
+def defuse_autolinks(text: str) -> str:
+    """Streamlit's Markdown (remark-gfm) turns bare URLs, www. names and e-mail addresses into
+    links by a search over the *parsed* text, after backslash escapes are resolved, so escaping
+    cannot stop it. A WORD JOINER (U+2060, invisible, no width) inside "://", after "www" and
+    before "@" breaks those patterns while the text reads the same."""
+    text = text.replace("://", ":" + WJ + "//").replace("@", WJ + "@")
+    return _WWW.sub(lambda m: m.group(0)[:-1] + WJ + ".", text)
+
+
 def escape_md(text) -> str:
     """str(text) shown literally inside Markdown: no link, image, HTML, LaTeX, heading, list,
-    code, directive or entity can start. Line breaks become spaces; control characters go."""
-    flat = _CONTROL.sub("", _BREAKS.sub(" ", str(text)))
+    code, directive, entity or autolink can start. Line breaks become spaces; control characters
+    go; see defuse_autolinks for the invisible character added to URLs."""
+    flat = defuse_autolinks(_CONTROL.sub("", _BREAKS.sub(" ", str(text))))
     return _PUNCT.sub(lambda m: m.group(1) if _intraword(flat, m.start()) else "\\" + m.group(1),
                       flat)
 

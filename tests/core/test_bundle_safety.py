@@ -46,14 +46,16 @@ def good_obj() -> dict:
 
 
 def unescaped(msg: str, chars: str = "[]<>$`!*_") -> list[str]:
-    """Characters that would start Markdown/HTML/LaTeX: present without a backslash before."""
+    """Characters that would start Markdown/HTML/LaTeX: present without a backslash before
+    (an underscore between two letters is inert in CommonMark and may stay)."""
+    msg = re.sub(r"(?<=[^\W_])_(?=[^\W_])", "", msg)
     pattern = r"(?<!\\)(?:\\\\)*([" + re.escape(chars) + "])"
     return re.findall(pattern, msg)
 
 
 def assert_inert(msg: str) -> None:
     assert not unescaped(msg), msg
-    assert not re.search(r"(?<!\\)://", msg), msg
+    assert "://" not in msg.replace("\\", ""), msg  # autolinks broken by a word joiner
     assert len(msg) < 1_000, len(msg)
 
 
@@ -240,7 +242,7 @@ def test_too_many_tokens_items_or_levels_are_refused():
 def test_weights_other_than_float32_are_refused_by_name(dtype):
     obj = good_obj()
     obj["state"]["W_h"] = obj["state"]["W_h"].to(dtype)
-    with pytest.raises(InputError, match=re.escape(f"“W\\_h” is stored as {str(dtype)[6:]}")):
+    with pytest.raises(InputError, match=re.escape(f"“W_h” is stored as {str(dtype)[6:]}")):
         load_bundle(saved(obj))
 
 
@@ -257,7 +259,7 @@ def test_markdown_in_config_keys_cell_names_and_state_keys_is_escaped():
             with pytest.raises(InputError) as err:
                 load_bundle(saved(obj))
             assert_inert(str(err.value))
-            flat = str(err.value).replace("\\", "")
+            flat = str(err.value).replace("\\", "").replace("\u2060", "")
             assert payload.replace("\\", "")[:30] in flat or change == "nonlinearity", flat
 
 

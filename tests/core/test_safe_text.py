@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rnnviz import limits
 from rnnviz.links import (link_model_problem, overflow_notice, rejected_params, share_url,
                           unused_notice)
-from rnnviz.safe_text import escape_md, quote, short
+from rnnviz.safe_text import WJ, escape_md, quote, short
 
 PAYLOADS = ("![i](https://example.invalid/i.png)", "[Sign in](https://ex.invalid/a)",
             "<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "$\\frac{1}{0}$",
@@ -42,7 +42,8 @@ def unescaped_punct(md: str) -> list[str]:
 
 
 def unescape(md: str) -> str:
-    return re.sub(r"\\([" + re.escape(string.punctuation) + "])", r"\1", md)
+    """The text a reader sees: escapes resolved, the invisible word joiners gone."""
+    return re.sub(r"\\([" + re.escape(string.punctuation) + "])", r"\1", md).replace(WJ, "")
 
 
 def assert_inert(md: str) -> None:
@@ -62,7 +63,10 @@ def test_every_punctuation_is_escaped_and_the_text_comes_back(text):
     assert not unescaped_punct(md)
     flat = re.sub(r"[\r\n\t\f\v\u0085\u2028\u2029]+", " ", text)
     flat = re.sub(r"[\x00-\x08\x0e-\x1f\x7f]", "", flat)
-    assert unescape(md) == flat
+    assert unescape(md) == flat.replace(WJ, "")
+    visible = md.replace("\\", "")
+    assert "://" not in visible and "www." not in visible.lower()
+    assert not re.search(r"[\w.+-]@", visible)
     assert "\n" not in md and "\r" not in md
 
 
@@ -70,10 +74,12 @@ def test_known_payloads_lose_every_construct():
     for p in PAYLOADS:
         md = escape_md(p)
         assert not unescaped_punct(md), (p, md)
-        for danger in ("](", "![", "<", "$", "`", "://", "**", ":red["):
+        for danger in ("](", "![", "<", "$", "`", "**", ":red["):
             assert danger not in md.replace("\\" + danger[0], ""), (p, md)
     assert escape_md("train_steps") == "train_steps"  # intraword: inert, stays readable
     assert escape_md("_x_") == "\\_x\\_"
+    assert escape_md("https://a.b") == "https\\:" + WJ + "\\/\\/a\\.b"
+    assert escape_md("me@x.org").startswith("me" + WJ + "\\@")
     assert escape_md("a\\b") == "a\\\\b"  # a backslash cannot escape the next escape
 
 
