@@ -268,3 +268,16 @@ def test_the_apps_own_bundles_still_load():
     assert vocab == VOCAB and meta == {"level": "word"}
     for a, b in zip(model.parameters(), small_model().parameters()):
         assert torch.equal(a, b)
+
+
+def test_shared_references_cannot_multiply_the_walk():
+    """A 'billion laughs' of shared lists: tiny on disk, 10^12 items if walked naively."""
+    level = ["ha"] * 1000
+    for _ in range(3):
+        level = [level] * 1000
+    obj = good_obj()
+    obj["meta"] = {"laughs": level}
+    data = saved(obj)
+    assert len(data) < 200_000
+    with pytest.raises(InputError, match="more than 20,000 items"):
+        load_bundle(data)
