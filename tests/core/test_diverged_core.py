@@ -14,6 +14,7 @@ from rnnviz import embedding as emb
 from rnnviz import hidden as hd
 from rnnviz import output as out
 from rnnviz.data import lm_pair
+from rnnviz.errors import InputError
 from rnnviz.finite import norm2, spectral_radius
 from rnnviz.text import prepare
 from tests.diverged_models import MODELS, TEXT, VOCAB
@@ -31,12 +32,12 @@ def not_finite(x) -> bool:
 
 
 def test_the_fixtures_really_diverge(diverged):
-    model, tr = diverged
+    _, tr = diverged
     assert not_finite(tr.h.numpy()) or not_finite(tr.loss_t.numpy())
 
 
 def test_embedding_page_functions(diverged):
-    model, tr = diverged
+    model, _ = diverged
     E = model.E.detach()
     coords, share = emb.pca_2d(E)
     assert coords.shape == (len(VOCAB), 2) and share.shape == (2,)
@@ -82,7 +83,7 @@ def test_hidden_page_functions(diverged):
     hd.saturation(tr.h)
     try:
         hd.pca_2d([tr.h.numpy()])
-    except Exception as err:  # the page's own explained message, never a LinAlgError
+    except InputError as err:  # the page's own explained message, never a LinAlgError
         assert "NaN or inf" in str(err), err
 
 

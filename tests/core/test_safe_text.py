@@ -14,8 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rnnviz import limits
-from rnnviz.links import (link_model_problem, overflow_notice, rejected_params, share_url,
-                          unused_notice)
+from rnnviz.links import (
+    link_model_problem,
+    overflow_notice,
+    rejected_params,
+    share_url,
+    unused_notice,
+)
 from rnnviz.safe_text import WJ, escape_md, quote, short
 
 PAYLOADS = ("![i](https://example.invalid/i.png)", "[Sign in](https://ex.invalid/a)",

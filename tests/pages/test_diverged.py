@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.apptest_helpers import no_exception
+from tests.conftest import ROOT
 from tests.diverged_models import MODELS, TEXT, VOCAB
 
 PAGES = ["pages/embedding.py", "pages/hidden.py", "pages/output.py",
