@@ -104,9 +104,13 @@ def _same_value(raw: str, value, values: list[str]) -> bool:
     return raw == str(value)
 
 
-def share_url(base: str | None, params: dict[str, list[str]]) -> str:
+def share_url(base: str | None, params: dict[str, list[str]], keep=None) -> str:
     """The page's address with every parameter (repeated keys for lists). No value is longer
     than the text limit: a 1 MB sentence would otherwise go whole into the link, although the
-    pages use only its first MAX_TEXT_CHARS characters."""
+    pages use only its first MAX_TEXT_CHARS characters. `keep`: the widget keys drawn in this
+    run; a bound widget hidden by another choice (emb_gsrc once a preset is picked) keeps its
+    value in the URL, and a link carrying it would warn "nothing on this page uses" it."""
+    if keep is not None:
+        params = {k: vs for k, vs in params.items() if k in keep}
     query = urlencode([(k, v[: limits.MAX_TEXT_CHARS]) for k, vs in params.items() for v in vs])
     return (base or "") + (f"?{query}" if query else "")

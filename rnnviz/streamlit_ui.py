@@ -297,10 +297,19 @@ def share_link(slots) -> None:
     with link_slot.expander("Share this view", icon=":material/link:"):
         st.caption("Anyone who opens this link sees this page, model, sentence and settings. "
                    "Hover the box and click its copy icon.")
-        st.code(share_url(st.context.url, params), language=None, wrap_lines=True)
+        st.code(share_url(st.context.url, params, _drawn_widget_keys()), language=None,
+                wrap_lines=True)
         if st.session_state.get("model", "").startswith(OWN_PREFIX):
             st.caption("Your own model is not in the link (it lives only in this session): "
                        "download it on page 6 and send the file.")
+
+
+def _drawn_widget_keys() -> set | None:
+    """Keys of the widgets drawn in this run (None if Streamlit does not say)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    keys = getattr(ctx, "widget_user_keys_this_run", None) if ctx else None
+    return set(keys) if keys is not None else None
 
 
 # ---- exports ----------------------------------------------------------------------------

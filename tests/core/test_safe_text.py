@@ -144,3 +144,10 @@ def test_long_tokens_are_shortened_on_chart_labels_and_stay_unique():
         assert len(set(labels)) == 3
         assert all(len(lb) <= limits.MAX_LABEL_CHARS + 8 for lb in labels)
         assert labels[2].endswith(" ok") and labels[0].endswith("…")
+
+
+def test_share_links_keep_only_the_widgets_drawn_in_this_run():
+    params = {"emb_preset": ["Notes example"], "emb_gsrc": ["typed in by you"], "text": ["a b"]}
+    url = share_url("http://h/p", params, keep={"emb_preset", "text", "model"})
+    assert url == "http://h/p?emb_preset=Notes+example&text=a+b"
+    assert "emb_gsrc" in share_url("http://h/p", params)  # without keep: everything, as before
