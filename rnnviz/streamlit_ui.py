@@ -304,12 +304,12 @@ def share_link(slots) -> None:
                        "download it on page 6 and send the file.")
 
 
-def _drawn_widget_keys() -> set | None:
-    """Keys of the widgets drawn in this run (None if Streamlit does not say)."""
+def _drawn_widget_keys():
+    """Keys of the widgets drawn in this run, as a container (`in` works); None if Streamlit
+    does not say (it is internal: ctx.shared.widget_user_keys_this_run in 1.67)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
     ctx = get_script_run_ctx()
-    keys = getattr(ctx, "widget_user_keys_this_run", None) if ctx else None
-    return set(keys) if keys is not None else None
+    return getattr(getattr(ctx, "shared", None), "widget_user_keys_this_run", None)
 
 
 # ---- exports ----------------------------------------------------------------------------

@@ -18,3 +18,10 @@ def test_markdown_in_a_link_reaches_the_notices_escaped(app):
     notices = " ".join(w.value for w in at.sidebar.warning)
     assert "\\!\\[i\\]\\(https\\:" in notices and "\\[x\\]\\(y\\)" in notices
     assert "![i](" not in notices and "[x](y)" not in notices
+
+
+def test_the_share_link_holds_only_widgets_drawn_now(app):
+    at = app(query={"text": "I like cats", "nonsense": "1"})
+    no_exception(at)
+    link = at.sidebar.code[0].value
+    assert "text=I+like+cats" in link and "nonsense" not in link
