@@ -104,8 +104,8 @@ st.plotly_chart(figs.prob_and_grad_bars([view.labels[i] for i in shown], view.p[
 st.header("3 · The whole sentence")
 k_top = min(int(k), 10)
 idx, vals = out.top_k(tr, k_top)
-if n_valid:
-    worst = int(np.nanargmax(np.where(tr.valid.numpy(), tr.loss_t.numpy(), np.nan)))
+worst = out.worst_step(tr)  # None for a diverged model: every loss NaN/inf
+if n_valid and worst is not None:
     st.markdown(section("output", "sentence", k=k_top, worst_t=worst + 1, worst_input=esc(cur.tokens[worst]),
                         worst_target=esc(targets[worst]), worst_loss=fmt(float(tr.loss_t[worst])),
                         worst_p=fmt(float(tr.p[worst, tr.targets[worst]]))))

@@ -11,6 +11,7 @@ import torch
 
 from . import gates, limits
 from .errors import InputError
+from .finite import norm2
 from .model import RNNModel, activation_slope
 from .trace import Trace
 
@@ -270,8 +271,8 @@ def product_chain(J: torch.Tensor, s: int, t: int) -> dict:
     rows = []
     for k in range(t + 1, s + 1):
         P = J[k] @ P  # (H, H)
-        rows.append({"k": k, "factor_norm_2": float(torch.linalg.matrix_norm(J[k], ord=2)),
-                     "product_norm_2": float(torch.linalg.matrix_norm(P, ord=2)),
+        rows.append({"k": k, "factor_norm_2": float(norm2(J[k])),
+                     "product_norm_2": float(norm2(P)),
                      "product_norm_fro": float(torch.linalg.matrix_norm(P))})
     return {"rows": rows, "product": P}
 
@@ -392,6 +393,6 @@ def jacobian_factors(model: RNNModel, tr: Trace, t: int, J_all: torch.Tensor | N
     H = model.cfg.hidden_size
     slope = activation_slope(tr.a[t, :H], model.cfg.nonlinearity)  # (H,)
     W = model.W_h.detach()
-    return {"slope": slope, "W_h": W, "J": J, "norm_W": float(torch.linalg.matrix_norm(W, ord=2)),
-            "norm_J": float(torch.linalg.matrix_norm(J, ord=2)),
+    return {"slope": slope, "W_h": W, "J": J, "norm_W": float(norm2(W)),
+            "norm_J": float(norm2(J)),
             "max_W": float(W.abs().max()), "max_J": float(J.abs().max())}  # each heatmap's colour range

@@ -16,6 +16,7 @@ import torch
 
 from .errors import InputError
 from .exercises import Verdict
+from .finite import norm2, spectral_radius
 
 # The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
 SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
@@ -64,10 +65,10 @@ def norm_vs_distance(N: torch.Tensor, J: torch.Tensor, W_h: torch.Tensor | None 
     mid = np.array([np.median(v) for v in diag])
     hi = np.array([v.max() for v in diag])
     used = J[1:].detach().double()
-    max_j = float(torch.linalg.matrix_norm(used, ord=2).max()) if used.shape[0] else 0.0
+    max_j = float(norm2(used).max()) if used.shape[0] else 0.0
     with np.errstate(over="ignore", under="ignore"):
         bound = np.float64(max_j) ** d
-        rho = float(torch.linalg.eigvals(W_h.detach().double()).abs().max()) if W_h is not None else None
+        rho = spectral_radius(W_h.detach().double()) if W_h is not None else None
         rho_line = np.float64(rho) ** d if rho is not None else None
     return {"d": d, "min": lo, "median": mid, "max": hi, "max_J": max_j, "bound": bound,
             "rho": rho, "rho_line": rho_line}

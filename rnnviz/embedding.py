@@ -25,6 +25,7 @@ from .exercises import Verdict as _Verdict
 from .formatting import num as _num
 from .formatting import vector as _vector
 from .model import HookContext, RNNModel, sequence_loss
+from .safe_text import short
 from .text import SPECIALS, letter_trigrams, trigram_bucket
 
 MAX_HASH_BUCKETS = limits.MAX_HASH_BUCKETS
@@ -41,8 +42,8 @@ def f64(E) -> torch.Tensor:
 
 
 def vocab_labels(itos) -> list[str]:
-    """'0 I', '1 like', ...: unique axis labels with the 0-based id first."""
-    return [f"{i} {tok}" for i, tok in enumerate(itos)]
+    """'0 I', '1 like', ...: unique axis labels with the 0-based id first (long tokens shortened)."""
+    return [f"{i} {short(tok, limits.MAX_LABEL_CHARS)}" for i, tok in enumerate(itos)]
 
 
 # ---- presets of the notes -----------------------------------------------------------
@@ -376,8 +377,13 @@ def pca_2d(E) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows projected on the 2 directions of largest variance: coords (V, 2), variance share (2,).
 
     The sign of each axis is fixed (largest loading positive) so the picture does not flip.
+    A diverged E (inf/NaN entries) has no principal directions: all NaN, never an SVD error.
     """
     E = f64(E)
+    if not torch.isfinite(E).all():
+        nan = float("nan")
+        return (torch.full((E.shape[0], 2), nan, dtype=torch.float64),
+                torch.full((2,), nan, dtype=torch.float64))
     Xc = E - E.mean(0)  # (V, d)
     _, S, Vt = torch.linalg.svd(Xc, full_matrices=False)
     k = min(2, Vt.shape[0])

@@ -74,9 +74,35 @@ def trace_frame(tr: Trace, vocab: Vocab, table: str) -> pd.DataFrame:
     raise ValueError(f"unknown table {table!r}")
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads these as a formula
+
+
+def neutralise(cell):
+    """A text cell that a spreadsheet would run as a formula gets a leading apostrophe (OWASP
+    "CSV injection"): a vocabulary token `=HYPERLINK(...)` must stay text. Numbers, including
+    negative ones, are not text cells and are left alone."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_START):
+        return "'" + cell
+    return cell
+
+
+def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell and column name neutralised (numeric columns untouched)."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(neutralise)
+    out.columns = [neutralise(str(c)) for c in out.columns]
+    return out
+
+
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    """UTF-8 CSV with full float precision (round-trips exactly through pandas.read_csv)."""
-    return df.to_csv(index=False, float_format="%.17g").encode("utf-8")
+    """UTF-8 CSV with a byte-order mark (spreadsheets then read Chinese tokens correctly) and
+    full float precision (round-trips exactly through pandas.read_csv(encoding="utf-8-sig")).
+    Text cells that start like a formula are neutralised (see neutralise). Rows end in CRLF
+    (RFC 4180), which also makes the writer quote a cell holding a lone CR."""
+    return safe_frame(df).to_csv(index=False, float_format="%.17g",
+                                 lineterminator="\r\n").encode("utf-8-sig")
 
 
 def figure_html(fig: go.Figure) -> bytes:

@@ -70,7 +70,9 @@ def generate(model: RNNModel, prefix: list[int], how: Sampling, eos_id: int | No
             z = model(torch.tensor(ids))[-1]  # (K,) logits after the last token fed in
         q = sampling_distribution(z, how.temperature, how.top_k)  # (K,)
         if how.strategy == "greedy":
-            k = int(z.argmax())
+            k = int(z.argmax())  # NaN logits: argmax still names a token, shown with p = NaN
+        elif not (torch.isfinite(q).all() and q.sum() > 0):
+            break  # a diverged model's NaN/inf probabilities cannot be sampled from: stop here
         else:
             k = int(torch.multinomial(q, 1, generator=gen))
         steps.append(GenStep(ids[-1], k, float(torch.softmax(z.double(), -1)[k]), float(q[k])))

@@ -34,3 +34,13 @@ MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2"
 TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
+# What an uploaded model file may hold (checked before anything is unpacked or shown):
+# the total size its zip directory declares (torch.save stores entries, never compresses):
+MAX_MODEL_UNPACKED_BYTES = 20_000_000
+MAX_MODEL_ZIP_ENTRIES = 64     # files inside the archive (a bundle has about 12)
+MAX_ZIP_NAME_CHARS = 200       # length of one entry's name inside the archive
+MAX_TOKEN_CHARS = 200          # characters of one vocabulary token in a model file
+MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
+MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
+MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
+MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)

@@ -203,6 +203,16 @@ def top_k(tr: Trace, k: int) -> tuple[np.ndarray, np.ndarray]:
     return idx.numpy(), vals.double().numpy()
 
 
+def worst_step(tr: Trace) -> int | None:
+    """The step (0-based) with the largest finite loss among steps that have a target; None
+    when there is none (no target, or a diverged model whose losses are all NaN/inf)."""
+    loss = tr.loss_t.double().numpy()  # (T,)
+    finite = tr.valid.numpy() & np.isfinite(loss)  # (T,)
+    if not finite.any():
+        return None
+    return int(np.argmax(np.where(finite, loss, -np.inf)))
+
+
 def target_ranks(tr: Trace) -> np.ndarray:
     """Rank (1 = most probable) of the target at each step, 0 where there is no target. (T,)"""
     ranks = np.zeros(tr.T, dtype=int)

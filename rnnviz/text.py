@@ -233,19 +233,42 @@ def prepare(text: str, vocab: Vocab, level: str | None = "word",
                     text_zh.tokenizer_name(level, text))
 
 
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
 def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:
-    """Bytes of an uploaded .txt -> text. Refuses empty, oversized, binary and non-UTF-8 files."""
+    """Bytes of an uploaded .txt -> text. UTF-8 (with or without BOM), and UTF-16 / UTF-32 with
+    a byte-order mark (Windows Notepad's "Unicode"), are read; empty, oversized, binary and
+    other files are refused, UTF-16 without a mark by name."""
     if len(data) == 0:
         raise InputError("The file is empty.")
     if len(data) > max_bytes:
         raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.")
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                raise InputError(f"The file starts as {codec.upper()} text but is not valid "
+                                 f"{codec.upper()}: save it as UTF-8 and upload it again.") from None
     if b"\x00" in data[:8192]:
+        if _looks_utf16(data[:8192]):
+            raise InputError("This looks like UTF-16 text without a byte-order mark: save it "
+                             "as UTF-8 (or UTF-16 with BOM) and upload it again.")
         raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"The file is not UTF-8 text (bad byte at position {err.start}): "
                          "save it as UTF-8 and upload it again.") from None
+
+
+def _looks_utf16(head: bytes) -> bool:
+    """Most even (or most odd) bytes zero, the others not: ASCII-range text in UTF-16."""
+    even, odd = head[0::2], head[1::2]
+    zeros = max(even.count(0) / max(1, len(even)), odd.count(0) / max(1, len(odd)))
+    return len(head) >= 4 and zeros > 0.6 and head.count(0) < 0.6 * len(head)
 
 
 def upload_lines(text: str, max_lines: int = limits.MAX_UPLOAD_LINES) -> tuple[list[str], int]:

@@ -126,10 +126,19 @@ def check_link_once() -> None:
     if st.session_state.get("_link_checked"):
         return
     st.session_state["_link_checked"] = True
-    rejected, unused = rejected_params(st.session_state.get("_link_initial", {}), dict(st.session_state))
+    rejected, unused = rejected_params(st.session_state.get("_link_initial", {}), dict(st.session_state),
+                                       current=current_params())
     notices().extend(rejected)
     if unused:
         notices().append(t("links.unused", names=", ".join(_short(u) for u in unused[:10])))
+
+
+def _drawn_widget_keys():
+    """Keys of the widgets drawn in this run, as a container (`in` works); None if Streamlit
+    does not say (it is internal: ctx.shared.widget_user_keys_this_run in 1.67)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return getattr(getattr(ctx, "shared", None), "widget_user_keys_this_run", None)
 
 
 def current_params() -> dict[str, list[str]]:
@@ -140,6 +149,7 @@ def share_box(slot) -> None:
     """'Share this view': the link to this page with the model, sentence and every setting."""
     with slot.expander(t("links.share"), icon=":material/link:"):
         st.caption(t("links.share_help"))
-        st.code(share_url(st.context.url, current_params()), language=None, wrap_lines=True)
+        st.code(share_url(st.context.url, current_params(), _drawn_widget_keys()), language=None,
+                wrap_lines=True)
         if st.session_state.get("model", "").startswith(OWN_PREFIX):
             st.caption(t("links.own_model"))

