@@ -101,3 +101,11 @@ def pair_verdict(ex: w2v.PairExercise, answer) -> Verdict:
 def _n(v) -> str:
     from .formatting import num
     return num(float(np.asarray(v)))
+
+
+def sentences_of(sequences, level: str) -> list[list[str]]:
+    """A page-6 corpus (token sequences at word or character level) as word sentences, so that
+    Word2Vec can slide its window over words whichever level that model was trained at."""
+    if level == "word":
+        return [list(s) for s in sequences]
+    return [tokenize("".join(s), "word") for s in sequences]

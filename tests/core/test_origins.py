@@ -89,3 +89,11 @@ def test_tokenizer_figure_carries_the_comparison(table):
                                             [100 * r["oov_rate"] for r in rows],
                                             [r["mean_length"] for r in rows]]
     assert list(fig.data[0].x)[0] == "W" and fig.layout.title.text == "compare"
+
+
+def test_sentences_of_a_page6_corpus_are_words_at_either_level():
+    from rnnviz.corpus import read_corpus
+    text = "the cat sat\nthe dog ran"
+    word, char = read_corpus(text, "word"), read_corpus(text, "char")
+    assert origins.sentences_of(word.sequences, "word") == [["the", "cat", "sat"], ["the", "dog", "ran"]]
+    assert origins.sentences_of(char.sequences, "char") == origins.sentences_of(word.sequences, "word")
