@@ -106,4 +106,4 @@ def current_tokenizer(cur: session.Current) -> None:
                       n=len(cur.prepared.tokens), n_words=len(origins.sentence_words(cur.text)),
                       unknown=len(cur.prepared.unknown), why=t(f"origins.why_{level}")))
     st.dataframe(pd.DataFrame({t("origins.col_pos"): range(1, len(cur.prepared.tokens) + 1),
-                               t("origins.col_token"): list(cur.prepared.tokens)}), hide_index=True)
+                               t("origins.col_tok"): list(cur.prepared.tokens)}), hide_index=True)

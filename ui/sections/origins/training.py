@@ -31,9 +31,9 @@ def source(cur: session.Current) -> tuple[str, list | None]:
     training run, or a text box. The default follows the current model's corpus."""
     header("settings")
     st.markdown(prose(PAGE, "settings"))
-    default = 1 if origins.tokenizer_of(cur.meta) == "bpe" else 0
-    code = st.radio(t("origins.source"), list(SOURCES), index=default, key="origins_source", horizontal=True,
-                    format_func=lambda k: t(f"origins.source_{k}"), **BIND)
+    default = "english" if cur.prepared.tokenizer == "bpe" else "travel"
+    code = url_radio(t("origins.source"), SOURCES, "origins_source", default,
+                     lambda k: t(f"origins.source_{k}"))
     if code in origins.CORPORA:
         return code, None
     run = st.session_state.get(session.TRAIN_RUN)
@@ -47,6 +47,21 @@ def source(cur: session.Current) -> tuple[str, list | None]:
     with guard():
         return code, w2v.text_sentences(text)
     return code, None
+
+
+def url_radio(label: str, options, key: str, default: str, format_func) -> str:
+    """A radio whose URL value is the option's short code (Streamlit's own binding writes the
+    shown label, which changes with the language): read once from the link, written back when
+    it differs from the default. An unknown code is reported by the link check (ui.links)."""
+    if key not in st.session_state:
+        asked = st.query_params.get(key)
+        st.session_state[key] = asked if asked in options else default
+    value = st.radio(label, list(options), key=key, format_func=format_func, horizontal=True)
+    if value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = value
+    return value
 
 
 def pairs(src: tuple[str, list | None], radius: int):
