@@ -14,6 +14,7 @@ from ...i18n import prose, t
 from ...widgets import exercise, exercise_number, guard, md_escape
 from .intro import PAGE, header
 
+SHOWN = 4  # entries of each vector shown in the gradient table
 LOSS_TEX = (r"L = -\Big[\log\sigma(u_o^\top v_c) + \sum_{k=1}^{K}\log\sigma(-u_k^\top v_c)\Big]")
 GRAD_TEX = (r"\frac{\partial L}{\partial v_c} = (\sigma(u_o^\top v_c)-1)\,u_o"
             r" + \sum_k \sigma(u_k^\top v_c)\,u_k,"
@@ -44,7 +45,7 @@ def one_pair(words: list[str], centre: int, radius: int, pc, cfg, run: dict | No
         st.latex(LOSS_TEX)
         st.dataframe(_terms_frame(ex, o), hide_index=True)
         st.latex(GRAD_TEX)
-        st.dataframe(_grads_frame(ex, words[centre], o), hide_index=True)
+        st.dataframe(_grads_frame(ex, words[centre], o, SHOWN), hide_index=True)
         after = w2v.pair_terms(ex["V_new"][ex["c"]], ex["U_new"][ex["o"]], ex["U_new"][ex["negatives"]])
         st.markdown(prose(PAGE, "pair_after", before=num(ex["loss"]), after=num(after["loss"]),
                           lr=num(cfg.lr)))
@@ -64,17 +65,19 @@ def _terms_frame(ex: dict, o: str) -> pd.DataFrame:
                          t("origins.col_value"): [num(v) for v in logs]})
 
 
-def _grads_frame(ex: dict, c: str, o: str) -> pd.DataFrame:
+def _grads_frame(ex: dict, c: str, o: str, shown: int) -> pd.DataFrame:
     """The rows that move (v_c, u_o, each u_k): gradient, and the row after the step (a word
-    drawn twice, or equal to o, has both pushes in its row after the step)."""
+    drawn twice, or equal to o, has both pushes in its row after the step). The first `shown`
+    entries of each vector (the column header says how many of d)."""
+    d = len(ex["grad_v_c"])
     rows = [("v_c", c, ex["grad_v_c"], ex["V_new"][ex["c"]]),
             ("u_o", o, ex["grad_u_o"], ex["U_new"][ex["o"]])]
     rows += [(f"u_{i + 1}", w, g, ex["U_new"][j])
              for i, (w, j, g) in enumerate(zip(ex["negative_words"], ex["negatives"], ex["grad_u_neg"]))]
     return pd.DataFrame({t("origins.col_vector"): [r[0] for r in rows],
                          t("origins.col_word"): [r[1] for r in rows],
-                         t("origins.col_grad"): [vector(r[2], shown=6) for r in rows],
-                         t("origins.col_after"): [vector(r[3], shown=6) for r in rows]})
+                         t("origins.col_grad", n=min(shown, d), d=d): [vector(r[2][:shown]) for r in rows],
+                         t("origins.col_after", n=min(shown, d), d=d): [vector(r[3][:shown]) for r in rows]})
 
 
 def pair_exercise() -> None:

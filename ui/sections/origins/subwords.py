@@ -30,7 +30,8 @@ def merges(table) -> int:
     """The merge table with counts up to merge k (slider); returns k."""
     header("bpe")
     n = len(table.merges)
-    k = st.slider(t("origins.merge_k"), 0, n, 20, key="origins_merge", help=t("origins.merge_help"), **BIND)
+    k = st.slider(t("origins.merge_k"), 0, n, min(100, n), key="origins_merge",
+                  help=t("origins.merge_help"), **BIND)
     last = table.merges[k - 1] if k else None
     st.markdown(prose(PAGE, "bpe", n=n, k=k, alphabet=len(table.alphabet),
                       vocab=len(table.first(k).symbols),
@@ -54,7 +55,7 @@ def _merge_frame(rows: list[dict]) -> pd.DataFrame:
 def split(table, k: int) -> None:
     """A word the learner types, split at merge k: the characters, each merge, the tokens."""
     header("split")
-    word = st.text_input(t("origins.word"), "unbelievably", max_chars=origins.MAX_WORD_CHARS,
+    word = st.text_input(t("origins.word"), "gardeners", max_chars=origins.MAX_WORD_CHARS,
                          key="origins_word", help=t("origins.word_help"), **BIND)
     with guard():
         pieces = origins.split_at(table, k, word)
