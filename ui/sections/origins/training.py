@@ -92,9 +92,16 @@ def settings(pc) -> w2v.W2VConfig | None:
     return None
 
 
-def kept_run() -> dict | None:
-    """This session's Word2Vec run: result, corpus, views; None before the first run."""
-    return st.session_state.get(RUN)
+def kept_run(wait_s: float = 5.0) -> dict | None:
+    """This session's Word2Vec run: result, corpus, views; None before the first run.
+
+    A Stop click starts this page run while the interrupted one is still finishing its last
+    step (Streamlit stops the old run and starts a new one at once): wait for it, briefly."""
+    box = st.session_state.get(RUN)  # {"running": True} while a run trains, then its result
+    deadline = time.perf_counter() + wait_s
+    while box is not None and box.get("running") and time.perf_counter() < deadline:
+        time.sleep(0.05)
+    return box if box and not box.get("running") else None
 
 
 def train(pc, cfg: w2v.W2VConfig | None, code: str) -> None:
@@ -114,6 +121,7 @@ def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
     keeps what it learned, and the interrupted page run goes on afterwards."""
     bar, wait_box, caught = st.progress(0.0, text=t("origins.starting")), st.empty(), {}
     pacer, start = Pacer(limits.TRAINING_TIME_SHARE), time.perf_counter()
+    box = st.session_state[RUN] = {"running": True}
 
     def on_step(record):
         pacer.step_done()
@@ -129,11 +137,16 @@ def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
         return True
 
     on_wait = lambda pos: wait_box.info(t("origins.queued", position=pos), icon=":material/hourglass:")
-    with TRAINING_GATE.slot(on_wait=on_wait):
-        wait_box.empty()
-        result = w2v.train_word2vec(pc, cfg, on_step)
-    st.session_state[RUN] = {"result": result, "pc": pc, "source": code, "cfg": cfg,
-                             "views": w2v.checkpoint_views(result, [], 5)}
+    try:
+        with TRAINING_GATE.slot(on_wait=on_wait):
+            wait_box.empty()
+            result = w2v.train_word2vec(pc, cfg, on_step)
+        # a plain dict put in the session before training and filled here: Streamlit may
+        # already run the page again (kept_run waits for this), and st calls would raise
+        box.update({"result": result, "pc": pc, "source": code, "cfg": cfg,
+                    "views": w2v.checkpoint_views(result, [], 5)})
+    finally:
+        box.pop("running", None)  # filled, or empty if the run failed: never waited for again
     if "x" in caught:
         raise caught["x"]
 
