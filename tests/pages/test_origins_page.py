@@ -80,6 +80,10 @@ def test_training_fills_the_curve_checkpoints_neighbours_and_overlap(app):
     model, vocab, _ = load_builtin("default")
     ov = w2v.neighbour_overlap(res.V, res.vocab.itos, model.E.detach(), vocab.itos, 5)
     assert f"on average {num(ov['mean'])} of the 5" in text(at) and num(ov["chance"]) in text(at)
+    side = frame_with(at, "nearest in the RNN's E").set_index("word")
+    assert side.loc["Taipei", "nearest in Word2Vec's V"] == ", ".join(n for n, _ in ov["neighbours_a"]["Taipei"])
+    assert side.loc["Taipei", "nearest in the RNN's E"] == ", ".join(n for n, _ in ov["neighbours_b"]["Taipei"])
+    assert side.loc["Taipei", "shared (of 5)"] == ov["per_word"]["Taipei"]
     # the pair now uses the learned vectors
     assert "the vectors your training run learned" in text(at)
     # the checkpoint slider moves the map (first checkpoint: the random start)

@@ -201,10 +201,23 @@ def beside_e(run: dict | None, cur: session.Current) -> None:
         ov = w2v.neighbour_overlap(run["result"].V, run["result"].vocab.itos, model.E.detach(), vocab.itos, 5)
         st.markdown(prose(PAGE, "beside", label=label, m=len(ov["words"]), k=ov["k"], mean=num(ov["mean"]),
                           chance=num(ov["chance"])))
+        _side_by_side(ov, cur.text)
         per = dict(sorted(ov["per_word"].items(), key=lambda kv: -kv[1])[:40])
         show_figure(overlap_figure(per, ov["k"], ov["chance"], t("origins.overlap_title"),
                                    labels=_overlap_labels(ov["k"])), "neighbour overlap",
                     key="origins_overlap")
+
+
+def _side_by_side(ov: dict, text: str) -> None:
+    """The sentence's words (those both know): their k nearest words in V and in E."""
+    words = [w for w in dict.fromkeys(origins.sentence_words(text)) if w in ov["per_word"]]
+    if not words:
+        return
+    st.dataframe(pd.DataFrame({
+        t("origins.col_word"): words,
+        t("origins.col_w2v"): [", ".join(n for n, _ in ov["neighbours_a"][w]) for w in words],
+        t("origins.col_rnn"): [", ".join(n for n, _ in ov["neighbours_b"][w]) for w in words],
+        t("origins.col_shared", k=ov["k"]): [ov["per_word"][w] for w in words]}), hide_index=True)
 
 
 def _loss_labels() -> dict:
