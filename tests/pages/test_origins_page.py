@@ -166,3 +166,12 @@ def test_corpus_choice_is_a_short_code_in_the_link(app):
     bad = app(PAGE, {"model": "default", "text": TEXT, "origins_source": "nonsense"})
     no_exception(bad)
     assert bad.radio(key="origins_source").value == "travel"  # an unknown code: the default
+
+
+def test_notes_model_and_a_one_word_sentence_give_messages_not_errors(app):
+    at = app(PAGE, {"model": "notes", "text": "I like cats"})
+    no_exception(at)
+    assert "reads with words" in text(at)
+    one = app(PAGE, {"model": "default", "text": "Taipei"})
+    no_exception(one)
+    assert any("one word" in i.value for i in one.info)
