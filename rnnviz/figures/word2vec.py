@@ -98,7 +98,7 @@ def overlap_figure(per_word: dict, k: int, chance: float, title: str,
     vals = [per_word[w] for w in words]
     fig = go.Figure(go.Bar(x=words, y=vals,
                            hovertemplate="%{x}<br>%{y} / " + str(k) + " " + lab["hover"] + "<extra></extra>"))
-    fig.add_hline(y=chance, line={"dash": "dash", "color": "#c0392b"},
+    fig.add_hline(y=chance, line={"dash": "dash", "color": "#c0392b"}, annotation_position="top left",
                   annotation_text=lab["chance"].format(chance=chance))
     fig.update_layout(title={"text": title}, height=340, margin=_MARGIN, xaxis_title=lab["word"],
                       yaxis_title=lab["y"].format(k=k), yaxis_range=[0, k + 0.2])
