@@ -198,3 +198,43 @@ def clipping(scale: float, max_norm: float):
     demo = gradcheck.clip_demo(g, max_norm)
     demo.pop("clipped")
     return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
+
+
+# ---- page 7 · Where embeddings come from (origins) ------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def subword_table():
+    """The subword model's BPE merge table (read-only, shared)."""
+    from rnnviz.subwords import BPE
+    return BPE.from_dict(builtin("subword")[2]["bpe"])
+
+
+@st.cache_resource(show_spinner=False)
+def subword_corpus() -> tuple:
+    """(training, held-out) sentences of the subword model (read-only, shared)."""
+    from rnnviz.origins import subword_corpus as _corpus
+    train, held = _corpus()
+    return tuple(train), tuple(held)
+
+
+@st.cache_data(max_entries=2, show_spinner="Comparing the tokenizers on the held-out text…")
+def tokenizer_comparison() -> list:
+    """compare_tokenizers on the subword corpus: fitted on its training split, run on its
+    held-out split, with the shipped table (no model: no argument, one entry)."""
+    from rnnviz.subwords import compare_tokenizers
+    train, held = subword_corpus()
+    return compare_tokenizers(list(train), list(held), subword_table())
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
+    """The window pairs of a built-in corpus (the arguments are the key)."""
+    from rnnviz import origins, word2vec
+    return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
+    """The window pairs of a learner's sentences (the sentences themselves are the key)."""
+    from rnnviz import word2vec
+    return word2vec.pair_corpus([list(s) for s in sentences], radius, max_vocab)

@@ -1,0 +1,29 @@
+"""7 · Where embeddings come from: Word2Vec trained in front of the learner (the window, one
+pair's loss and gradient step, training, neighbours, beside the RNN's E) and subwords (BPE
+merge by merge, a word split at merge k, four tokenizers compared on held-out text)."""
+from ui import session
+from ui.sections import origins
+
+origins.intro()
+cur = session.current()
+origins.look_here(cur)
+origins.toc()
+
+# Word2Vec (note 004): an embedding matrix learned without any RNN
+centre, radius, words = origins.window(cur)
+src = origins.source(cur)
+pc = origins.pairs(src, radius)
+cfg = origins.settings(pc)
+run = origins.kept_run()
+origins.one_pair(words, centre, radius, pc, cfg, run)
+origins.pair_exercise()
+origins.train(pc, cfg, src[0])
+origins.checkpoints(run, words)
+origins.beside_e(run, cur)
+
+# Subwords (note 004): byte-pair encoding and three other ways to cut text
+table = origins.subword_table()
+k = origins.merges(table)
+origins.split(table, k)
+origins.compare()
+origins.current_tokenizer(cur)
