@@ -549,31 +549,41 @@ def _close(a, b, tol: float = 0.005) -> bool:
 _vec = _vector
 
 
+def _hint(ok: bool, message: str, key: str, **values) -> Verdict:
+    """A Verdict whose hint is also named in the catalogue (locales/<lang>/embedding.toml), so the
+    page shows it in the learner's language; `message` is the English text."""
+    return Verdict(ok, message, hint_key=f"embedding.hint_{key}", values=values)
+
+
 def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
     """Right, or exactly what is off: wrong row, counted from 1, sign slip, forgot lr, added g."""
     ans = parse_vector(text, len(ex.g), "your answer")
     i, E, g, lr = ex.token_id, f64(ex.E), f64(ex.g), ex.lr
     want = ex.lookup_answer() if kind == "lookup" else ex.update_answer()
     if _close(ans, want):
-        return Verdict(True, f"Right: {_vec(want)}.")
+        return _hint(True, f"Right: {_vec(want)}.", "right", want=_vec(want))
     row = lambda k: E[k] if kind == "lookup" else E[k] - lr * g  # noqa: E731
     for k in range(len(E)):
         if k != i and _close(ans, row(k)):
-            hint = (f" You counted rows from 1: id {i} is row {i + 1}, the row with index {i}."
-                    if k == i + 1 else "")
-            return Verdict(False, f"That is the row of “{ex.itos[k]}” (id {k}); "
-                                  f"“{ex.itos[i]}” has id {i}.{hint}")
+            values = {"token": ex.itos[k], "k": k, "target": ex.itos[i], "i": i}
+            if k == i + 1:
+                msg = (f"That is the row of “{ex.itos[k]}” (id {k}); “{ex.itos[i]}” has id {i}. "
+                       f"You counted rows from 1: id {i} is row {i + 1}, the row with index {i}.")
+                return _hint(False, msg,
+                             "row_from_1", row=i + 1, **values)
+            return _hint(False, f"That is the row of “{ex.itos[k]}” (id {k}); “{ex.itos[i]}” has id {i}.",
+                         "wrong_row", **values)
     if kind == "update":
-        checks = [(E[i], "That is E[id] before the step: subtract lr × g_e from it."),
-                  (E[i] + lr * g, "You added lr × g_e. Gradient descent subtracts it: "
-                                  "the step goes against the gradient."),
-                  (E[i] - g, f"You forgot the learning rate: subtract lr × g_e = {_vec(lr * g)}, "
-                             f"not g_e itself."),
-                  (E[i] + g, "You added g_e without the learning rate: subtract lr × g_e."),
-                  (-lr * g, "That is only the step -lr × g_e: add it to E[id].")]
-        for value, msg in checks:
+        checks = [(E[i], "before", "That is E[id] before the step: subtract lr × g_e from it."),
+                  (E[i] + lr * g, "added", "You added lr × g_e. Gradient descent subtracts it: "
+                                           "the step goes against the gradient."),
+                  (E[i] - g, "no_lr", f"You forgot the learning rate: subtract lr × g_e = {_vec(lr * g)}, "
+                                      f"not g_e itself."),
+                  (E[i] + g, "added_g", "You added g_e without the learning rate: subtract lr × g_e."),
+                  (-lr * g, "step_only", "That is only the step -lr × g_e: add it to E[id].")]
+        for value, key, msg in checks:
             if _close(ans, value):
-                return Verdict(False, msg)
+                return _hint(False, msg, key, lr_g=_vec(lr * g))
     flipped = [j for j in range(len(want))
                if abs(float(want[j])) > 0.005 and _close(ans[j], -want[j])]
     wrong = [j for j in range(len(want)) if not _close(ans[j], want[j])]
@@ -581,14 +591,16 @@ def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
         j = flipped[0]
         how = (f" ({float(E[i, j]):g} - {lr:g} × ({float(g[j]):g}) = {float(want[j]):.4g})"
                if kind == "update" else "")
-        return Verdict(False, f"Sign slip in entry {j + 1}: you wrote {float(ans[j]):.4g}, "
-                              f"it is {float(want[j]):.4g}{how}.")
+        return _hint(False, f"Sign slip in entry {j + 1}: you wrote {float(ans[j]):.4g}, "
+                            f"it is {float(want[j]):.4g}{how}.", "sign", j=j + 1,
+                     wrote=f"{float(ans[j]):.4g}", want=f"{float(want[j]):.4g}", how=how)
     parts = []
     for j in wrong:
         how = (f"{float(E[i, j]):g} - {lr:g} × ({float(g[j]):g}) = {float(want[j]):.4g}"
                if kind == "update" else f"E[{i}][{j}] = {float(want[j]):.4g}")
-        parts.append(f"entry {j + 1}: {how}")
-    return Verdict(False, "Not quite. " + "; ".join(parts) + ".")
+        parts.append((j + 1, how))
+    return _hint(False, "Not quite. " + "; ".join(f"entry {j}: {how}" for j, how in parts) + ".",
+                 "not_quite", parts="; ".join(f"[{j}] {how}" for j, how in parts))
 
 
 # ---- tables for the page (rows of plain values; the page only draws them) -------------------
