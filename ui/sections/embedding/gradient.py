@@ -13,7 +13,7 @@ from rnnviz.formulas import repeat_example
 
 from ... import cache, session
 from ...widgets import md_escape, show_figure
-from .common import RADIUS, header, matrix_words, row_labels, say, table, tr
+from .common import RADIUS, coded_radio, header, matrix_words, row_labels, say, table, tr
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
@@ -24,8 +24,9 @@ def gradient(cur: session.Current, E, step: int):
     """The (T, d) gradient rows g_t and the typed g_e (None when from the backward pass)."""
     header("gradient")
     c1, c2 = st.columns(2)
-    src = c1.radio(tr("gsrc"), ["backward", "typed"], key="emb_gsrc", horizontal=True, **BIND,
-                   index=1 if cur.key == "notes" else 0, format_func=lambda k: tr(f"gsrc_{k}"))
+    with c1:
+        src = coded_radio(tr("gsrc"), ["backward", "typed"], "emb_gsrc", lambda k: tr(f"gsrc_{k}"),
+                          default=1 if cur.key == "notes" else 0)
     g_text = c2.text_input(tr("ge", d=E.shape[1]), "2, -1, 3", key="emb_ge", **BIND,
                            disabled=src == "backward")
     if src == "backward":
@@ -65,8 +66,8 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     header("update")
     c1, c2 = st.columns(2)
     lr = c1.slider(tr("lr"), 0.0, 1.0, 0.1, 0.01, key="emb_lr", **BIND)
-    rule = c2.radio(tr("rule"), list(RULES), key="emb_rule", horizontal=True, **BIND,
-                    format_func=lambda k: tr(f"rule_{k}"))
+    with c2:
+        rule = coded_radio(tr("rule"), list(RULES), "emb_rule", lambda k: tr(f"rule_{k}"))
     try:
         before, after, used, itos, ids, key, values = apply_rule(cur, E, rule, step, grad, lr, g_typed)
     except InputError as err:

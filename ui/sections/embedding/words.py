@@ -14,7 +14,7 @@ from rnnviz.text import SPECIALS, prepare
 
 from ... import cache, session
 from ...widgets import exercise, exercise_number, guard, md_escape, show_figure
-from .common import header, matrix_words, say, step_labels, table, tr
+from .common import coded_radio, header, matrix_words, say, step_labels, table, tr
 
 BIND = {"bind": "query-params"}
 
@@ -185,8 +185,7 @@ def exercise_section(cur: session.Current) -> None:
     else:
         ex = emb.make_exercise(exercise_number("emb_ex"))
     table([{"id": k, tr("col_token"): w, "E[id]": emb.vector_text(ex.E[k])} for k, w in enumerate(ex.itos)])
-    kind = st.radio(tr("ex_kind"), ["lookup", "update"], key="emb_ex_kind", horizontal=True, **BIND,
-                    format_func=lambda k: tr(f"ex_kind_{k}"))
+    kind = coded_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
     tok = md_escape(ex.itos[ex.token_id])
     st.markdown(tr("ex_ask_lookup", token=tok, i=ex.token_id) if kind == "lookup" else
                 tr("ex_ask_update", token=tok, g=emb.vector_text(ex.g), lr=num(ex.lr)))
