@@ -653,20 +653,21 @@ def outer_rows(i: int, g, itos, radius: int | None = None) -> list[dict]:
             for k in window(i, len(itos), radius)]
 
 
-def contribution_rows(contribs: list[dict]) -> list[dict]:
-    """One row per looked-up word: its steps, each step's g_t, and the sum (its row of dL/dE)."""
+def contribution_rows(contribs: list[dict], shown: int | None = None) -> list[dict]:
+    """One row per looked-up word: its steps, each step's g_t, and the sum (its row of dL/dE).
+    shown: entries of a long vector kept in a cell (None: all)."""
     return [{"id": r["id"], "token": r["token"], "steps": steps_text(r["steps"]),
-             "contributions g_t": "  +  ".join(vector_text(p) for p in r["parts"]),
-             "row of dL/dE (the sum)": vector_text(r["total"])} for r in contribs]
+             "contributions g_t": "  +  ".join(vector_text(p, shown=shown) for p in r["parts"]),
+             "row of dL/dE (the sum)": vector_text(r["total"], shown=shown)} for r in contribs]
 
 
-def update_rows(E_old, E_new, grad, itos, limit: int = 200) -> list[dict]:
+def update_rows(E_old, E_new, grad, itos, limit: int = 200, shown: int | None = None) -> list[dict]:
     """The rows an update moved (largest change first): before, gradient row, after, change."""
     E_old, E_new, grad = f64(E_old), f64(E_new), f64(grad)
     ch = row_changes(E_old, E_new)
     order = [int(k) for k in torch.argsort(ch, descending=True, stable=True) if ch[k] > 0][:limit]
-    return [{"id": k, "token": itos[k], "before": vector_text(E_old[k]),
-             "dL/dE row": vector_text(grad[k]), "after": vector_text(E_new[k]),
+    return [{"id": k, "token": itos[k], "before": vector_text(E_old[k], shown=shown),
+             "dL/dE row": vector_text(grad[k], shown=shown), "after": vector_text(E_new[k], shown=shown),
              "||change||": num(ch[k])} for k in order]
 
 
@@ -696,24 +697,34 @@ def word_ids(words, vocab) -> list:
     return out
 
 
-def representation_rows(words, ids, E, buckets: int, itos) -> list[dict]:
+REPRESENTATION_TEXT = {"special": "(a special token, not a word: not hashed)", "at": "{c} at {b}",
+                       "none_one": "none: not in the vocabulary (dropped)", "none_dense": "none (dropped)",
+                       "one": "1 at position {i} of {V}", "unknown": " ({tok}: unknown word)",
+                       "the_row": " (the {tok} row)"}
+
+
+def representation_rows(words, ids, E, buckets: int, itos, text: dict | None = None,
+                        shown: int | None = None) -> list[dict]:
     """The same typed words three ways: one-hot (where the 1 is), hashed buckets, dense row of E.
 
     An unknown word loses its identity in one-hot and dense form (it becomes <unk>, or is
-    dropped), while word hashing still builds its vector from its letters.
+    dropped), while word hashing still builds its vector from its letters. text: the cells'
+    words (REPRESENTATION_TEXT's keys, English by default); shown: entries of a dense row kept.
     """
+    w_ = {**REPRESENTATION_TEXT, **(text or {})}
     E = f64(E)
     V = E.shape[0]
     out = []
     for t, (w, i) in enumerate(zip(words, ids)):
-        hashed = ("(a special token, not a word: not hashed)" if w in SPECIALS else
-                  ", ".join(f"{c} at {b}" for b, c in hash_signature(w, buckets)))
+        hashed = (w_["special"] if w in SPECIALS else
+                  ", ".join(w_["at"].format(c=c, b=b) for b, c in hash_signature(w, buckets)))
         if i is None:
-            one, dense = "none: not in the vocabulary (dropped)", "none (dropped)"
+            one, dense = w_["none_one"], w_["none_dense"]
         else:
             unknown = itos[int(i)] != w and itos[int(i)] in SPECIALS
-            one = f"1 at position {int(i)} of {V:,}" + (f" ({itos[int(i)]}: unknown word)" if unknown else "")
-            dense = vector_text(E[int(i)]) + (f" (the {itos[int(i)]} row)" if unknown else "")
+            tok = itos[int(i)]
+            one = w_["one"].format(i=int(i), V=f"{V:,}") + (w_["unknown"].format(tok=tok) if unknown else "")
+            dense = vector_text(E[int(i)], shown=shown) + (w_["the_row"].format(tok=tok) if unknown else "")
         out.append({"word": t + 1, "token": w, "one-hot (length V)": one,
                     f"word hashing (length {buckets:,})": hashed,
                     f"dense embedding (length {E.shape[1]})": dense})

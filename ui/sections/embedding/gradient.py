@@ -17,6 +17,7 @@ from .common import RADIUS, coded_radio, header, matrix_words, row_labels, say, 
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
+SHOWN = 6  # entries of a long vector kept in a table cell
 BIND = {"bind": "query-params"}
 
 
@@ -49,7 +50,7 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
     grad = emb.embedding_gradient(ids, G, V)  # (V, d)
     contribs = emb.row_contributions(ids, G, itos)
     say("sum", n_rows=len(contribs), n_zero=V - len(contribs))
-    table(emb.contribution_rows(contribs))
+    table(emb.contribution_rows(contribs, shown=SHOWN))
     repeated = [md_escape(f"“{r['token']}”") for r in contribs if len(r["steps"]) > 1]
     if repeated:
         say("repeated", repeated=", ".join(repeated))
@@ -81,7 +82,8 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
                                   tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
                                   text=words),
                 "rows moved", key="emb_moved")
-    table(emb.update_rows(before, after, used, itos), height=min(400, 40 + 35 * max(1, s["n_changed"])))
+    table(emb.update_rows(before, after, used, itos, shown=SHOWN),
+          height=min(400, 40 + 35 * max(1, s["n_changed"])))
 
 
 def apply_rule(cur, E, rule: str, step: int, grad, lr: float, g_typed):

@@ -141,8 +141,13 @@ def representations(cur: session.Current, E) -> None:
         marks(buckets)
         st.markdown(tr("three_ways"))
         toks = list(cur.prepared.tokens)
-        table(emb.representation_rows(toks, emb.word_ids(toks, cur.vocab), E, buckets, itos))
-        collisions(itos, buckets, E.shape[1])
+        cells = {k: tr(f"repr_{k}") for k in emb.REPRESENTATION_TEXT}
+        rows = emb.representation_rows(toks, emb.word_ids(toks, cur.vocab), E, buckets, itos, cells, shown=6)
+        labels = {f"word hashing (length {buckets:,})": tr("col_hashed", buckets=f"{buckets:,}"),
+                  f"dense embedding (length {E.shape[1]})": tr("col_dense", d=E.shape[1])}
+        table(rows, column_config=labels)
+        with st.expander(tr("collisions_title")):
+            collisions(itos, buckets, E.shape[1])
 
 
 def marks(buckets: int) -> None:
