@@ -364,3 +364,16 @@ def test_numbers_are_the_same_in_both_languages(app):
         for ta, tb in zip(a["data"], b["data"]):
             if "z" in ta:
                 np.testing.assert_array_equal(np.asarray(ta["z"], dtype=float), np.asarray(tb["z"], dtype=float))
+
+
+def test_old_exercise_number_link_is_kept():
+    at = link_app({"emb_ex_seed": "5"})
+    no_exception(at)
+    assert at.number_input(key="emb_ex_n").value == 5
+    assert list(exercise_frame(at)["token"]) == list(emb.make_exercise(5).itos)
+
+
+def test_padding_prose_shows_the_model_s_own_step():
+    at = link_app({"emb_batch2": "man bites dog"})
+    md = text(at)
+    assert r"h_t = \tanh\!\left(W_x x_t + W_h h_{t-1} + b_h\right)" in md and "h_(t-1)" not in md

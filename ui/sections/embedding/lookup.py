@@ -9,11 +9,11 @@ from rnnviz import embedding as emb
 from rnnviz import limits
 from rnnviz.figures.embedding import batch_figure, matrix_figure
 from rnnviz.formatting import num, vector
+from rnnviz.formulas import step_formula
 from rnnviz.notes_facts import embedding_as_linear
 from rnnviz.text import PAD, prepare
 
 from ... import session
-from ...model_text import prose_values
 from ...widgets import guard, md_escape, shared_step, show_figure
 from .common import RADIUS, header, matrix_words, row_labels, say, step_labels, table, tr
 
@@ -128,7 +128,7 @@ def batch(cur: session.Current, E) -> None:
         r = emb.batch_embeddings(E, [ids, second], pad_id)
         B, T, d = r["shape"]
         say("batch", B=B, T=T, d=d, n_pad=int((~r["mask"]).sum()), pad_row=md_escape(pad_note(cur, pad_id)),
-            step_formula=prose_values(cur.model.cfg)["step_formula"])
+            step_formula=step_formula(cur.model.cfg))  # LaTeX of this cell (any cell kind)
         rows = [cur.vocab.decode(s) + [""] * (T - len(s)) for s in (ids, second)]
         st.dataframe(pd.DataFrame(r["mask"].numpy(), index=[tr("sentence_n", n=1), tr("sentence_n", n=2)],
                                   columns=[f"t={s + 1}" for s in range(T)]))
