@@ -14,7 +14,7 @@ emb.notes_numbers(cur)  # only on the notes model: the notes' own numbers
 emb.lookup(cur, E, t)
 emb.shapes(cur, E)
 emb.batch(cur, E)
-emb.backward(cur, E, t)
+emb.gradient_and_update(cur, E, t)
 emb.similar(cur, E, t)
 emb.order(cur, E)
 emb.representations(cur, E)

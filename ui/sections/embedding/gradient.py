@@ -146,7 +146,7 @@ def encode_tied(cur, vocab):
     return lm_pair(list(prepare(cur.text, vocab, "word").ids), vocab)
 
 
-def backward(cur: session.Current, E, step: int) -> None:
+def gradient_and_update(cur: session.Current, E, step: int) -> None:
     """The gradient, its sum over the sentence, and one update (a typo in g_e is a message)."""
     try:
         G, g_typed = gradient(cur, E, step)
