@@ -58,7 +58,7 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
         say("not-repeated", example=md_escape(repeat_example(cur.prepared.tokens)))
     show_figure(matrix_figure(grad.numpy(), row_labels(cur), tr("fig_grad", V=V, d=d), boxed=ids,
                               colorbar="dL/dE", hover_name="dL/dE", y_title=tr("fig_id_token"),
-                              **matrix_words()), "dL-dE", key="emb_grad")
+                              **matrix_words()), tr("file_grad"), key="emb_grad")
     return grad
 
 
@@ -81,7 +81,7 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     show_figure(row_change_figure(emb.vocab_labels(itos), s["change"].numpy(), ids,
                                   tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
                                   text=words),
-                "rows moved", key="emb_moved")
+                tr("file_moved"), key="emb_moved")
     table(emb.update_rows(before, after, used, itos, shown=SHOWN),
           height=min(400, 40 + 35 * max(1, s["n_changed"])))
 

@@ -72,7 +72,7 @@ def lookup(cur: session.Current, E, step: int) -> None:
     with right:
         show_figure(matrix_figure(E.numpy(), row_labels(cur), tr("fig_E", V=V, d=d), boxed=ids,
                                   colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"),
-                                  **matrix_words()), "E", key="emb_E")
+                                  **matrix_words()), tr("file_E"), key="emb_E")
     say("onehot", token=tok, V=V, i=i, row_vec=row, zeros=(V - 1) * d)
     rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
     table(rows, width="stretch")
@@ -98,7 +98,7 @@ def shapes(cur: session.Current, E) -> None:
     say("shapes", V=V, d=d, T=T, same=tr("same_size", T=T) if T == d else "")
     show_figure(matrix_figure(emb.lookup(E, cur.input_ids).numpy(), step_labels(cur.tokens),
                               tr("fig_sentence", T=T, d=d), colorbar=tr("fig_x_value"), hover_name="x",
-                              y_title=tr("fig_step_token"), **matrix_words()), "sentence T x d",
+                              y_title=tr("fig_step_token"), **matrix_words()), tr("file_sentence"),
                 key="emb_Td")
 
 
@@ -135,7 +135,7 @@ def batch(cur: session.Current, E) -> None:
         words = {"sentence": tr("fig_batch_sentence"), "pad": "pad", "dim": tr("fig_dim"),
                  "value": tr("fig_x_value"), "step": tr("fig_step"), "x": tr("fig_dim_axis")}
         show_figure(batch_figure(r["X"].numpy(), r["mask"].numpy(), rows, tr("fig_batch", B=B, T=T, d=d),
-                                 text=words), "batch", key="emb_batch")
+                                 text=words), tr("file_batch"), key="emb_batch")
 
 
 def pad_note(cur: session.Current, pad_id: int) -> str:

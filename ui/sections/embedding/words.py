@@ -61,12 +61,12 @@ def similar(cur: session.Current, E, step: int) -> None:
         coords, share = emb.pca_2d(M)
         with col:
             show_figure(pca_figure(coords.numpy(), list(itos), cur.input_ids, share.numpy(), title,
-                                   text=pca_words()), "PCA", key=f"emb_pca_{n}")
+                                   text=pca_words()), tr("file_pca"), key=f"emb_pca_{n}")
     output_rows(cur, k, word)
     labels = step_labels(cur.tokens)
     C = emb.cosine_matrix(E)[list(cur.input_ids)][:, list(cur.input_ids)]  # (T, T)
     show_figure(heatmap(C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"), tr("fig_step_token"),
-                        "cos", zmid=0.0, hover_name="cos"), "cosine", key="emb_cos")
+                        "cos", zmid=0.0, hover_name="cos"), tr("file_cos"), key="emb_cos")
 
 
 def drift_level(mean_cos: float) -> str:
@@ -82,7 +82,7 @@ def output_rows(cur: session.Current, k: int, word: str) -> None:
     with st.expander(tr("out_rows")):
         coords, share = emb.pca_2d(W_o)
         show_figure(pca_figure(coords.numpy(), list(cur.vocab.itos), cur.input_ids, share.numpy(),
-                               tr("fig_pca_out"), text=pca_words()), "PCA W_o", key="emb_pca_out")
+                               tr("fig_pca_out"), text=pca_words()), tr("file_pca_out"), key="emb_pca_out")
 
 
 def order_suggestions(cur: session.Current) -> tuple[str, str]:
@@ -117,7 +117,7 @@ def order(cur: session.Current, E) -> None:
                                           tr("fig_order", name=name, T=len(ids), d=E.shape[1]),
                                           colorbar=tr("fig_x_value"), hover_name="x",
                                           y_title=tr("fig_step_token"), **matrix_words()),
-                            f"sentence {name}", key=f"emb_order_{name}")
+                            tr("file_order", name=name), key=f"emb_order_{name}")
 
 
 def representations(cur: session.Current, E) -> None:
