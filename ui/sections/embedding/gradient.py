@@ -95,8 +95,8 @@ def apply_rule(cur, E, rule: str, step: int, grad, lr: float, g_typed):
         example = ""
         if moved:
             k = ids[step] if ids[step] in moved else moved[0]  # step t's row first
-            example = tr("gd_example", token=md_escape(itos[k]), before=vector(E[k]), lr=num(lr),
-                         g=vector(grad[k]), after=vector(new[k]))
+            example = tr("gd_example", token=md_escape(itos[k]), before=vector(E[k], shown=SHOWN), lr=num(lr),
+                         g=vector(grad[k], shown=SHOWN), after=vector(new[k], shown=SHOWN))
         return E, new, grad, itos, ids, "update-gd", {"example": example}
     if rule == "wd":
         wd = st.slider(tr("wd"), 0.0, 0.5, 0.01, 0.01, key="emb_wd", **BIND)
