@@ -570,31 +570,41 @@ def _close(a, b, tol: float = 0.005) -> bool:
 _vec = _vector
 
 
+def _hint(ok: bool, message: str, key: str, **values) -> Verdict:
+    """A Verdict whose hint is also named in the catalogue (locales/<lang>/embedding.toml), so the
+    page shows it in the learner's language; `message` is the English text."""
+    return Verdict(ok, message, hint_key=f"embedding.hint_{key}", values=values)
+
+
 def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
     """Right, or exactly what is off: wrong row, counted from 1, sign slip, forgot lr, added g."""
     ans = parse_vector(text, len(ex.g), "your answer")
     i, E, g, lr = ex.token_id, f64(ex.E), f64(ex.g), ex.lr
     want = ex.lookup_answer() if kind == "lookup" else ex.update_answer()
     if _close(ans, want):
-        return Verdict(True, f"Right: {_vec(want)}.")
+        return _hint(True, f"Right: {_vec(want)}.", "right", want=_vec(want))
     row = lambda k: E[k] if kind == "lookup" else E[k] - lr * g  # noqa: E731
     for k in range(len(E)):
         if k != i and _close(ans, row(k)):
-            hint = (f" You counted rows from 1: id {i} is row {i + 1}, the row with index {i}."
-                    if k == i + 1 else "")
-            return Verdict(False, f"That is the row of “{ex.itos[k]}” (id {k}); "
-                                  f"“{ex.itos[i]}” has id {i}.{hint}")
+            values = {"token": ex.itos[k], "k": k, "target": ex.itos[i], "i": i}
+            if k == i + 1:
+                msg = (f"That is the row of “{ex.itos[k]}” (id {k}); “{ex.itos[i]}” has id {i}. "
+                       f"You counted rows from 1: id {i} is row {i + 1}, the row with index {i}.")
+                return _hint(False, msg,
+                             "row_from_1", row=i + 1, **values)
+            return _hint(False, f"That is the row of “{ex.itos[k]}” (id {k}); “{ex.itos[i]}” has id {i}.",
+                         "wrong_row", **values)
     if kind == "update":
-        checks = [(E[i], "That is E[id] before the step: subtract lr × g_e from it."),
-                  (E[i] + lr * g, "You added lr × g_e. Gradient descent subtracts it: "
-                                  "the step goes against the gradient."),
-                  (E[i] - g, f"You forgot the learning rate: subtract lr × g_e = {_vec(lr * g)}, "
-                             f"not g_e itself."),
-                  (E[i] + g, "You added g_e without the learning rate: subtract lr × g_e."),
-                  (-lr * g, "That is only the step -lr × g_e: add it to E[id].")]
-        for value, msg in checks:
+        checks = [(E[i], "before", "That is E[id] before the step: subtract lr × g_e from it."),
+                  (E[i] + lr * g, "added", "You added lr × g_e. Gradient descent subtracts it: "
+                                           "the step goes against the gradient."),
+                  (E[i] - g, "no_lr", f"You forgot the learning rate: subtract lr × g_e = {_vec(lr * g)}, "
+                                      f"not g_e itself."),
+                  (E[i] + g, "added_g", "You added g_e without the learning rate: subtract lr × g_e."),
+                  (-lr * g, "step_only", "That is only the step -lr × g_e: add it to E[id].")]
+        for value, key, msg in checks:
             if _close(ans, value):
-                return Verdict(False, msg)
+                return _hint(False, msg, key, lr_g=_vec(lr * g))
     flipped = [j for j in range(len(want))
                if abs(float(want[j])) > 0.005 and _close(ans[j], -want[j])]
     wrong = [j for j in range(len(want)) if not _close(ans[j], want[j])]
@@ -602,14 +612,16 @@ def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
         j = flipped[0]
         how = (f" ({float(E[i, j]):g} - {lr:g} × ({float(g[j]):g}) = {float(want[j]):.4g})"
                if kind == "update" else "")
-        return Verdict(False, f"Sign slip in entry {j + 1}: you wrote {float(ans[j]):.4g}, "
-                              f"it is {float(want[j]):.4g}{how}.")
+        return _hint(False, f"Sign slip in entry {j + 1}: you wrote {float(ans[j]):.4g}, "
+                            f"it is {float(want[j]):.4g}{how}.", "sign", j=j + 1,
+                     wrote=f"{float(ans[j]):.4g}", want=f"{float(want[j]):.4g}", how=how)
     parts = []
     for j in wrong:
         how = (f"{float(E[i, j]):g} - {lr:g} × ({float(g[j]):g}) = {float(want[j]):.4g}"
                if kind == "update" else f"E[{i}][{j}] = {float(want[j]):.4g}")
-        parts.append(f"entry {j + 1}: {how}")
-    return Verdict(False, "Not quite. " + "; ".join(parts) + ".")
+        parts.append((j + 1, how))
+    return _hint(False, "Not quite. " + "; ".join(f"entry {j}: {how}" for j, how in parts) + ".",
+                 "not_quite", parts="; ".join(f"[{j}] {how}" for j, how in parts))
 
 
 # ---- tables for the page (rows of plain values; the page only draws them) -------------------
@@ -662,20 +674,21 @@ def outer_rows(i: int, g, itos, radius: int | None = None) -> list[dict]:
             for k in window(i, len(itos), radius)]
 
 
-def contribution_rows(contribs: list[dict]) -> list[dict]:
-    """One row per looked-up word: its steps, each step's g_t, and the sum (its row of dL/dE)."""
+def contribution_rows(contribs: list[dict], shown: int | None = None) -> list[dict]:
+    """One row per looked-up word: its steps, each step's g_t, and the sum (its row of dL/dE).
+    shown: entries of a long vector kept in a cell (None: all)."""
     return [{"id": r["id"], "token": r["token"], "steps": steps_text(r["steps"]),
-             "contributions g_t": "  +  ".join(vector_text(p) for p in r["parts"]),
-             "row of dL/dE (the sum)": vector_text(r["total"])} for r in contribs]
+             "contributions g_t": "  +  ".join(vector_text(p, shown=shown) for p in r["parts"]),
+             "row of dL/dE (the sum)": vector_text(r["total"], shown=shown)} for r in contribs]
 
 
-def update_rows(E_old, E_new, grad, itos, limit: int = 200) -> list[dict]:
+def update_rows(E_old, E_new, grad, itos, limit: int = 200, shown: int | None = None) -> list[dict]:
     """The rows an update moved (largest change first): before, gradient row, after, change."""
     E_old, E_new, grad = f64(E_old), f64(E_new), f64(grad)
     ch = row_changes(E_old, E_new)
     order = [int(k) for k in torch.argsort(ch, descending=True, stable=True) if ch[k] > 0][:limit]
-    return [{"id": k, "token": itos[k], "before": vector_text(E_old[k]),
-             "dL/dE row": vector_text(grad[k]), "after": vector_text(E_new[k]),
+    return [{"id": k, "token": itos[k], "before": vector_text(E_old[k], shown=shown),
+             "dL/dE row": vector_text(grad[k], shown=shown), "after": vector_text(E_new[k], shown=shown),
              "||change||": num(ch[k])} for k in order]
 
 
@@ -705,24 +718,34 @@ def word_ids(words, vocab) -> list:
     return out
 
 
-def representation_rows(words, ids, E, buckets: int, itos) -> list[dict]:
+REPRESENTATION_TEXT = {"special": "(a special token, not a word: not hashed)", "at": "{c} at {b}",
+                       "none_one": "none: not in the vocabulary (dropped)", "none_dense": "none (dropped)",
+                       "one": "1 at position {i} of {V}", "unknown": " ({tok}: unknown word)",
+                       "the_row": " (the {tok} row)"}
+
+
+def representation_rows(words, ids, E, buckets: int, itos, text: dict | None = None,
+                        shown: int | None = None) -> list[dict]:
     """The same typed words three ways: one-hot (where the 1 is), hashed buckets, dense row of E.
 
     An unknown word loses its identity in one-hot and dense form (it becomes <unk>, or is
-    dropped), while word hashing still builds its vector from its letters.
+    dropped), while word hashing still builds its vector from its letters. text: the cells'
+    words (REPRESENTATION_TEXT's keys, English by default); shown: entries of a dense row kept.
     """
+    w_ = {**REPRESENTATION_TEXT, **(text or {})}
     E = f64(E)
     V = E.shape[0]
     out = []
     for t, (w, i) in enumerate(zip(words, ids)):
-        hashed = ("(a special token, not a word: not hashed)" if w in SPECIALS else
-                  ", ".join(f"{c} at {b}" for b, c in hash_signature(w, buckets)))
+        hashed = (w_["special"] if w in SPECIALS else
+                  ", ".join(w_["at"].format(c=c, b=b) for b, c in hash_signature(w, buckets)))
         if i is None:
-            one, dense = "none: not in the vocabulary (dropped)", "none (dropped)"
+            one, dense = w_["none_one"], w_["none_dense"]
         else:
             unknown = itos[int(i)] != w and itos[int(i)] in SPECIALS
-            one = f"1 at position {int(i)} of {V:,}" + (f" ({itos[int(i)]}: unknown word)" if unknown else "")
-            dense = vector_text(E[int(i)]) + (f" (the {itos[int(i)]} row)" if unknown else "")
+            tok = itos[int(i)]
+            one = w_["one"].format(i=int(i), V=f"{V:,}") + (w_["unknown"].format(tok=tok) if unknown else "")
+            dense = vector_text(E[int(i)], shown=shown) + (w_["the_row"].format(tok=tok) if unknown else "")
         out.append({"word": t + 1, "token": w, "one-hot (length V)": one,
                     f"word hashing (length {buckets:,})": hashed,
                     f"dense embedding (length {E.shape[1]})": dense})

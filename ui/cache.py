@@ -238,3 +238,23 @@ def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
     """The window pairs of a learner's sentences (the sentences themselves are the key)."""
     from rnnviz import word2vec
     return word2vec.pair_corpus([list(s) for s in sentences], radius, max_vocab)
+
+
+# ---- embedding page (page 1) -----------------------------------------------------------------
+
+@st.cache_resource(show_spinner="Training a small tied model (a few seconds, once)…")
+def tied_model():
+    """(model, vocab, report) of rnnviz.tied's tied LM: shared read-only, never trained in place."""
+    from rnnviz.tied import train_tied_model
+    return train_tied_model()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _tied_parts(key: tuple, _model) -> dict:
+    from rnnviz.tied import tied_gradient_parts
+    return tied_gradient_parts(_model, list(key[1]), list(key[2]))
+
+
+def tied_parts(model, ids, targets) -> dict:
+    """dL/dE of the tied model on one sentence: input, output and total parts."""
+    return _tied_parts(key_of(model, ids, targets), model)

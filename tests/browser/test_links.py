@@ -57,7 +57,7 @@ def test_query_link_opens_that_model_and_sentence(server, browser):
         assert "Notes example" in model and text == "I like dogs"
         shown = main_text(pg)
         if PATH == "embedding":
-            assert "Working on: Notes example (V=5, d=3, H=4), sentence of T = 3 token(s)" in shown
+            assert "Notes example (V=5, d=3, H=4) reads your sentence as T = 3 token(s)" in shown
         else:
             assert "Your sentence became 3 token(s)" in shown
         assert "model=notes" in pg.url and "text=I+like+dogs" in pg.url

@@ -1,6 +1,7 @@
-"""The embedding page in AppTest: default model, the notes' and travel presets, a batch of two
-sentences, update rules, hashing with one bucket, word order, the exercise, bad input.
-Oracles: the model's own E and autograd dL/dE, the notes' numbers, rnnviz.embedding."""
+"""The embedding page in AppTest: default model, the notes' numbers on the notes model, a batch of
+two sentences, update rules (the tied one on rnnviz.tied's model), hashing with one bucket, word
+order, the exercise, bad input, old links, Chinese.
+Oracles: the model's own E and autograd dL/dE, the notes' numbers, rnnviz.embedding / tied."""
 import numpy as np
 import pytest
 
@@ -13,7 +14,7 @@ from tests.apptest_helpers import figures, no_exception
 
 PAGE = "pages/embedding.py"
 RULES = {"gd": "Plain gradient descent", "wd": "SGD + weight decay", "adam": "Adam (its 2nd step)",
-         "tied": "Tied input/output weights"}  # the radio's shown options (also the URL values)
+         "tied": "Tied input/output weights"}  # the radio's shown options (the URL held them before)
 
 
 @pytest.fixture(scope="module")
@@ -60,26 +61,34 @@ def test_default_model_shows_its_e_and_the_autograd_gradient(app, default):
     assert len(frame_with(at, "||change||")) == len(set(inp))
 
 
-def test_notes_preset_reproduces_the_notes_numbers(app):
-    at = app(PAGE)
-    at.radio(key="emb_preset").set_value("Notes example (V=5, d=3)").run()
+def test_notes_model_shows_the_notes_numbers_without_a_page_switch(app):
+    at = on_page(app, "notes", "I like cats")
     no_exception(at)
+    assert not [r for r in at.radio if r.key == "emb_preset"]  # no page-level "Notes example" switch
     md = text(at)
-    assert "id 2 (row 3" in md and "E[2] = [-0.4, 0.8, 0.1]" in md
+    assert "“row 3”" in md and "E[2] = [-0.4, 0.8, 0.1]" in md
+    assert "E[2] - 0.1 · g_e = [-0.6, 0.9, -0.2]" in md
+    assert "B x T x d = 2 x 4 x 3" in md  # "I like cats" and the notes' 4-token sentence
+    assert "“Taipei” (id 2) as [0.67, 0.89, -0.34]" in md
+    travel = frame_with(at, "E[id]")
+    assert list(travel["token"]) == list(emb.PRESETS["travel"].itos)
+    # the general sections follow the step the learner picks: cats at t = 3, the notes' g_e and lr
+    at.slider(key="emb_step").set_value(3).run()
+    md = text(at)
+    assert "id 2 (note 000 says “row 3”" in md
     assert "[-0.4, 0.8, 0.1] - 0.1 · [2, -1, 3] = [-0.6, 0.9, -0.2]" in md
     upd = frame_with(at, "||change||")
     assert list(upd["token"]) == ["cats"] and upd["after"][0] == "[-0.6, 0.9, -0.2]"
     outer = frame_with(at, "x_k·g_1")
     assert list(outer.iloc[2][["x_k·g_1", "x_k·g_2", "x_k·g_3"]]) == ["2", "-1", "3"]
     assert (outer.drop(index=2)[["x_k·g_1", "x_k·g_2", "x_k·g_3"]] == "0").all().all()
-    assert "B x T x d = 2 x 4 x 3" in md  # "I like cats" and a 4-token sentence
 
 
-def test_travel_preset_looks_up_taipei(app):
+def test_default_model_has_no_notes_block(app):
     at = app(PAGE)
-    at.radio(key="emb_preset").set_value("Travel vocabulary (note 004)").run()
     no_exception(at)
-    assert "E[2] = [0.67, 0.89, -0.34]" in text(at)
+    assert "The notes' worked example" not in text(at)
+    assert "[Lookup](#emb-lookup)" in text(at) and "(#emb-notes)" not in text(at)
 
 
 def test_batch_of_two_sentences_is_padded_with_a_mask(app):
@@ -96,7 +105,7 @@ def test_batch_of_two_sentences_is_padded_with_a_mask(app):
 @pytest.mark.parametrize("rule, changed", [("wd", "79 of 79"), ("tied", "79 of 79")])
 def test_other_rows_change_under_weight_decay_and_tied_weights(app, rule, changed):
     at = app(PAGE)
-    at.radio(key="emb_rule").set_value(RULES[rule]).run()
+    at.radio(key="emb_rule").set_value(rule).run()
     no_exception(at)
     assert fig(at, "Which rows moved")["layout"]["title"]["text"].startswith(f"Which rows moved: {changed}")
 
@@ -104,7 +113,7 @@ def test_other_rows_change_under_weight_decay_and_tied_weights(app, rule, change
 def test_adam_state_moves_rows_of_the_earlier_sentence(app, default):
     model, vocab = default
     at = app(PAGE)
-    at.radio(key="emb_rule").set_value(RULES["adam"]).run()
+    at.radio(key="emb_rule").set_value("adam").run()
     no_exception(at)
     now = set(lm_pair(list(prepare("Arrive Taipei on November 2nd", vocab).ids), vocab)[0])
     before = set(lm_pair(list(prepare("man bites dog", vocab).ids), vocab)[0])
@@ -138,7 +147,7 @@ def test_dog_bites_man_and_random_init_comparison(app, default):
 
 def test_typed_gradient_and_bad_input(app):
     at = app(PAGE)
-    at.radio(key="emb_gsrc").set_value("typed in by you").run()
+    at.radio(key="emb_gsrc").set_value("typed").run()
     at.text_input(key="emb_ge").input("2, x, 3").run()
     no_exception(at)
     assert any("not a number" in e.value for e in at.error)
@@ -155,26 +164,38 @@ def test_repeated_token_adds_up_in_one_row(app):
     assert rows[rows["token"] == "cats"]["steps"].iloc[0] == "t=2, t=4"
 
 
+def answer(at, value: str):
+    at.text_input(key="emb_ex_answer").input(value).run()
+    at.button(key="emb_ex_check").click().run()
+    return at
+
+
 def test_exercise_diagnoses_the_notes_sign_slip(app):
-    at = app(PAGE)
-    at.radio(key="emb_preset").set_value("Notes example (V=5, d=3)").run()
-    at.radio(key="emb_ex_kind").set_value("the row after one step").run()
-    at.text_input(key="emb_ex_answer").input("0.6, 0.9, -0.2").run()
+    at = on_page(app, "notes", "I like cats")
+    at.radio(key="emb_ex_kind").set_value("update").run()
+    answer(at, "0.6, 0.9, -0.2")
     no_exception(at)
     assert any("Sign slip" in e.value for e in at.error)
-    at.text_input(key="emb_ex_answer").input("-0.6, 0.9, -0.2").run()
+    answer(at, "-0.6, 0.9, -0.2")
     assert any("Right" in s.value for s in at.success)
+    at.toggle(key="emb_ex_solution").set_value(True).run()
+    assert any("[-0.6, 0.9, -0.2]" in i.value.replace("\\", "") for i in at.info)  # md-escaped
+
+
+def exercise_frame(at):
+    return [d.value for d in at.dataframe if "E[id]" in d.value.columns][-1]
 
 
 def test_new_exercise_button_changes_the_numbers(app):
     at = app(PAGE)
-    first = frame_with(at, "E[id]").to_dict()
+    first = exercise_frame(at).to_dict()
+    assert at.number_input(key="emb_ex_n").value == 1
     at.button(key="emb_ex_new").click().run()
     no_exception(at)
-    assert at.number_input(key="emb_ex_seed").value == 2
+    assert at.number_input(key="emb_ex_n").value == 2
     ex = emb.make_exercise(2)
-    assert list(frame_with(at, "E[id]")["token"]) == list(ex.itos)
-    assert frame_with(at, "E[id]").to_dict() != first
+    assert list(exercise_frame(at)["token"]) == list(ex.itos)
+    assert exercise_frame(at).to_dict() != first
 
 
 def test_one_token_sentence_on_the_notes_model(app):
@@ -182,6 +203,8 @@ def test_one_token_sentence_on_the_notes_model(app):
     no_exception(at)
     assert "E[2] = [-0.4, 0.8, 0.1]" in text(at)
     assert not [s for s in at.slider if s.key == "emb_step"]  # T = 1: no step to choose
+    assert "1 of 5 rows changed" in text(at)  # the notes' typed g_e = [2, -1, 3] at cats
+    at.radio(key="emb_gsrc").set_value("backward").run()
     assert "0 of 5 rows changed" in text(at)  # no next token, so no loss and no gradient
 
 
@@ -204,31 +227,47 @@ def test_output_rows_pca_matches_w_o(app, default):
     assert np.allclose(np.sort(ys), np.sort(coords[:, 1].numpy()))
 
 
-def test_a_link_reproduces_the_notes_view():
-    """?emb_preset=...&emb_rule=... (as 'Share this view' writes them) opens the same view."""
+def link_app(params: dict):
     from streamlit.testing.v1 import AppTest
 
     from tests.conftest import APP, ROOT
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["emb_preset"] = "Notes example (V=5, d=3)"
-    at.query_params["emb_rule"] = RULES["wd"]
+    for k, v in params.items():
+        at.query_params[k] = v
     at.switch_page(str(ROOT / PAGE))
     at.run()
+    return at
+
+
+def test_a_link_reproduces_the_notes_view():
+    """?model=notes&emb_rule=wd (as 'Share this view' writes them) opens the same view."""
+    at = link_app({"model": "notes", "emb_rule": "wd"})
     no_exception(at)
-    assert "E[2] = [-0.4, 0.8, 0.1]" in text(at)  # the step follows cats without a click
+    assert "E[2] = [-0.4, 0.8, 0.1]" in text(at)
     assert "5 of 5 rows changed" in text(at)
+    assert not at.warning  # the app's own link opens with no warning
+
+
+def test_an_old_link_still_opens_the_notes_view():
+    """Links made before the page used codes: ?emb_preset=Notes+example...&emb_rule=SGD+...&emb_ex_seed=5."""
+    at = link_app({"emb_preset": "Notes example (V=5, d=3)", "emb_rule": RULES["wd"],
+                   "emb_gsrc": "typed in by you", "emb_ex_seed": "5"})
+    at.run()  # the old preset queues the notes model; the next run shows it
+    no_exception(at)
+    assert at.radio(key="emb_rule").value == "wd" and at.radio(key="emb_gsrc").value == "typed"
+    assert "E[2] = [-0.4, 0.8, 0.1]" in text(at) and "5 of 5 rows changed" in text(at)
+    assert not [w for w in at.warning if "not valid" in w.value or "Ignored" in w.value]
 
 
 def test_padding_row_says_which_row_id_0_is(app):
-    at = app(PAGE)
-    at.radio(key="emb_preset").set_value("Notes example (V=5, d=3)").run()
+    at = on_page(app, "notes", "I like cats")
     md = text(at)
     assert "row of “I”" in md and "here both happen to be 3" in md  # T = d = 3 in the notes' sentence
     at = app(PAGE)
     at.text_input(key="emb_batch2").input("man bites dog").run()
     md = text(at)
     assert "the row of the \\<pad\\> token" in md and "happen to be" not in md
-    assert "Pick an example just below" in md
+    assert "choose the model “Notes example”" in md
 
 
 def test_similar_words_default_and_drift_are_computed(app, default):
@@ -254,3 +293,87 @@ def test_notes_model_has_no_made_up_before_training(app):
     assert "starting E is not recorded" in md and "Training started from" not in md
     assert "in this model's E:" in md and "trained E" not in md
     assert at.selectbox(key="emb_word").value == "I"  # step t's word
+
+
+def test_tied_rule_updates_a_real_tied_model(app):
+    from rnnviz.tied import tied_gradient_parts, train_tied_model
+    model, vocab, report = train_tied_model()
+    at = app(PAGE)
+    at.radio(key="emb_rule").set_value("tied").run()
+    no_exception(at)
+    inp, tgt = lm_pair(list(prepare("Arrive Taipei on November 2nd", vocab).ids), vocab)
+    parts = tied_gradient_parts(model, inp, tgt)
+    y = np.asarray(fig(at, "Which rows moved")["data"][0]["y"], dtype=float)
+    np.testing.assert_allclose(y, (0.1 * parts["total"]).norm(dim=1).numpy(), rtol=1e-9)
+    md = " ".join(text(at).split())
+    assert f"held-out perplexity {emb.num(report['heldout_perplexity'])}" in md
+    assert "reaches the 6 row(s) the sentence read" in md and "reaches 79 rows" in md
+    assert "fit error" not in md  # no stand-in output map any more
+
+
+def test_nn_embedding_equals_a_bias_free_linear(app):
+    at = app(PAGE)
+    no_exception(at)
+    md = " ".join(text(at).split())
+    assert "79 x 16 = 1264 weights" in md and "differ by at most 0." in md
+    rows = frame_with(at, "x_t W^T")
+    assert (rows["E[id]"] == rows["x_t W^T"]).all() and len(rows) == 6
+
+
+def test_why_marks_shows_good_and_goods(app):
+    at = app(PAGE)
+    md = " ".join(text(at).split())
+    assert "“good” is cut into goo ood" in md and "“#good#” gives #go goo ood od#" in md
+    assert "“good” keeps od#" in md
+
+
+def test_compared_sentences_keep_unk_in_place(app):
+    at = app(PAGE)
+    at.text_input(key="emb_order_a").input("the cat sat on Taipei").run()
+    at.text_input(key="emb_order_b").input("Taipei on sat cat the").run()
+    no_exception(at)
+    rows = frame_with(at, "tokens compared")
+    assert list(rows["tokens compared"]) == ["<unk> <unk> <unk> on Taipei", "Taipei on <unk> <unk> <unk>"]
+    assert "the same sum" in text(at)
+
+
+def zh_page():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import APP, ROOT
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["lang"] = "zh"
+    at.switch_page(str(ROOT / PAGE))
+    return at.run()
+
+
+def test_chinese_page_is_mostly_chinese():
+    at = zh_page()
+    no_exception(at)
+    md = "".join(m.value for m in at.markdown)
+    han = sum("\u4e00" <= ch <= "\u9fff" for ch in md)
+    letters = sum(ch.isascii() and ch.isalpha() for ch in md)
+    assert han > letters, (han, letters)
+    assert at.radio(key="emb_rule").options[0] == "普通梯度下降"
+    assert any(f["layout"]["title"]["text"].startswith("E（79 x 16）") for f in figures(at))
+
+
+def test_numbers_are_the_same_in_both_languages(app):
+    en, zh = app(PAGE), zh_page()
+    for a, b in zip(figures(en), figures(zh)):
+        for ta, tb in zip(a["data"], b["data"]):
+            if "z" in ta:
+                np.testing.assert_array_equal(np.asarray(ta["z"], dtype=float), np.asarray(tb["z"], dtype=float))
+
+
+def test_old_exercise_number_link_is_kept():
+    at = link_app({"emb_ex_seed": "5"})
+    no_exception(at)
+    assert at.number_input(key="emb_ex_n").value == 5
+    assert list(exercise_frame(at)["token"]) == list(emb.make_exercise(5).itos)
+
+
+def test_padding_prose_shows_the_model_s_own_step():
+    at = link_app({"emb_batch2": "man bites dog"})
+    md = text(at)
+    assert r"h_t = \tanh\!\left(W_x x_t + W_h h_{t-1} + b_h\right)" in md and "h_(t-1)" not in md

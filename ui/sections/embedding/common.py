@@ -1,0 +1,71 @@
+"""Shared pieces of the embedding page's sections: the page's strings, tables with translated
+headers, figure words, and old links (their values were shown labels; now they are codes)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz import embedding as emb
+
+from ... import session
+from ...i18n import prose, t
+
+PAGE = "embedding"
+RADIUS = 3  # rows shown either side of the looked-up row in the term-by-term tables
+
+# Column names of rnnviz.embedding's table rows -> catalogue keys (symbols stay as they are).
+COLUMNS = {"row (counting from 1)": "col_row1", "token": "col_token", "used at": "col_used",
+           "steps": "col_steps", "contributions g_t": "col_contrib", "row of dL/dE (the sum)": "col_sum",
+           "before": "col_before", "after": "col_after", "dL/dE row": "col_grad_row",
+           "g now": "col_g_now", "word a": "col_word_a", "word b": "col_word_b",
+           "one-hot distance": "col_onehot_dist", "embedding distance": "col_emb_dist",
+           "embedding cosine": "col_emb_cos", "word": "col_word", "trigrams": "col_trigrams",
+           "buckets": "col_buckets", "non-zero entries": "col_nonzero",
+           "in the model's vocabulary": "col_in_vocab", "one-hot (length V)": "col_onehot_len"}
+
+
+def say(key: str, **values) -> None:
+    st.markdown(prose(PAGE, key, **values))
+
+
+def tr(key: str, **values) -> str:
+    return t(f"{PAGE}.{key}", **values)
+
+
+def table(rows, **kw) -> None:
+    """Rows of plain values with their headers in the learner's language."""
+    df = pd.DataFrame(rows)
+    df = df.rename(columns=lambda c: tr(COLUMNS[c]) if c in COLUMNS else c)
+    st.dataframe(df, hide_index=True, **kw)
+
+
+def header(key: str) -> None:
+    """A section header with a fixed anchor (the in-page table of contents links to it)."""
+    st.header(tr(f"toc_{key}"), anchor=f"emb-{key}")
+
+
+def row_labels(cur: session.Current) -> list[str]:
+    return emb.vocab_labels(cur.vocab.itos)
+
+
+def step_labels(tokens) -> list[str]:
+    return [f"t={s + 1} {tok}" for s, tok in enumerate(tokens)]
+
+
+def matrix_words() -> dict:
+    """matrix_figure's axis words in the learner's language."""
+    return {"x_title": tr("fig_dim_axis"), "dim": tr("fig_dim")}
+
+
+def coded_radio(label: str, codes: list[str], key: str, shown, default: int = 0, **kw) -> str:
+    """A horizontal radio whose URL value is the option's short code (emb_rule=wd), whatever the
+    language; Streamlit's bind="query-params" would write the shown label instead, which differs
+    between languages and made the app's own links warn. Seeded once from the URL, then the URL
+    follows the widget. `shown(code)` is the label in the learner's language."""
+    if key not in st.session_state:
+        raw = st.query_params.get(key)
+        default = codes.index(raw) if raw in codes else default
+    value = st.radio(label, codes, index=default, key=key, format_func=shown, horizontal=True, **kw)
+    if st.query_params.get(key) != value and (key in st.query_params or codes.index(value) != default):
+        st.query_params[key] = value
+    return value

@@ -1,0 +1,162 @@
+"""Page 1 sections, backward: g_e (from the backward pass or typed), dL/dE = x^T g_e element by
+element, the sum over the sentence, and one update under four rules (the tied one on a real tied
+model, rnnviz.tied)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz import embedding as emb
+from rnnviz.errors import InputError
+from rnnviz.figures.embedding import matrix_figure, row_change_figure
+from rnnviz.formatting import num, vector
+from rnnviz.formulas import repeat_example
+
+from ... import cache, session
+from ...widgets import md_escape, show_figure
+from .common import RADIUS, coded_radio, header, matrix_words, row_labels, say, table, tr
+from .lookup import encode
+
+RULES = ("gd", "wd", "adam", "tied")
+SHOWN = 6  # entries of a long vector kept in a table cell
+BIND = {"bind": "query-params"}
+
+
+def gradient(cur: session.Current, E, step: int):
+    """The (T, d) gradient rows g_t and the typed g_e (None when from the backward pass)."""
+    header("gradient")
+    c1, c2 = st.columns(2)
+    with c1:
+        src = coded_radio(tr("gsrc"), ["backward", "typed"], "emb_gsrc", lambda k: tr(f"gsrc_{k}"),
+                          default=1 if cur.key == "notes" else 0)
+    g_text = c2.text_input(tr("ge", d=E.shape[1]), "2, -1, 3", key="emb_ge", **BIND,
+                           disabled=src == "backward")
+    if src == "backward":
+        say("gradient-backward", loss=num(cur.trace.loss))
+        return emb.f64(cur.trace.grad_x), None
+    g = emb.parse_vector(g_text, E.shape[1], "g_e")
+    say("gradient-typed", g=vector(g), t=step + 1, token=md_escape(cur.tokens[step]))
+    return emb.typed_gradient(len(cur.input_ids), E.shape[1], step, g), g
+
+
+def outer_and_sum(cur: session.Current, E, step: int, G):
+    """x^T g_e for step t element by element, then dL/dE = sum_t x_t^T g_t. Returns dL/dE."""
+    ids, itos, V, d = list(cur.input_ids), cur.vocab.itos, E.shape[0], E.shape[1]
+    i = ids[step]
+    say("outer", i=i, token=md_escape(cur.tokens[step]), g_t=vector(G[step], shown=6), V=V, d=d)
+    rows = emb.outer_rows(i, G[step], itos, RADIUS)
+    table(rows)
+    if len(rows) < V:
+        st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="x_k = 0 ⇒ x_k g_j = 0"))
+    grad = emb.embedding_gradient(ids, G, V)  # (V, d)
+    contribs = emb.row_contributions(ids, G, itos)
+    say("sum", n_rows=len(contribs), n_zero=V - len(contribs))
+    table(emb.contribution_rows(contribs, shown=SHOWN))
+    repeated = [md_escape(f"“{r['token']}”") for r in contribs if len(r["steps"]) > 1]
+    if repeated:
+        say("repeated", repeated=", ".join(repeated))
+    else:
+        say("not-repeated", example=md_escape(repeat_example(cur.prepared.tokens)))
+    show_figure(matrix_figure(grad.numpy(), row_labels(cur), tr("fig_grad", V=V, d=d), boxed=ids,
+                              colorbar="dL/dE", hover_name="dL/dE", y_title=tr("fig_id_token"),
+                              **matrix_words()), tr("file_grad"), key="emb_grad")
+    return grad
+
+
+def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
+    """One update step under the chosen rule, the rows it moved, and their numbers."""
+    header("update")
+    c1, c2 = st.columns(2)
+    lr = c1.slider(tr("lr"), 0.0, 1.0, 0.1, 0.01, key="emb_lr", **BIND)
+    with c2:
+        rule = coded_radio(tr("rule"), list(RULES), "emb_rule", lambda k: tr(f"rule_{k}"))
+    try:
+        before, after, used, itos, ids, key, values = apply_rule(cur, E, rule, step, grad, lr, g_typed)
+    except InputError as err:
+        st.error(str(err))
+        return
+    s = emb.change_summary(before, after, ids)
+    V = before.shape[0]
+    say(key, lr=num(lr), V=V, n_changed=s["n_changed"], n_other=s["n_other"], **values)
+    words = {k: tr(f"fig_change_{k}") for k in ("looked", "not_looked", "row", "change", "x", "y")}
+    show_figure(row_change_figure(emb.vocab_labels(itos), s["change"].numpy(), ids,
+                                  tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
+                                  text=words),
+                tr("file_moved"), key="emb_moved")
+    table(emb.update_rows(before, after, used, itos, shown=SHOWN),
+          height=min(400, 40 + 35 * max(1, s["n_changed"])))
+
+
+def apply_rule(cur, E, rule: str, step: int, grad, lr: float, g_typed):
+    """(E before, E after, gradient used, itos, ids read, prose key, prose values)."""
+    itos, ids = cur.vocab.itos, list(cur.input_ids)
+    if rule == "gd":
+        new = emb.sgd_step(E, grad, lr)
+        moved = emb.change_summary(E, new, ids)["moved"]
+        example = ""
+        if moved:
+            k = ids[step] if ids[step] in moved else moved[0]  # step t's row first
+            example = tr("gd_example", token=md_escape(itos[k]), before=vector(E[k], shown=SHOWN), lr=num(lr),
+                         g=vector(grad[k], shown=SHOWN), after=vector(new[k], shown=SHOWN))
+        return E, new, grad, itos, ids, "update-gd", {"example": example}
+    if rule == "wd":
+        wd = st.slider(tr("wd"), 0.0, 0.5, 0.01, 0.01, key="emb_wd", **BIND)
+        return E, emb.sgd_step(E, grad, lr, wd), grad, itos, ids, "update-wd", {"wd": num(wd)}
+    if rule == "adam":
+        return adam_rule(cur, E, grad, lr, g_typed)
+    return tied_rule(cur, lr)
+
+
+def adam_rule(cur, E, grad, lr: float, g_typed):
+    """Adam's step 1 on an earlier sentence, step 2 on this one; returns step 2's change."""
+    suggestion = "you like dogs" if cur.key == "notes" else tr("adam_placeholder")
+    text = (st.text_input(tr("adam_prev"), key="emb_prev", **BIND, placeholder=suggestion).strip()
+            or suggestion)
+    inp, tgt = encode(cur, text)
+    V = E.shape[0]
+    if g_typed is None:
+        G_prev = emb.f64(cache.cached_trace(cur.model, inp, tgt).grad_x)  # (T', d)
+    else:
+        st.caption(tr("adam_typed"))
+        G_prev = emb.same_gradient(len(inp), g_typed)
+    states = emb.adam_steps(E, [emb.embedding_gradient(inp, G_prev, V), grad], lr)
+    with st.expander(tr("adam_state")):
+        table(emb.adam_rows(states[0].E, states[1], grad, cur.vocab.itos))
+    return (states[0].E, states[1].E, grad, cur.vocab.itos, list(cur.input_ids), "update-adam",
+            {"prev": md_escape(text)})
+
+
+def tied_rule(cur, lr: float):
+    """The update of a real tied model (d = H, W_o = E) on the sidebar's sentence: every row moves."""
+    model, vocab, report = cache.tied_model()
+    inp, tgt = encode_tied(cur, vocab)
+    parts = cache.tied_parts(model, inp, tgt)
+    E = emb.f64(model.E)  # (V, d)
+    n_in = int((parts["input"].norm(dim=1) > 0).sum())
+    n_out = int((parts["output"].norm(dim=1) > 0).sum())
+    values = {"n_in": n_in, "n_out": n_out, "loss": num(parts["loss"]), "d": report["d"],
+              "ppl": num(report["heldout_perplexity"]), "uniform": num(report["uniform_perplexity"]),
+              "tokens": md_escape(" ".join(vocab.decode(inp)))}
+    return E, emb.sgd_step(E, parts["total"], lr), parts["total"], vocab.itos, inp, "update-tied", values
+
+
+def encode_tied(cur, vocab):
+    """The sidebar's sentence in the tied model's vocabulary (word level; unknown words <unk>)."""
+    from rnnviz.data import lm_pair
+    from rnnviz.text import prepare
+    return lm_pair(list(prepare(cur.text, vocab, "word").ids), vocab)
+
+
+def gradient_and_update(cur: session.Current, E, step: int) -> None:
+    """The gradient, its sum over the sentence, and one update (a typo in g_e is a message)."""
+    try:
+        G, g_typed = gradient(cur, E, step)
+    except InputError as err:
+        st.error(str(err))
+        return
+    grad = outer_and_sum(cur, E, step, G)
+    update(cur, E, step, grad, g_typed)
+
+
+def embedding_matrix(cur: session.Current):
+    """E of the current model in float64 (so the notes' one-decimal numbers come out exactly)."""
+    return emb.f64(cur.model.E)  # (V, d)

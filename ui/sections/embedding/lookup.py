@@ -1,0 +1,143 @@
+"""Page 1 sections, forward: the guide, the notes' worked numbers, the lookup E[id] and one-hot
+x E, nn.Embedding as a bias-free Linear, shapes and a padded batch."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz import embedding as emb
+from rnnviz import limits
+from rnnviz.figures.embedding import batch_figure, matrix_figure
+from rnnviz.formatting import num, vector
+from rnnviz.formulas import step_formula
+from rnnviz.notes_facts import embedding_as_linear
+from rnnviz.text import PAD, prepare
+
+from ... import session
+from ...widgets import guard, md_escape, shared_step, show_figure
+from .common import RADIUS, header, matrix_words, row_labels, say, step_labels, table, tr
+
+TOC = ("notes", "lookup", "shapes", "gradient", "update", "similar", "order", "hashing", "exercise")
+
+
+def intro() -> None:
+    st.title(tr("title"))
+    say("intro")
+
+
+def guide(cur: session.Current, step: int) -> None:
+    """What to look at first, with this sentence's numbers, and the page's table of contents."""
+    i = cur.input_ids[step]
+    say("look-here", T=len(cur.input_ids), V=len(cur.vocab), d=cur.model.cfg.embed_dim, t=step + 1,
+        token=md_escape(cur.tokens[step]), i=i, label=md_escape(cur.label))
+    keys = [k for k in TOC if k != "notes" or cur.key == "notes"]
+    st.markdown(" · ".join(f"[{tr('toc_' + k)}](#emb-{k})" for k in keys))
+
+
+def step_choice(cur: session.Current) -> int:
+    """The step t whose token the page follows (0-based), shared with the other pages."""
+    return shared_step(tr("step"), len(cur.input_ids), cur.vocab.has_specials, key="emb_step") - 1
+
+
+def notes_numbers(cur: session.Current) -> None:
+    """The notes' worked numbers, computed live, whenever the notes model is chosen."""
+    if cur.key != "notes":
+        return
+    header("notes")
+    p, tp = emb.PRESETS["notes"], emb.PRESETS["travel"]
+    i = p.ids[p.focus]
+    G = emb.typed_gradient(len(p.ids), len(p.g), p.focus, p.g)  # (T, d)
+    new = emb.sgd_step(p.E, emb.embedding_gradient(p.ids, G, len(p.itos)), p.lr)  # (V, d)
+    second = [p.itos.index(w) for w in p.second]
+    B, T, d = emb.batch_embeddings(p.E, [p.ids, second], 0)["shape"]
+    k = tp.ids[tp.focus]
+    say("notes-example", token=p.itos[i], i=i, row=i + 1, row_vec=vector(emb.lookup(p.E, [i])[0]),
+        g=vector(p.g), lr=num(p.lr), new_vec=vector(new[i]), sentence=" ".join(p.tokens),
+        second=" ".join(p.second), B=B, T=T, d=d, travel=tp.itos[k], k=k,
+        travel_vec=vector(emb.lookup(tp.E, [k])[0]), slip=num(-float(new[i][0])))
+    table([{tr("col_token"): w, "id": n, tr("col_row1"): n + 1, "E[id]": vector(r)}
+           for n, (w, r) in enumerate(zip(tp.itos, tp.E))])
+
+
+def lookup(cur: session.Current, E, step: int) -> None:
+    """E[id] for step t, the vocabulary table, E with the sentence's rows boxed, one-hot x E."""
+    header("lookup")
+    ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
+    i, tok = ids[step], md_escape(cur.tokens[step])
+    row = vector(E[i], shown=6)  # a long row is cut in the sentence; the table has it whole
+    say("lookup", t=step + 1, token=tok, i=i, row=i + 1, row_vec=row)
+    left, right = st.columns([2, 3])
+    with left:
+        table(emb.vocab_rows(cur.vocab.itos, ids), height=320 if V > 8 else "auto")
+    with right:
+        show_figure(matrix_figure(E.numpy(), row_labels(cur), tr("fig_E", V=V, d=d), boxed=ids,
+                                  colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"),
+                                  **matrix_words()), tr("file_E"), key="emb_E")
+    say("onehot", token=tok, V=V, i=i, row_vec=row, zeros=(V - 1) * d)
+    rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
+    table(rows, width="stretch")
+    if len(rows) < V:
+        st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="0 · E[k] = 0"))
+    as_linear(cur, E, step)
+
+
+def as_linear(cur: session.Current, E, step: int) -> None:
+    """nn.Embedding equals nn.Linear(V, d, bias=False) on one-hot rows (weight E^T), with numbers."""
+    with st.expander(tr("linear_title")):
+        ids = list(cur.input_ids)
+        r = embedding_as_linear(E, ids)
+        say("as-linear", V=E.shape[0], d=E.shape[1], params=r["linear_params"], diff=num(r["max_diff"]),
+            T=len(ids))
+        table([{"t": s + 1, tr("col_token"): tok, "E[id]": vector(r["lookup"][s], shown=5),
+                "x_t W^T": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
+
+
+def shapes(cur: session.Current, E) -> None:
+    header("shapes")
+    V, d, T = E.shape[0], E.shape[1], len(cur.input_ids)
+    say("shapes", V=V, d=d, T=T, same=tr("same_size", T=T) if T == d else "")
+    show_figure(matrix_figure(emb.lookup(E, cur.input_ids).numpy(), step_labels(cur.tokens),
+                              tr("fig_sentence", T=T, d=d), colorbar=tr("fig_x_value"), hover_name="x",
+                              y_title=tr("fig_step_token"), **matrix_words()), tr("file_sentence"),
+                key="emb_Td")
+
+
+def encode(cur: session.Current, text: str) -> tuple[list[int], list[int]]:
+    """Another sentence in the current vocabulary: (input ids, next-token targets), as the model
+    would read it (with <bos> when the vocabulary has one)."""
+    from rnnviz.data import lm_pair
+    prep = prepare(text, cur.vocab, cur.level)
+    for notice in prep.notices:
+        st.caption(md_escape(notice))
+    return lm_pair(list(prep.ids), cur.vocab)
+
+
+def batch(cur: session.Current, E) -> None:
+    """Two sentences padded into B x T x d, with the mask."""
+    notes = " ".join(emb.PRESETS["notes"].second) if cur.key == "notes" else ""
+    text = st.text_input(tr("batch_input"), key="emb_batch2", bind="query-params",
+                         placeholder=notes or tr("batch_placeholder"),
+                         help=tr("batch_help_notes" if notes else "batch_help", max_tokens=limits.MAX_TOKENS))
+    text = text.strip() or notes
+    if not text:
+        return
+    with guard():
+        ids = list(cur.input_ids)
+        second = encode(cur, text)[0]
+        pad_id = cur.vocab.stoi.get(PAD, 0)
+        r = emb.batch_embeddings(E, [ids, second], pad_id)
+        B, T, d = r["shape"]
+        say("batch", B=B, T=T, d=d, n_pad=int((~r["mask"]).sum()), pad_row=md_escape(pad_note(cur, pad_id)),
+            step_formula=step_formula(cur.model.cfg))  # LaTeX of this cell (any cell kind)
+        rows = [cur.vocab.decode(s) + [""] * (T - len(s)) for s in (ids, second)]
+        st.dataframe(pd.DataFrame(r["mask"].numpy(), index=[tr("sentence_n", n=1), tr("sentence_n", n=2)],
+                                  columns=[f"t={s + 1}" for s in range(T)]))
+        words = {"sentence": tr("fig_batch_sentence"), "pad": "pad", "dim": tr("fig_dim"),
+                 "value": tr("fig_x_value"), "step": tr("fig_step"), "x": tr("fig_dim_axis")}
+        show_figure(batch_figure(r["X"].numpy(), r["mask"].numpy(), rows, tr("fig_batch", B=B, T=T, d=d),
+                                 text=words), tr("file_batch"), key="emb_batch")
+
+
+def pad_note(cur: session.Current, pad_id: int) -> str:
+    tok = cur.vocab.itos[pad_id]
+    return tr("pad_is_pad", i=pad_id) if tok == PAD else tr("pad_is_word", i=pad_id, token=tok)

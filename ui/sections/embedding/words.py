@@ -1,0 +1,200 @@
+"""Page 1 sections about words: similar words (cosine, PCA, before/after training), why a sum
+loses word order, one-hot vs word hashing vs dense, and the hand exercise."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz import embedding as emb
+from rnnviz.figures.common import heatmap
+from rnnviz.figures.embedding import matrix_figure, pca_figure
+from rnnviz.formatting import num
+from rnnviz.notes_facts import why_marks
+from rnnviz.text import SPECIALS, prepare
+
+from ... import cache, session
+from ...widgets import exercise, exercise_number, guard, md_escape, show_figure
+from .common import coded_radio, header, matrix_words, say, step_labels, table, tr
+
+BIND = {"bind": "query-params"}
+
+
+def near_text(E, k, itos) -> str:
+    return ", ".join(f"“{md_escape(itos[j])}” ({num(c, 2)})" for j, c in emb.nearest(E, k, 5))
+
+
+def pca_words() -> dict:
+    return {"other": tr("fig_pca_other"), "in": tr("fig_pca_in"), "axis": tr("fig_pca_axis")}
+
+
+def drift_of(cur: session.Current, E):
+    """(drift, seed, cfg key): how far training moved E from its recorded start (None if unknown)."""
+    cfg_key = tuple(sorted(cur.model.cfg.to_dict().items()))
+    seed = emb.training_seed(cur.meta)
+    drift = cache.neighbour_drift(cur.model, cfg_key, seed, E, cur.vocab.itos) if seed is not None else None
+    return drift, seed, cfg_key
+
+
+def similar(cur: session.Current, E, step: int) -> None:
+    """Nearest words by cosine; PCA of E (and of the random start when it is known)."""
+    header("similar")
+    itos = cur.vocab.itos
+    drift, seed, cfg_key = drift_of(cur, E)
+    if st.session_state.get("emb_word") not in itos:
+        st.session_state["emb_word"] = itos[drift["best"] if drift else cur.input_ids[step]]
+    word = st.selectbox(tr("word"), list(itos), key="emb_word", **BIND)
+    k = itos.index(word)
+    say("similarity", word=md_escape(word), near=near_text(E, k, itos),
+        which=tr("which_trained" if drift else "which_this"))
+    figs = [(E, tr("fig_pca_this"))]
+    if drift is None:
+        say("similarity-no-start")
+    else:
+        E0 = cache.initial_E(cfg_key, seed)
+        say("similarity-drift", word=md_escape(word), near_init=near_text(E0, k, itos), seed=seed,
+            mean_cos=num(drift["mean_cos"], 2), how=tr(f"drift_{drift_level(drift['mean_cos'])}"),
+            K=drift["k"], mean_kept=num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
+            kept=emb.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
+            best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]])
+        figs = [(E, tr("fig_pca_trained")), (E0, tr("fig_pca_init", seed=seed))]
+    for n, (col, (M, title)) in enumerate(zip(st.columns(len(figs)), figs)):
+        coords, share = emb.pca_2d(M)
+        with col:
+            show_figure(pca_figure(coords.numpy(), list(itos), cur.input_ids, share.numpy(), title,
+                                   text=pca_words()), tr("file_pca"), key=f"emb_pca_{n}")
+    output_rows(cur, k, word)
+    labels = step_labels(cur.tokens)
+    C = emb.cosine_matrix(E)[list(cur.input_ids)][:, list(cur.input_ids)]  # (T, T)
+    show_figure(heatmap(C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"), tr("fig_step_token"),
+                        "cos", zmid=0.0, hover_name="cos"), tr("file_cos"), key="emb_cos")
+
+
+def drift_level(mean_cos: float) -> str:
+    return "little" if mean_cos >= 0.8 else "part" if mean_cos >= 0.5 else "lot"
+
+
+def output_rows(cur: session.Current, k: int, word: str) -> None:
+    """The output layer's own row per word (W_o), when the model predicts its vocabulary."""
+    if cur.model.cfg.K != len(cur.vocab):
+        return
+    W_o = emb.f64(cur.model.W_o)  # (K, H)
+    say("similarity-compare", word=md_escape(word), near_out=near_text(W_o, k, cur.vocab.itos))
+    with st.expander(tr("out_rows")):
+        coords, share = emb.pca_2d(W_o)
+        show_figure(pca_figure(coords.numpy(), list(cur.vocab.itos), cur.input_ids, share.numpy(),
+                               tr("fig_pca_out"), text=pca_words()), tr("file_pca_out"), key="emb_pca_out")
+
+
+def order_suggestions(cur: session.Current) -> tuple[str, str]:
+    if all(cur.vocab.id_of(w) is not None for w in ("dog", "bites", "man")):
+        return "dog bites man", "man bites dog"
+    words = [w for w in cur.vocab.itos if w not in SPECIALS][:3]
+    return " ".join(words), " ".join(reversed(words))
+
+
+def order(cur: session.Current, E) -> None:
+    """Two sentences with the same words: the same sum, different T x d matrices."""
+    header("order")
+    sug_a, sug_b = order_suggestions(cur)
+    c1, c2 = st.columns(2)
+    a = c1.text_input(tr("order_a"), key="emb_order_a", **BIND, placeholder=sug_a).strip() or sug_a
+    b = c2.text_input(tr("order_b"), key="emb_order_b", **BIND, placeholder=sug_b).strip() or sug_b
+    with guard():
+        ids_a = list(prepare(a, cur.vocab, cur.level).ids)
+        ids_b = list(prepare(b, cur.vocab, cur.level).ids)
+        r = emb.order_comparison(E, ids_a, ids_b)
+        toks_a, toks_b = cur.vocab.decode(ids_a), cur.vocab.decode(ids_b)
+        say("order", a=md_escape(" ".join(toks_a)), b=md_escape(" ".join(toks_b)),
+            same_sum=tr("same_sum" if r["same_sum"] else "different_sums"),
+            same_matrix=tr("same_matrix" if r["same_matrix"] else "different_matrices"),
+            flat_a=r["flat_a"], flat_b=r["flat_b"], mlp_3=r["mlp_3"], mlp_5=r["mlp_5"])
+        table([{tr("col_sentence"): name, tr("col_tokens"): " ".join(toks), "T": len(toks),
+                tr("col_vec_sum"): emb.vector_text(s, shown=6)}
+               for name, toks, s in (("A", toks_a, r["sum_a"]), ("B", toks_b, r["sum_b"]))])
+        for col, ids, X, name in zip(st.columns(2), (ids_a, ids_b), (r["X_a"], r["X_b"]), "AB"):
+            with col:
+                show_figure(matrix_figure(X.numpy(), step_labels(cur.vocab.decode(ids)),
+                                          tr("fig_order", name=name, T=len(ids), d=E.shape[1]),
+                                          colorbar=tr("fig_x_value"), hover_name="x",
+                                          y_title=tr("fig_step_token"), **matrix_words()),
+                            tr("file_order", name=name), key=f"emb_order_{name}")
+
+
+def representations(cur: session.Current, E) -> None:
+    """One-hot vs word hashing (letter trigrams) vs dense rows of E."""
+    header("hashing")
+    itos, V = cur.vocab.itos, E.shape[0]
+    say("onehot-repr", V=V)
+    table(emb.distance_rows(cur.input_ids, E, itos))
+    c1, c2 = st.columns([1, 2])
+    buckets = int(c1.number_input(tr("buckets", max=f"{emb.MAX_HASH_BUCKETS:,}"), 1, emb.MAX_HASH_BUCKETS,
+                                  1000, key="emb_buckets", **BIND))
+    words = c2.text_input(tr("hash_words", max=emb.MAX_HASH_WORDS), "good apple Taipei",
+                          key="emb_hash_words", **BIND)
+    say("hashing", buckets=buckets)
+    with guard():
+        rows = emb.hash_table(emb.hash_rows(words.split(), buckets, known=itos))
+        for r in rows:
+            r["in the model's vocabulary"] = tr("in_vocab_yes" if r["in the model's vocabulary"] == "yes"
+                                                 else "in_vocab_no")
+        table(rows)
+        marks(buckets)
+        st.markdown(tr("three_ways"))
+        toks = list(cur.prepared.tokens)
+        cells = {k: tr(f"repr_{k}") for k in emb.REPRESENTATION_TEXT}
+        rows = emb.representation_rows(toks, emb.word_ids(toks, cur.vocab), E, buckets, itos, cells, shown=6)
+        labels = {f"word hashing (length {buckets:,})": tr("col_hashed", buckets=f"{buckets:,}"),
+                  f"dense embedding (length {E.shape[1]})": tr("col_dense", d=E.shape[1])}
+        table(rows, column_config=labels)
+        with st.expander(tr("collisions_title")):
+            collisions(itos, buckets, E.shape[1])
+
+
+def marks(buckets: int) -> None:
+    """Why the word is wrapped in # before cutting trigrams (note 004), with good / goods."""
+    with st.expander(tr("marks_title")):
+        r = why_marks("good", "goods", buckets)
+        w, wo = r["with"], r["without"]
+        say("why-marks", with_a=" ".join(w["a"]), with_b=" ".join(w["b"]), wo_a=" ".join(wo["a"]),
+            wo_b=" ".join(wo["b"]), only_a=" ".join(w["only_a"]) or "–", j_with=num(w["jaccard"], 3),
+            j_without=num(wo["jaccard"], 3), short=" ".join(emb.hash_rows(["go"], buckets)[0]["trigrams"]))
+
+
+def collisions(itos, buckets: int, d: int) -> None:
+    col = emb.hash_collisions(itos, buckets)
+    say("collisions", n_words=col["n_words"], n_trigrams=col["n_trigrams"], buckets=buckets,
+        n_bucket=len(col["buckets"]), n_word=len(col["words"]))
+    c1, c2 = st.columns(2)
+    names = [tr("col_bucket"), tr("col_trigrams")]
+    c1.dataframe(pd.DataFrame([[b, " ".join(ts)] for b, ts in col["buckets"]], columns=names),
+                 hide_index=True, height=250)
+    c2.dataframe(pd.DataFrame([{tr("col_same_vector"): ", ".join(ws)} for ws in col["words"]],
+                              columns=[tr("col_same_vector")]), hide_index=True, height=250)
+    say("memory", d=d, buckets=buckets)
+    mem = emb.memory_table(emb.NOTES_V, d, buckets)
+    keys = ["representation", "numbers per word", "first layer to d dims (numbers)", "first layer (MB)"]
+    names = [tr("mem_repr"), tr("mem_numbers"), tr("mem_first"), tr("mem_mb")]
+    kinds = [tr("mem_onehot"), tr("mem_hashing", buckets=f"{buckets:,}"), tr("mem_dense", d=d)]
+    df = pd.DataFrame([[kind] + [m[k] for k in keys[1:]] for kind, m in zip(kinds, mem)], columns=names)
+    st.dataframe(df, hide_index=True, column_config={n: st.column_config.NumberColumn(format="localized")
+                                                     for n in names[1:3]})
+
+
+def exercise_section(cur: session.Current) -> None:
+    """Look up a row, or update it, by hand (the notes' own numbers on the notes model)."""
+    header("exercise")
+    say("exercise")
+    if cur.key == "notes":
+        say("exercise-notes")
+        ex = emb.notes_exercise()
+    else:
+        ex = emb.make_exercise(exercise_number("emb_ex"))
+    table([{"id": k, tr("col_token"): w, "E[id]": emb.vector_text(ex.E[k])} for k, w in enumerate(ex.itos)])
+    kind = coded_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
+    tok = md_escape(ex.itos[ex.token_id])
+    st.markdown(tr("ex_ask_lookup", token=tok, i=ex.token_id) if kind == "lookup" else
+                tr("ex_ask_update", token=tok, g=emb.vector_text(ex.g), lr=num(ex.lr)))
+    exercise("emb_ex", ask=lambda: st.text_input(tr("ex_answer"), key="emb_ex_answer",
+                                                 placeholder="0.1, -0.2, 0.3"),
+             check=lambda answer: emb.check_answer(ex, kind, answer),
+             solution=lambda: emb.vector_text(ex.lookup_answer() if kind == "lookup" else ex.update_answer()))
