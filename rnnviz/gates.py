@@ -376,3 +376,14 @@ def kept_cells(tr, H: int, start: int = 0, threshold: float = 0.5) -> dict:
     order = torch.argsort(kept, descending=True)
     return {"kept": kept, "order": [int(u) for u in order], "start": start,
             "n_kept": int((kept >= threshold).sum()), "threshold": threshold}
+
+
+def first_word_reach(norms, start: int = 0) -> float:
+    """||dh_T/dx_start|| / ||dh_T/dx_T|| from input_jacobian_norms (T, T): how strongly the
+    first word (0-based `start`, after <bos>) still moves the LAST state, relative to the last
+    input. A short sentence keeps every horizon at T - 1; this ratio still tells the cells apart."""
+    N = torch.as_tensor(norms, dtype=torch.float64)
+    T = N.shape[0]
+    start = min(max(int(start), 0), T - 1)
+    last = N[T - 1, T - 1]
+    return float(N[T - 1, start] / last) if last > 0 else float("nan")

@@ -198,3 +198,24 @@ def clipping(scale: float, max_norm: float):
     demo = gradcheck.clip_demo(g, max_norm)
     demo.pop("clipped")
     return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
+
+
+# ---- page 8 (gates): the input-Jacobian norms and the shipped long-range results ----------
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _input_norms(key: tuple, _model, _tr) -> torch.Tensor:
+    from rnnviz import gates
+    return gates.input_jacobian_norms(_model, _tr)
+
+
+def input_jacobian_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
+    """(T, T) ||dh_s/dx_t|| (any cell), once per (model, sentence); InputError above
+    limits.MAX_JACOBIAN_T steps."""
+    return _input_norms(_tr_key(model, tr), model, tr)
+
+
+@st.cache_resource(show_spinner=False)
+def longrange_results() -> dict:
+    """The shipped long-range measurements (rnnviz/pretrained/longrange.json), read-only."""
+    from rnnviz import longrange
+    return longrange.load_results()

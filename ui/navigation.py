@@ -19,6 +19,7 @@ PAGES = (
     ("pages/bptt.py", "nav.bptt", "bptt", ":material/undo:"),
     ("pages/slots.py", "nav.slots", "slots", ":material/flight:"),
     ("pages/train.py", "nav.train", "train", ":material/model_training:"),
+    ("pages/gates.py", "nav.gates", "gates", ":material/join_inner:"),
 )
 
 

@@ -113,3 +113,21 @@ def test_exercise_verdict_names_each_slip():
     assert not v.ok and v.hint_key == "gates.ex_hint.h_wrong"
     with pytest.raises(InputError):
         gx.check_verdict(ex, [1.0, None, 0.0, 0.0])
+
+
+def test_first_word_reach_is_a_ratio_of_autograd_jacobians():
+    model, tr = _traced("gru")
+    x = tr.x.detach().double().clone().requires_grad_(True)
+    H = model.cfg.hidden_size
+    W = [getattr(model, n).detach().double() for n in ("W_x", "W_h", "b_x", "b_h")]
+
+    def last_h(xs):  # hand loop of torch.nn.GRU's equations, float64
+        h = xs.new_zeros(H)
+        for t in range(xs.shape[0]):
+            h = gates.gru_step(xs[t], h, *W)["h"]
+        return h
+
+    J = torch.autograd.functional.jacobian(last_h, x)  # (H, T, d)
+    want = float(J[:, 1].norm() / J[:, -1].norm())
+    got = gates.first_word_reach(gates.input_jacobian_norms(model, tr), start=1)
+    assert got == pytest.approx(want, rel=1e-4)
