@@ -153,9 +153,14 @@ def one_step(run: Run) -> None:
              t("gates.col.values"): vector(s[k], shown=8)} for k, tex in (LSTM_ROWS if lstm else GRU_ROWS)]
     st.table(pd.DataFrame(rows))
     u = int(s["h"].abs().argmax())
-    vals = {k: num(s[k][u]) for k in (("f", "c_prev", "i", "g", "c", "o", "h") if lstm
+    vals = {k: _factor(s[k][u]) for k in (("f", "c_prev", "i", "g", "c", "o", "h") if lstm
                                       else ("z", "n", "h_prev", "h"))}
     st.markdown(prose(PAGE, "unit_lstm" if lstm else "unit_gru", u=u + 1, t=t1, **vals))
+
+
+def _factor(v) -> str:
+    """A number inside a written-out product: negatives in parentheses, 0.9 × (−0.5)."""
+    return f"({num(v)})" if float(v) < 0 else num(v)
 
 
 def over_sentence(run: Run) -> None:

@@ -43,7 +43,8 @@ def long_range() -> None:
     st.markdown(prose(PAGE, "task_reading", **{f"learned_{c}": _learned(f["learned"][c]) for c in CELLS},
                       g_elman=num(g50["elman"]), g_lstm=num(g50["lstm"]), g_gru=num(g50["gru"]),
                       ratio=num(f["grad_ratio"]), bias3=_learned(f["bias3"]), bias3_steps=f["bias3_steps"],
-                      cur_max=f["curriculum_max_distance"], cur_min=num(100 * f["curriculum_min"])))
+                      cur_max=f["curriculum_max_distance"], cur_min=num(100 * f["curriculum_min"]),
+                      steps=f["fixed_steps"]))
     with st.expander(t("gates.task_table")):
         _task_table(res)
 
