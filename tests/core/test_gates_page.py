@@ -46,6 +46,8 @@ def test_gated_step_reproduces_the_trace_and_torch_nn(key):
         else:
             assert torch.allclose(s["h"], (1 - s["z"]) * s["n"] + s["z"] * s["h_prev"])
     assert float(gates.gated_step(model, tr, 0)["h_prev"].abs().max()) == 0.0
+    s = gates.gated_step(model, tr, 2)
+    assert abs(float(s["h"][s["peak"]])) == float(s["h"].abs().max())
     with pytest.raises(InputError):
         gates.gated_step(model, tr, tr.T)
 

@@ -152,9 +152,9 @@ def one_step(run: Run) -> None:
     rows = [{t("gates.col.quantity"): f"${tex}$", t("gates.col.shape"): f"({H},)",
              t("gates.col.values"): vector(s[k], shown=8)} for k, tex in (LSTM_ROWS if lstm else GRU_ROWS)]
     st.table(pd.DataFrame(rows))
-    u = int(s["h"].abs().argmax())
-    vals = {k: _factor(s[k][u]) for k in (("f", "c_prev", "i", "g", "c", "o", "h") if lstm
-                                      else ("z", "n", "h_prev", "h"))}
+    u = s["peak"]
+    factors = ("f", "c_prev", "i", "g", "o") if lstm else ("z", "n", "h_prev")
+    vals = {k: _factor(s[k][u]) for k in factors} | {k: num(s[k][u]) for k in ("c", "h") if k in s}
     st.markdown(prose(PAGE, "unit_lstm" if lstm else "unit_gru", u=u + 1, t=t1, **vals))
 
 
