@@ -117,7 +117,7 @@ def gated_run(cur: session.Current, runs: dict) -> Run:
     if cur.model.cfg.cell in gates.GATED:
         st.caption(t("gates.using_current", model=md_escape(cur.label)))
         return runs[cur.model.cfg.cell][0]
-    cell = st.radio(t("gates.pick_cell"), ["lstm", "gru"], format_func=lambda c: t(f"gates.cell.{c}"),
+    cell = st.radio(t("gates.pick_cell"), ["lstm", "gru"],  # no format_func: the URL keeps the code
                     key="gates_cell", horizontal=True, bind="query-params",
                     help=t("gates.pick_cell_help"))
     return runs[cell][0]
