@@ -335,8 +335,9 @@ SIGMOID_GATES = {"lstm": ("i", "f", "o"), "gru": ("r", "z")}  # the gates proper
 def gated_step(model, tr, t: int) -> dict:
     """Step t (0-based) of the forward direction recomputed from the trace's h_{t-1} (and
     c_{t-1}) with lstm_step / gru_step: every pre-activation and gate of that step, (H,) each,
-    plus x_t (d,), h_prev, (LSTM) c_prev and peak (the unit of largest |h_t|). Why: the page writes one step out with numbers,
-    and these must be the model's own (a test checks them against the trace and torch.nn)."""
+    plus x_t (d,), h_prev, (LSTM) c_prev and peak (the unit of largest |h_t|). Why: the page
+    writes one step out with numbers, and these must be the model's own (a test checks them
+    against the trace and torch.nn)."""
     cell, H = model.cfg.cell, model.cfg.hidden_size
     if cell not in GATED:
         raise InputError("This view is for LSTM and GRU cells.")
