@@ -4,6 +4,7 @@ Elman/Jordan cells only must say so (a message), never crash."""
 from __future__ import annotations
 
 import pytest
+
 from tests.apptest_helpers import no_exception
 from tests.conftest import ROOT
 from ui.navigation import PAGES
