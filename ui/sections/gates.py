@@ -83,11 +83,6 @@ def look_here(runs: dict) -> None:
     st.markdown("\n".join(f"- [{t(f'gates.toc.{s}')}](#{s})" for s in SECTIONS))
 
 
-def _horizon_text(h: dict) -> str:
-    key = "gates.horizon_all" if h["reached_start"] else "gates.horizon_some"
-    return t(key, k=h["horizon"], median=h["median"])
-
-
 def compare(runs: dict) -> None:
     """||dh_s/dx_t|| of the three cells on one log colour scale, and their memory horizons."""
     st.subheader(t("gates.compare_header"), anchor="compare")
@@ -100,9 +95,10 @@ def compare(runs: dict) -> None:
                       **{f"r_{c}": num(runs[c][2]["reach"]) for c in TRIO}, T=runs["lstm"][0].trace.T))
     rows = [{t("gates.col.cell"): names[c], t("gates.col.model"): runs[c][0].label,
              t("gates.col.horizon"): runs[c][2]["horizon"], t("gates.col.median"): runs[c][2]["median"],
-             t("gates.col.reach"): num(runs[c][2]["reach"]),
-             t("gates.col.reading"): _horizon_text(runs[c][2])} for c in TRIO]
+             t("gates.col.reach"): num(runs[c][2]["reach"])} for c in TRIO]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
+    if any(runs[c][2]["reached_start"] for c in TRIO):
+        st.caption(t("gates.horizon_all"))
     labels = {k: t(f"gates.fig.infl_{k}") for k in ("title", "x", "y", "colorbar", "hover", "blank")}
     fig = influence_heatmaps({names[c]: runs[c][1].numpy() for c in TRIO}, runs["lstm"][0].tokens,
                              labels)

@@ -34,11 +34,8 @@ def long_range() -> None:
     labels = {k: t(f"gates.fig.task_{k}") for k in ("acc_title", "grad_title", "x", "acc", "grad",
                                                      "chance", "zero")}
     acc, grad = longrange_figures(longrange.result_rows(res), names, labels)
-    c1, c2 = st.columns(2)
-    with c1:
-        show_figure(acc, t("gates.file.task_acc"), key="gates_task_acc")
-    with c2:
-        show_figure(grad, t("gates.file.task_grad"), key="gates_task_grad")
+    show_figure(acc, t("gates.file.task_acc"), key="gates_task_acc")
+    show_figure(grad, t("gates.file.task_grad"), key="gates_task_grad")
     g50 = f["grad50"]
     st.markdown(prose(PAGE, "task_reading", **{f"learned_{c}": _learned(f["learned"][c]) for c in CELLS},
                       g_elman=num(g50["elman"]), g_lstm=num(g50["lstm"]), g_gru=num(g50["gru"]),
