@@ -40,7 +40,7 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None) -> go.Fi
     fig.update_yaxes(title_text=lab["y"], row=1, col=1)
     fig.update_layout(title={"text": lab["title"]}, coloraxis={
         "colorscale": "Viridis", "cmin": lo, "cmax": hi, "colorbar": {"title": {"text": lab["colorbar"]}}},
-        margin={"l": 10, "r": 10, "t": 80, "b": 70}, height=420)
+        margin={"l": 10, "r": 10, "t": 80, "b": 100}, height=440)
     fig.add_annotation(text=lab["blank"], xref="paper", yref="paper", x=0, y=-0.3, showarrow=False,
                        font={"size": 11, "color": "#555"}, xanchor="left", yanchor="top")
     return fig
@@ -135,7 +135,7 @@ def longrange_figures(rows: list[dict], cell_names: dict, labels: dict | None = 
     for fig, title, y in ((acc, lab["acc_title"], lab["acc"]), (grad, lab["grad_title"], lab["grad"])):
         fig.update_xaxes(type="log", title_text=lab["x"], tickvals=sorted({r["distance"] for r in rows}))
         fig.update_layout(title={"text": title}, yaxis_title=y, height=380,
-                          margin={"l": 10, "r": 10, "t": 50, "b": 80})
+                          margin={"l": 10, "r": 10, "t": 50, "b": 100})
     acc.add_hline(y=0.5, line_dash="dot", line_color="#888", annotation_text=lab["chance"],
                   annotation_position="bottom left")
     acc.update_yaxes(range=[0.4, 1.05])
