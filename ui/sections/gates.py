@@ -150,13 +150,22 @@ def one_step(run: Run) -> None:
     st.table(pd.DataFrame(rows))
     u = s["peak"]
     factors = ("f", "c_prev", "i", "g", "o") if lstm else ("z", "n", "h_prev")
-    vals = {k: _factor(s[k][u]) for k in factors} | {k: num(s[k][u]) for k in ("c", "h") if k in s}
+    vals = {k: _factor(s[k][u]) for k in factors} | {k: _tex(s[k][u]) for k in ("c", "h") if k in s}
     st.markdown(prose(PAGE, "unit_lstm" if lstm else "unit_gru", u=u + 1, t=t1, **vals))
+
+
+def _tex(v) -> str:
+    """num(v) for inside LaTeX: '2.71e-05' becomes '2.71 \\times 10^{-5}' (not 'e − 05')."""
+    text = num(v)
+    if "e" in text and text not in ("inf", "-inf"):
+        mant, exp = text.split("e")
+        return rf"{mant} \times 10^{{{int(exp)}}}"
+    return text
 
 
 def _factor(v) -> str:
     """A number inside a written-out product: negatives in parentheses, 0.9 × (−0.5)."""
-    return f"({num(v)})" if float(v) < 0 else num(v)
+    return f"({_tex(v)})" if float(v) < 0 else _tex(v)
 
 
 def over_sentence(run: Run) -> None:
