@@ -12,4 +12,5 @@ gates.compare(runs)
 run = gates.step_section(cur, runs)
 gates.over_sentence(run)
 gates_task.long_range()
+gates_task.train_one()  # in an expander: at most 18 s of training
 gates_task.hand_exercise()

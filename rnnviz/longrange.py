@@ -252,3 +252,38 @@ def findings(results: dict) -> dict:
             "curriculum_min": min(cur, default=float("nan")),
             "curriculum_max_distance": max([int(d) for r in results["curriculum"]["rows"]
                                             for d in r["accuracy_by_distance"]], default=0)}
+
+
+TRAIN_NOW_SECONDS = 18.0  # page 8's "train one now" stops here (the page promises < 20 s)
+
+
+def train_now(cfg: LongRangeConfig, max_seconds: float = TRAIN_NOW_SECONDS, clock=None) -> dict:
+    """Train one (cell, distance) as run_experiment does, but stop at max_seconds of wall time
+    (a shared server must answer): accuracy at cfg.distance, ||dL/dx_1|| before and after,
+    steps_done and stopped_early. Same config and no time limit hit: the shipped numbers."""
+    import time
+
+    clock = clock or time.monotonic
+    torch.manual_seed(cfg.seed)
+    before = gradient_to_first(LongRangeNet(cfg), cfg.distance)
+    start = clock()
+
+    def in_time(record: dict) -> bool:
+        return clock() - start < max_seconds
+
+    net, history = train_longrange(cfg, callback=in_time)
+    return {"config": cfg.to_dict(), "steps_done": len(history),
+            "stopped_early": len(history) < cfg.steps,
+            "accuracy": accuracy_by_distance(net, [cfg.distance])[cfg.distance],
+            "grad_first_before": before["first"],
+            "grad_first_after": gradient_to_first(net, cfg.distance)["first"],
+            "final_train_loss": history[-1]["loss"]}
+
+
+def shipped_row(results: dict, cfg: LongRangeConfig) -> dict | None:
+    """The shipped measurement with exactly this config (to compare a run with), or None."""
+    for exp in results.values():
+        for r in exp["rows"]:
+            if r["config"] == cfg.to_dict():
+                return r
+    return None

@@ -133,3 +133,23 @@ def test_first_word_reach_is_a_ratio_of_autograd_jacobians():
     want = float(J[:, 1].norm() / J[:, -1].norm())
     got = gates.first_word_reach(gates.input_jacobian_norms(model, tr), start=1)
     assert got == pytest.approx(want, rel=1e-4)
+
+
+def test_train_now_equals_the_experiments_loop_and_stops_on_time():
+    cfg = lr.LongRangeConfig(cell="gru", distance=10, steps=30)
+    got = lr.train_now(cfg, max_seconds=1e9)
+    net, history = lr.train_longrange(cfg)
+    assert got["steps_done"] == 30 and not got["stopped_early"]
+    assert got["accuracy"] == lr.accuracy_by_distance(net, [10])[10]
+    assert got["final_train_loss"] == history[-1]["loss"]
+    ticks = iter(range(1000))
+    late = lr.train_now(cfg, max_seconds=5, clock=lambda: next(ticks))  # one tick per step
+    assert late["stopped_early"] and late["steps_done"] == 5
+
+
+def test_shipped_row_is_found_for_its_own_config():
+    res = lr.load_results()
+    row = res["fixed"]["rows"][3]
+    cfg = lr.LongRangeConfig(**row["config"])
+    assert lr.shipped_row(res, cfg) is row
+    assert lr.shipped_row(res, lr.LongRangeConfig(cell="gru", distance=7)) is None

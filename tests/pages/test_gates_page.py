@@ -164,3 +164,16 @@ def test_chinese_page_is_mostly_chinese():
     assert len(cjk) > 0.5 * len(letters), (len(cjk), len(letters))
     assert at.title[0].value == "8 · 门控：LSTM 与 GRU"
     assert _fig(at, "log10 ||dh_s/dx_t||：")
+
+
+def test_train_one_now_shows_the_runs_numbers():
+    at = _open()
+    at.selectbox(key="gates_now_cell").set_value("gru")
+    at.selectbox(key="gates_now_dist").set_value(10)
+    at.number_input(key="gates_now_steps").set_value(20)
+    at.button(key="gates_now_go").click().run()
+    no_exception(at)
+    want = longrange.train_now(longrange.LongRangeConfig(cell="gru", distance=10, steps=20))
+    line = next(m.value for m in at.markdown if m.value.startswith("**GRU at distance 10**"))
+    assert f"20 steps: accuracy {num(100 * want['accuracy'])} %" in line
+    assert f"after {num(want['grad_first_after'])}." in line

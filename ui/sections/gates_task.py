@@ -78,3 +78,42 @@ def _ask() -> tuple:
     names = ("c_1", "c_2", "h_1", "h_2")
     return tuple(col.number_input(t(f"gates.ex_in.{n}"), value=None, format="%.4f", key=f"gates_ex_{n}")
                  for col, n in zip(cols, names))
+
+
+NOW_KEY = "gates_now_result"  # session key: the last "train one now" result
+
+
+def train_one() -> None:
+    """Train one (cell, distance) here, at most TRAIN_NOW_SECONDS, and compare with the file."""
+    with st.expander(t("gates.now_header", seconds=num(longrange.TRAIN_NOW_SECONDS)), icon=":material/model_training:"):
+        st.markdown(prose(PAGE, "now", seconds=num(longrange.TRAIN_NOW_SECONDS)))
+        c1, c2, c3 = st.columns(3)
+        cell = c1.selectbox(t("gates.now_cell"), list(CELLS), key="gates_now_cell", bind="query-params")
+        dist = c2.selectbox(t("gates.now_distance"), [10, 25, 50, 100, 200], index=2, key="gates_now_dist",
+                            bind="query-params")
+        schedule = c3.selectbox(t("gates.now_schedule"), list(longrange.SCHEDULES), key="gates_now_sched",
+                                bind="query-params", help=t("gates.now_schedule_help"))
+        steps = c1.number_input(t("gates.now_steps"), 10, longrange.MAX_STEPS, 400, step=50,
+                                key="gates_now_steps")
+        bias = c2.number_input(t("gates.now_bias"), -5.0, 5.0, 1.0, step=1.0, key="gates_now_bias",
+                               disabled=cell != "lstm", help=t("gates.now_bias_help"))
+        cfg = longrange.LongRangeConfig(cell=cell, distance=int(dist), schedule=schedule, steps=int(steps),
+                                        forget_bias=float(bias) if cell == "lstm" else 1.0)
+        if c3.button(t("gates.now_go"), key="gates_now_go", type="primary"):
+            with st.spinner(t("gates.now_running")):
+                st.session_state[NOW_KEY] = longrange.train_now(cfg)
+        _now_result(st.session_state.get(NOW_KEY))
+
+
+def _now_result(res: dict | None) -> None:
+    if res is None:
+        return
+    c = res["config"]
+    st.markdown(prose(PAGE, "now_result", cell=t(f"gates.cell.{c['cell']}"), d=c["distance"],
+                      steps=res["steps_done"], acc=num(100 * res["accuracy"]),
+                      g0=num(res["grad_first_before"]), g1=num(res["grad_first_after"])))
+    if res["stopped_early"]:
+        st.warning(t("gates.now_stopped", steps=res["steps_done"], asked=c["steps"]))
+    row = longrange.shipped_row(cache.longrange_results(), longrange.LongRangeConfig(**c))
+    if row is not None:
+        st.caption(t("gates.now_shipped", acc=num(100 * row["accuracy"])))
