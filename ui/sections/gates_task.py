@@ -85,8 +85,9 @@ NOW_KEY = "gates_now_result"  # session key: the last "train one now" result
 
 def train_one() -> None:
     """Train one (cell, distance) here, at most TRAIN_NOW_SECONDS, and compare with the file."""
-    with st.expander(t("gates.now_header", seconds=num(longrange.TRAIN_NOW_SECONDS)), icon=":material/model_training:"):
-        st.markdown(prose(PAGE, "now", seconds=num(longrange.TRAIN_NOW_SECONDS)))
+    seconds = num(longrange.TRAIN_NOW_SECONDS)
+    with st.expander(t("gates.now_header", seconds=seconds), icon=":material/model_training:"):
+        st.markdown(prose(PAGE, "now", seconds=seconds))
         c1, c2, c3 = st.columns(3)
         cell = c1.selectbox(t("gates.now_cell"), list(CELLS), key="gates_now_cell", bind="query-params")
         dist = c2.selectbox(t("gates.now_distance"), [10, 25, 50, 100, 200], index=2, key="gates_now_dist",
