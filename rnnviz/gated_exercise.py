@@ -102,3 +102,36 @@ EXPLAIN = {
     "forgot tanh on c": "Your h_t equals o * c_t: squash the cell state first, h_t = o * tanh(c_t).",
     "forgot the output gate": "Your h_t equals tanh(c_t): multiply by the output gate o.",
 }
+
+
+# ---- the verdict page 8 shows (ui.widgets.exercise) ----------------------------------------
+
+HINT_CODES = {"forgot the forget gate": "no_forget", "sigmoid on g": "sigmoid_g",
+              "tanh on the gates": "tanh_gates", "applied tanh to c twice": "tanh_twice",
+              "used c_{t-1} for h": "old_c", "forgot tanh on c": "no_tanh_c",
+              "forgot the output gate": "no_output"}  # MISTAKES -> catalogue key suffix
+
+
+def check_verdict(ex: LSTMExercise, answer, tol: float = TOL):
+    """answer = (c_1, c_2, h_1, h_2) -> Verdict. hint_key names the catalogue hint
+    ("gates.ex_hint.<code>" for a named slip, "gates.ex_hint.c_wrong" / "h_wrong" otherwise,
+    "gates.ex_right" when right); message is the English hint; solution the worked numbers."""
+    from .exercises import Verdict
+    from .formatting import vector
+
+    if answer is None or len(answer) != 4 or any(v is None for v in answer):
+        raise InputError("Give two numbers for c_t and two for h_t.")
+    v = check_exercise(ex, list(answer[:2]), list(answer[2:]), tol)
+    c, h = v["right"]
+    solution = f"c_t = {vector(c)}, h_t = {vector(h)}"
+    values = {"c": vector(c), "h": vector(h)}
+    if v["c_ok"] and v["h_ok"]:
+        return Verdict(True, f"Right: {solution}.", "gates.ex_right", values, solution)
+    if v["mistake"]:
+        return Verdict(False, EXPLAIN[v["mistake"]], f"gates.ex_hint.{HINT_CODES[v['mistake']]}",
+                       values, solution)
+    if not v["c_ok"]:
+        return Verdict(False, "c_t is not yet right: c_t = f * c_{t-1} + i * g, with i, f = "
+                              "sigma(A), g = tanh(A_g).", "gates.ex_hint.c_wrong", values, solution)
+    return Verdict(False, "c_t is right; h_t is not: h_t = o * tanh(c_t).", "gates.ex_hint.h_wrong",
+                   values, solution)

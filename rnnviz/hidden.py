@@ -17,6 +17,7 @@ from .data import lm_pair
 from .errors import InputError
 from .exercises import Verdict
 from .formatting import vector
+from .gates import ELMAN_ONLY, GATED
 from .model import RNNConfig, RNNModel, activate
 from .text import BOS, EOS, PAD, UNK, Prepared, Vocab, prepare
 from .trace import Trace
@@ -33,6 +34,8 @@ def step_terms(model: RNNModel, tr: Trace, t: int) -> dict:
     bidirectional models show their forward direction (the first H units of tr.h).
     """
     cfg = model.cfg
+    if cfg.cell in GATED:  # its gates are written out on page 8 (gates.gated_step)
+        raise InputError(ELMAN_ONLY)
     if not 0 <= t < tr.T:
         raise InputError(f"Step t must be from 1 to {tr.T}.")
     H = cfg.hidden_size

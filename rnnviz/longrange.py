@@ -198,3 +198,92 @@ def run_experiment(cells=("elman", "lstm", "gru"), distances=(10, 25, 50, 100, 2
                          "final_train_loss": history[-1]["loss"]})
     return {"task": "the label is the first token", "chance": 1 / N_LABELS, "schedule": schedule,
             "rows": rows}
+
+
+# ---- the shipped measurements, read for page 8 ---------------------------------------------
+
+RESULTS_FILE = "longrange.json"  # in rnnviz/pretrained/, written by scripts/build_longrange.py
+LEARNED = 0.9  # accuracy from which a (cell, distance) counts as learned (chance is 0.5)
+
+
+def load_results() -> dict:
+    """The shipped long-range measurements: {"fixed", "curriculum", "lstm_forget_bias_3"}."""
+    import json
+
+    from .catalog import PRETRAINED
+
+    return json.loads((PRETRAINED / RESULTS_FILE).read_text())
+
+
+def result_rows(results: dict) -> list[dict]:
+    """One flat row per trained (experiment, cell, distance): accuracy at the training distance
+    and the mean ||dL/dx_1|| before and after training, as measured (nothing recomputed)."""
+    rows = []
+    for name, exp in results.items():
+        for r in exp["rows"]:
+            rows.append({"experiment": name, "cell": r["cell"], "distance": int(r["distance"]),
+                         "steps": int(r["config"]["steps"]),
+                         "forget_bias": float(r["config"].get("forget_bias", 1.0)),
+                         "accuracy": float(r["accuracy"]),
+                         "grad_first_before": float(r["grad_first_before"]["first"]),
+                         "grad_first_after": float(r["grad_first_after"]["first"])})
+    return rows
+
+
+def findings(results: dict) -> dict:
+    """What the measurements show, for the prose (read off the file, not asserted):
+    learned[cell] = the largest distance learned (accuracy >= LEARNED) with the fixed schedule
+    (0 if none); grad_ratio = LSTM / Elman ||dL/dx_1|| before training at distance 50 (inf when
+    the Elman's underflows to 0); bias3 = the largest distance the LSTM with forget bias +3
+    learns; curriculum_all = whether every cell learns every evaluated distance with the
+    curriculum; curriculum_min = the lowest of those accuracies."""
+    fixed = [r for r in result_rows(results) if r["experiment"] == "fixed"]
+    learned = {c: max([r["distance"] for r in fixed if r["cell"] == c and r["accuracy"] >= LEARNED],
+                      default=0) for c in ("elman", "lstm", "gru")}
+    at50 = {r["cell"]: r["grad_first_before"] for r in fixed if r["distance"] == 50}
+    ratio = at50["lstm"] / at50["elman"] if at50.get("elman") else float("inf")
+    bias = [r for r in result_rows(results) if r["experiment"] == "lstm_forget_bias_3"]
+    cur = [a for r in results["curriculum"]["rows"] for a in r["accuracy_by_distance"].values()]
+    return {"learned": learned, "grad50": at50, "grad_ratio": ratio,
+            "bias3": max([r["distance"] for r in bias if r["accuracy"] >= LEARNED], default=0),
+            "bias3_steps": max([r["steps"] for r in bias], default=0),
+            "fixed_steps": max([r["steps"] for r in fixed], default=0),
+            "curriculum_all": bool(cur) and min(cur) >= LEARNED,
+            "curriculum_min": min(cur, default=float("nan")),
+            "curriculum_max_distance": max([int(d) for r in results["curriculum"]["rows"]
+                                            for d in r["accuracy_by_distance"]], default=0)}
+
+
+TRAIN_NOW_SECONDS = 18.0  # page 8's "train one now" stops here (the page promises < 20 s)
+
+
+def train_now(cfg: LongRangeConfig, max_seconds: float = TRAIN_NOW_SECONDS, clock=None) -> dict:
+    """Train one (cell, distance) as run_experiment does, but stop at max_seconds of wall time
+    (a shared server must answer): accuracy at cfg.distance, ||dL/dx_1|| before and after,
+    steps_done and stopped_early. Same config and no time limit hit: the shipped numbers."""
+    import time
+
+    clock = clock or time.monotonic
+    torch.manual_seed(cfg.seed)
+    before = gradient_to_first(LongRangeNet(cfg), cfg.distance)
+    start = clock()
+
+    def in_time(record: dict) -> bool:
+        return clock() - start < max_seconds
+
+    net, history = train_longrange(cfg, callback=in_time)
+    return {"config": cfg.to_dict(), "steps_done": len(history),
+            "stopped_early": len(history) < cfg.steps,
+            "accuracy": accuracy_by_distance(net, [cfg.distance])[cfg.distance],
+            "grad_first_before": before["first"],
+            "grad_first_after": gradient_to_first(net, cfg.distance)["first"],
+            "final_train_loss": history[-1]["loss"]}
+
+
+def shipped_row(results: dict, cfg: LongRangeConfig) -> dict | None:
+    """The shipped measurement with exactly this config (to compare a run with), or None."""
+    for exp in results.values():
+        for r in exp["rows"]:
+            if r["config"] == cfg.to_dict():
+                return r
+    return None

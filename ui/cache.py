@@ -258,3 +258,24 @@ def _tied_parts(key: tuple, _model) -> dict:
 def tied_parts(model, ids, targets) -> dict:
     """dL/dE of the tied model on one sentence: input, output and total parts."""
     return _tied_parts(key_of(model, ids, targets), model)
+
+
+# ---- page 8 (gates): the input-Jacobian norms and the shipped long-range results ----------
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _input_norms(key: tuple, _model, _tr) -> torch.Tensor:
+    from rnnviz import gates
+    return gates.input_jacobian_norms(_model, _tr)
+
+
+def input_jacobian_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
+    """(T, T) ||dh_s/dx_t|| (any cell), once per (model, sentence); InputError above
+    limits.MAX_JACOBIAN_T steps."""
+    return _input_norms(_tr_key(model, tr), model, tr)
+
+
+@st.cache_resource(show_spinner=False)
+def longrange_results() -> dict:
+    """The shipped long-range measurements (rnnviz/pretrained/longrange.json), read-only."""
+    from rnnviz import longrange
+    return longrange.load_results()

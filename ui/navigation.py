@@ -20,6 +20,7 @@ PAGES = (
     ("pages/slots.py", "nav.slots", "slots", ":material/flight:"),
     ("pages/train.py", "nav.train", "train", ":material/model_training:"),
     ("pages/origins.py", "nav.origins", "origins", ":material/hub:"),
+    ("pages/gates.py", "nav.gates", "gates", ":material/join_inner:"),
 )
 
 

@@ -109,7 +109,7 @@ def test_hostile_links_fall_back_with_a_message(server, browser):
             assert any(words in a for a in alerts), (words, alerts)
             assert "Default language model" in sidebar_state(pg)[0]
         if "train" in URLS:  # a page's own bound widgets: Streamlit drops bad values silently
-            open_view(pg, f"{server}/train?train_steps=abc&train_H=99999&train_cell=lstm")
+            open_view(pg, f"{server}/train?train_steps=abc&train_H=99999&train_cell=transformer")
             assert not exceptions_on(pg), exceptions_on(pg)
             alerts = " ".join(pg.locator('[data-testid="stSidebar"] [data-testid="stAlert"]')
                               .all_inner_texts())

@@ -98,7 +98,7 @@ def settings() -> dict:
     out["vocab_slot"] = c1.empty()  # "V used = N", filled once the vocabulary is built
     out["d"] = c1.number_input(t("train.d"), 1, limits.MAX_EMBED, 16, key="train_d", **BIND)
     out["H"] = c1.number_input(t("train.H"), 1, limits.MAX_HIDDEN, 32, key="train_H", **BIND)
-    out["cell"] = c2.selectbox(t("train.cell"), ["elman", "jordan"], key="train_cell", **BIND,
+    out["cell"] = c2.selectbox(t("train.cell"), ["elman", "jordan", "lstm", "gru"], key="train_cell", **BIND,
                                help=t("train.cell_help"))
     out["nonlin"] = c2.selectbox(t("train.nonlin"), ["tanh", "relu", "linear"], key="train_nonlin", **BIND)
     out["optimizer"] = c2.selectbox(t("train.optimizer"), ["adam", "sgd"], key="train_opt", **BIND)

@@ -1,0 +1,16 @@
+"""8 · Gates: LSTM and GRU beside Elman on the learner's sentence: how far back an input still
+moves the state, one gated step written out, the gates over the sentence, a long-range task
+measured for the three cells, and one LSTM step by hand."""
+from ui import session
+from ui.sections import gates, gates_task
+
+gates.intro()
+cur = session.current()
+runs = gates.trio(cur)  # Elman, LSTM, GRU on this sentence: traces, ||dh_s/dx_t||, horizons
+gates.look_here(runs)
+gates.compare(runs)
+run = gates.step_section(cur, runs)
+gates.over_sentence(run)
+gates_task.long_range()
+gates_task.train_one()  # in an expander: at most 18 s of training
+gates_task.hand_exercise()

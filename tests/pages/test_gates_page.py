@@ -1,0 +1,179 @@
+"""AppTest of page 8 (Gates: LSTM and GRU): the three cells' influence maps equal the core's,
+the horizons in the prose are the core's, the gated model switch, the step written out, the
+long-range findings, the exercise, gated current models and the Chinese page."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rnnviz import gated_exercise as gx
+from rnnviz import gates, longrange
+from rnnviz.catalog import load_builtin
+from rnnviz.data import lm_pair
+from rnnviz.formatting import num
+from rnnviz.trace import trace
+from tests.apptest_helpers import figures, no_exception
+from tests.conftest import ROOT
+
+PAGE = "pages/gates.py"
+SENTENCE = "Arrive Taipei on November 2nd"
+
+
+def _open(model: str = "default", text: str = SENTENCE, lang: str | None = None, **state):
+    """The page on its own with the sidebar's session keys set (as in test_hidden_page._open)."""
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=120)
+    at.session_state["model"] = model
+    at.session_state["text"] = text
+    if lang:
+        at.session_state["lang"] = lang
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at.run()
+
+
+def _traced(key: str, text: str = SENTENCE):
+    model, vocab, _ = load_builtin(key)
+    ids, targets = lm_pair(vocab.encode(text.split())[0], vocab)
+    return model, trace(model, ids, targets)
+
+
+def _md(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _fig(at, start: str) -> dict:
+    for f in figures(at):
+        if (f["layout"].get("title") or {}).get("text", "").startswith(start):
+            return f
+    raise AssertionError(f"no figure titled {start!r}")
+
+
+def test_three_cells_on_one_log_scale_with_the_cores_horizons():
+    at = _open()
+    no_exception(at)
+    fig = _fig(at, "log10 ||dh_s/dx_t||")
+    assert [d["type"] for d in fig["data"]] == ["heatmap"] * 3
+    horizons = {}
+    for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
+        model, tr = _traced(key)
+        N = gates.input_jacobian_norms(model, tr).numpy()
+        want = np.log10(np.where(N > 0, N, np.nan))
+        got = np.asarray(trace_["z"], dtype=float)
+        assert np.allclose(got, want, equal_nan=True, atol=1e-9)
+        assert trace_["coloraxis"] == "coloraxis"  # one colour scale for the three
+        horizons[key] = gates.memory_horizon(N)
+        reach = gates.first_word_reach(N, 1)
+        assert f"{num(reach)} (" in _md(at)
+    ca = fig["layout"]["coloraxis"]
+    assert ca["cmax"] >= max(np.nanmax(np.asarray(d["z"], float)) for d in fig["data"])
+    look = at.markdown[1].value
+    assert (f"Elman\n{horizons['default']['horizon']}, LSTM {horizons['lstm']['horizon']}, "
+            f"GRU {horizons['gru']['horizon']} steps") in look
+    assert "[The gates over the sentence](#sentence)" in _md(at)
+
+
+def test_step_written_out_is_the_models_own_and_follows_the_slider():
+    at = _open()
+    assert at.radio(key="gates_cell").value == "lstm"
+    model, tr = _traced("lstm")
+    at.slider(key="gates_step").set_value(4).run()
+    no_exception(at)
+    s = gates.gated_step(model, tr, 3)
+    u = s["peak"]
+    line = next(m.value for m in at.markdown if m.value.startswith("**One unit written out**"))
+    assert f"unit {u + 1}" in line and f"= {num(s['c'][u])}" in line and f"= {num(s['h'][u])}$" in line
+    rows = at.table[0].value
+    assert rows.shape[0] == 11 and "(32,)" in set(rows.iloc[:, 1])
+    heat = _fig(at, "Gate values over the sentence")
+    assert len(heat["data"]) == 4
+    assert np.allclose(np.asarray(heat["data"][1]["z"], float), tr.gates["f"].numpy().T, atol=1e-6)
+    k = gates.kept_cells(tr, 32, start=1)
+    assert f"{k['n_kept']} of the 32 units" in _md(at)
+
+
+def test_the_gru_switch_and_its_link_value():
+    at = _open()
+    at.radio(key="gates_cell").set_value("gru").run()
+    no_exception(at)
+    assert len(_fig(at, "Gate values over the sentence")["data"]) == 3
+    assert "update gate" in _md(at) and at.table[0].value.shape[0] == 9
+    from tests.conftest import APP
+    linked = AppTest.from_file(APP, default_timeout=120)
+    linked.query_params["gates_cell"] = "gru"  # a shared link: the URL value is the option value
+    linked.switch_page(str(ROOT / PAGE))
+    linked.run()
+    no_exception(linked)
+    assert linked.radio(key="gates_cell").value == "gru" and not linked.warning
+
+
+@pytest.mark.parametrize("model", ["lstm", "gru"])
+def test_a_gated_current_model_is_used_and_named(model):
+    at = _open(model)
+    no_exception(at)
+    assert not at.radio  # no switch: the views use the current model
+    assert any("your current model" in c.value for c in at.caption)
+    model_, tr = _traced(model)
+    sat = gates.gate_saturation(tr, model, 32)
+    table = at.dataframe[-2].value if model == "gru" else at.dataframe[1].value
+    assert [float(v) for v in table.iloc[:, 1]] == pytest.approx([float(num(100 * v)) for v in sat.values()])
+
+
+def test_notes_and_subword_models_still_compare_the_builtins():
+    for key, text in (("notes", "I like cats"), ("subword", "the cat sat on the mat")):
+        at = _open(key, text)
+        no_exception(at)
+        assert len(_fig(at, "log10 ||dh_s/dx_t||")["data"]) == 3
+
+
+def test_long_range_prose_reads_the_shipped_measurements():
+    at = _open()
+    f = longrange.findings(longrange.load_results())
+    text = _md(at)
+    assert f"is {num(f['grad_ratio'])} times the Elman's" in text
+    assert f"LSTM,\ndistances up to {f['learned']['lstm']}" in text
+    assert f"it learns distances up to {f['bias3']}" in text
+    acc = _fig(at, "Accuracy at the training distance")
+    names = [d["name"] for d in acc["data"]]
+    assert names == ["Elman (tanh)", "LSTM", "GRU", "LSTM, forget bias +3"]
+    fixed = {(r["cell"], r["distance"]): r["accuracy"] for r in longrange.load_results()["fixed"]["rows"]}
+    assert list(acc["data"][1]["y"]) == [fixed[("lstm", d)] for d in acc["data"][1]["x"]]
+
+
+def test_exercise_right_and_a_named_slip():
+    at = _open()
+    ex = gx.make_exercise(1)
+    for mistake, words in ((None, "Right"), ("forgot tanh on c", "squash the cell state first")):
+        c, h = gx.exercise_answers(ex, mistake)
+        for name, v in zip(("c_1", "c_2", "h_1", "h_2"), [*c, *h]):
+            at.number_input(key=f"gates_ex_{name}").set_value(float(v))
+        at.button(key="gates_ex_check").click().run()
+        no_exception(at)
+        shown = [m.value for m in at.success] + [m.value for m in at.error]
+        assert any(words in s for s in shown), shown
+
+
+def test_chinese_page_is_mostly_chinese():
+    at = _open(lang="zh")
+    no_exception(at)
+    text = re.sub(r"\$[^$]*\$", "", _md(at))  # formulas stay as they are
+    letters = [ch for ch in text if ch.isalpha()]
+    cjk = [ch for ch in letters if "\u4e00" <= ch <= "\u9fff"]
+    assert len(cjk) > 0.5 * len(letters), (len(cjk), len(letters))
+    assert at.title[0].value == "8 · 门控：LSTM 与 GRU"
+    assert _fig(at, "log10 ||dh_s/dx_t||：")
+
+
+def test_train_one_now_shows_the_runs_numbers():
+    at = _open()
+    at.selectbox(key="gates_now_cell").set_value("gru")
+    at.selectbox(key="gates_now_dist").set_value(10)
+    at.number_input(key="gates_now_steps").set_value(20)
+    at.button(key="gates_now_go").click().run()
+    no_exception(at)
+    want = longrange.train_now(longrange.LongRangeConfig(cell="gru", distance=10, steps=20))
+    line = next(m.value for m in at.markdown if m.value.startswith("**GRU at distance 10**"))
+    assert f"20 steps: accuracy {num(100 * want['accuracy'])} %" in line
+    assert f"after {num(want['grad_first_after'])}." in line
