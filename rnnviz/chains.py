@@ -173,3 +173,27 @@ def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str]:
     if near(w * n):
         return False, "w x n is a sum; the chain is a product w^n (times the slopes)."
     return False, f"Not quite: multiply the {n} factors w * phi'(a_k) one after another."
+
+
+# ---- the W_h scale's live verdict (page 4, next to "Scale W_h by") ---------------------------
+
+SCALE_PRESETS = {"vanish": 0.5, "neutral": 1.0, "explode": 3.0}  # preset name -> W_h factor
+GROWTH_BAND = 10.0  # a factor within [1/10, 10] over the sentence reads as "neither"
+
+
+def growth_verdict(N: torch.Tensor) -> dict:
+    """How much a gradient grows or shrinks over the sentence's longest distance n = T - 1:
+    the largest ||dh_s/dh_t|| at that distance (N (T, T), NaN above the diagonal). kind is
+    "grows" (factor > GROWTH_BAND), "shrinks" (< 1/GROWTH_BAND) or "neutral"; a one-step
+    sentence has n = 0, factor 1. Why: the page says "grows x386 over 5 steps" in words, next
+    to the slider, so a learner sees the regime without reading the chart."""
+    N = N.detach().double()
+    n = N.shape[0] - 1
+    factor = float(torch.diagonal(N, -n).max()) if n > 0 else 1.0
+    if not math.isfinite(factor) or factor > GROWTH_BAND:
+        kind = "grows"
+    elif factor < 1 / GROWTH_BAND:
+        kind = "shrinks"
+    else:
+        kind = "neutral"
+    return {"n": n, "factor": factor, "kind": kind}
