@@ -193,3 +193,48 @@ def clipping(scale: float, max_norm: float):
     demo = gradcheck.clip_demo(g, max_norm)
     demo.pop("clipped")
     return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
+
+
+# ---- page 4 (BPTT and Jacobians): added by the pbptt helper ----------------------------------
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _backward_norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
+    return bptt.backward_jacobian_norms(_model, _tr, ord_)
+
+
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro") -> torch.Tensor:
+    """(T, T) ||dh<-_s/dh<-_t|| of a bidirectional model's backward direction."""
+    return _backward_norms(_tr_key(model, tr), ord_, model, tr)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _note002(key: tuple, _model, _tr) -> dict:
+    from rnnviz import notes_errata
+    rec = notes_errata.note002_recursion(_model, _tr)
+    return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
+            "eigen": notes_errata.note002_eigen_claim(_model, _tr)}
+
+
+def note002_errata(model: RNNModel, tr: Trace) -> dict:
+    """note 002's recursion read literally ("recursion": the off_* numbers) and its eigenvalue
+    claim ("eigen"), once per (model, sentence); a one-directional Elman model only."""
+    return _note002(_tr_key(model, tr), model, tr)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def note003_gradient_check() -> dict:
+    """note 003's gradient-check block as printed and with the model in float64."""
+    from rnnviz import notes_errata
+    return {"printed": notes_errata.note003_gradient_check(False),
+            "fixed": notes_errata.note003_gradient_check(True)}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _derivation(key: tuple, _model, _tr) -> dict:
+    from rnnviz import notation
+    return notation.beside_app(_model, _tr)
+
+
+def note002_derivation(model: RNNModel, tr: Trace) -> dict:
+    """notation.beside_app: note 002's boxed gradients and delta_h beside autograd."""
+    return _derivation(_tr_key(model, tr), model, tr)

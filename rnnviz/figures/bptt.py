@@ -58,7 +58,7 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
 _SLOPE_NAMES = {"tanh": ("tanh", "1 - h_{t}^2"), "relu": ("ReLU", "1[a_{t} > 0]"),
                 "linear": ("identity", "1")}
 JACOBIAN_LABELS = {"slope_title": "{deriv} ({act} slope)", "W_title": "W_h (the same at every step)",
-                   "J_title": "J_{t} = {diag}W_h (own scale)", "slope": "slope", "from": "from unit of h_(t-1)",
+                   "J_title": "J_{t} = {diag}W_h (own scale)", "slope": "slope", "from": "from unit of h_{t-1}",
                    "to": "to unit of h_t", "title": "The step Jacobian at step {t}: {act} factor and W_h apart",
                    "hover_slope": "slope"}
 
@@ -126,8 +126,8 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str, labels: d
     return fig
 
 
-CHAIN_LABELS = {"factor": "||J_k||_2 (one factor)", "product": "||J_k ... J_(t+1)||_2 (running product)",
-                "fro": "||J_k ... J_(t+1)||_F", "y": "norm (log scale)", "x": "factor added",
+CHAIN_LABELS = {"factor": "||J_k||_2 (one factor)", "product": "||J_k ... J_{t+1}||_2 (running product)",
+                "fro": "||J_k ... J_{t+1}||_F", "y": "norm (log scale)", "x": "factor added",
                 "title": "dh_{s}/dh_{t} = J_{s} ... J_{a}, built factor by factor"}
 
 

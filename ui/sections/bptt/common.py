@@ -1,0 +1,37 @@
+"""What every BPTT section shares: the page name, URL binding, prose, labels and tables."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ...i18n import prose, t
+
+P = "bptt"
+BIND = {"bind": "query-params"}
+
+
+def text(key: str, **values) -> None:
+    st.markdown(prose(P, key, **values))
+
+
+def anchor(name: str) -> None:
+    """A section header with a fixed anchor (the in-page table of contents links to it)."""
+    st.header(t(f"bptt.h.{name}"), anchor=f"bptt-{name}")
+
+
+def labels(figure: str, *keys: str) -> dict:
+    """A figure's strings from the catalogue (bptt.fig.<figure>.<key>)."""
+    return {k: t(f"bptt.fig.{figure}.{k}") for k in keys}
+
+
+def elman_1d(cur) -> bool:
+    """The notes' recursion and J = diag(phi') W_h are for a one-directional Elman RNN."""
+    return cur.model.cfg.cell == "elman" and not cur.model.cfg.bidirectional
+
+
+def table(rows, height="auto") -> None:
+    """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0."""
+    df = pd.DataFrame(rows)
+    sci = {c: st.column_config.NumberColumn(format="%.3e") for c in df.columns
+           if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))}
+    st.dataframe(df, hide_index=True, column_config=sci, height=height)
