@@ -238,3 +238,21 @@ def _derivation(key: tuple, _model, _tr) -> dict:
 def note002_derivation(model: RNNModel, tr: Trace) -> dict:
     """notation.beside_app: note 002's boxed gradients and delta_h beside autograd."""
     return _derivation(_tr_key(model, tr), model, tr)
+
+
+# ---- page 5 (slot filling): added by the pbptt helper -----------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def flat_tagger():
+    """Note 004's flattened FNN (the fifth tagger), shared read-only by every session."""
+    return tagging.load_tagger((tagging.TAGGERS_DIR / f"{tagging.FLAT}.pt").read_bytes())[0]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _shifted(key: tuple, _model, _data) -> dict:
+    return tagging.evaluate(_model, _data)
+
+
+def shifted_scores(model, data) -> dict:
+    """A tagger's scores on tagging.shifted_heldout(...) (the shifted split is the only one)."""
+    return _shifted(key_of(model) + ("shifted",), model, data)
