@@ -58,12 +58,14 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
 _SLOPE_NAMES = {"tanh": ("tanh", "1 - h_{t}^2"), "relu": ("ReLU", "1[a_{t} > 0]"),
                 "linear": ("identity", "1")}
 JACOBIAN_LABELS = {"slope_title": "{deriv} ({act} slope)", "W_title": "W_h (the same at every step)",
-                   "J_title": "J_{t} = {diag}W_h (own scale)", "slope": "slope", "from": "from unit of h_{t-1}",
-                   "to": "to unit of h_t", "title": "The step Jacobian at step {t}: {act} factor and W_h apart",
+                   "J_title": "J_{t} = {diag}W_h (own scale)", "slope": "slope",
+                   "from": "from unit of h_{t-1}", "to": "to unit of h_t",
+                   "title": "The step Jacobian at step {t}: {act} factor and W_h apart",
                    "hover_slope": "slope"}
 
 
-def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh", labels: dict | None = None) -> go.Figure:
+def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
+                   labels: dict | None = None) -> go.Figure:
     """J_t = diag(phi'(a_t)) W_h: the diagonal factor, W_h, and their product side by side.
     The titles name the model's own derivative (1 - h_t^2, 1[a_t > 0] or 1)."""
     L = {**JACOBIAN_LABELS, **(labels or {})}
@@ -105,7 +107,8 @@ HEATMAP_LABELS = {"no_path": "no path (t > s)", "row": "s (row)", "col": "t (col
                   "x": "t (earlier step)", "y": "s (later step)"}
 
 
-def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str, labels: dict | None = None) -> go.Figure:
+def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
+                     labels: dict | None = None) -> go.Figure:
     """log10 of an all-pairs norm matrix (rows s, columns t). NaN where there is no path;
     exact 0 and inf cells are left uncoloured and their hover says 0 / inf."""
     L = {**HEATMAP_LABELS, **(labels or {})}
@@ -214,7 +217,8 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
 
 PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e38",
                     "floor": "practical floor ~1e-7", "subnormal": "float32 leaves the normal range",
-                    "zero": "float32 = 0 (underflow)", "inf": "float32 = inf (overflow)", "at": "{label} at k = {k}",
+                    "zero": "float32 = 0 (underflow)", "inf": "float32 = inf (overflow)",
+                    "at": "{label} at k = {k}",
                     "y": "|{w}^k| (log scale)", "title": "The chain {w}^k in float32 and float64",
                     "x": "k (factors multiplied)"}
 
@@ -288,7 +292,8 @@ def t_sweep_plot(rows, labels: dict | None = None, names: dict | None = None) ->
     Ts = [r["T"] for r in rows]
     fig = go.Figure()
     for key in [k for k in rows[0] if k != "T"]:
-        fig.add_scatter(x=Ts, y=[r[key] for r in rows], mode="lines+markers", name=(names or {}).get(key, key))
+        fig.add_scatter(x=Ts, y=[r[key] for r in rows], mode="lines+markers",
+                        name=(names or {}).get(key, key))
     fig.update_xaxes(type="log", tickvals=Ts, title_text=L["x"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in r if key != "T"])

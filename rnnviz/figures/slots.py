@@ -30,7 +30,8 @@ def _axes(labels: dict | None) -> dict:
     return {**AXES, **(labels or {})}
 
 
-def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger", labels: dict | None = None) -> go.Figure:
+def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
+             labels: dict | None = None) -> go.Figure:
     """Rows = words, columns = taggers; each cell shows the chosen tag, coloured by tag,
     with every tag's probability on hover. probs_by_tagger: label -> (T, K) array."""
     A = _axes(labels)

@@ -1,4 +1,5 @@
 """Gradient checking by finite differences, clipping, and the "try it by hand" chain."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -18,8 +19,13 @@ from .common import BIND, anchor, elman_1d, labels, table, text
 def gradcheck_view(cur: session.Current) -> None:
     """Finite differences against autograd: the notes' setting or the current model."""
     anchor("gradcheck")
-    setting = st.radio(t("bptt.gc_setting"), ["notes", "model"], key="bptt_gc", **BIND,
-                       format_func=lambda k: t(f"bptt.gc_{k}"))
+    setting = st.radio(
+        t("bptt.gc_setting"),
+        ["notes", "model"],
+        key="bptt_gc",
+        **BIND,
+        format_func=lambda k: t(f"bptt.gc_{k}"),
+    )
     if setting == "notes":
         rows, sweep = cache.notes_check()
         text("gradcheck_notes", mark=gradcheck.PASS_MARK)
@@ -36,28 +42,54 @@ def _sweep(sweep: list[dict]) -> None:
     """note 003's T sweep: the mean loss's ||dL/dW_x||, the sum's, and the long-range part."""
     with st.expander(t("bptt.sweep_header")):
         parts = note003_first_layer()
-        text("sweep", first=num(sweep[0]["||dL/dW_x||"]), last=num(sweep[-1]["||dL/dW_x||"]),
-             sum_first=num(parts[0]["sum"]), sum_last=num(parts[-1]["sum"]),
-             long_first=num(parts[0]["long_range"]), long_last=num(parts[-1]["long_range"]))
+        text(
+            "sweep",
+            first=num(sweep[0]["||dL/dW_x||"]),
+            last=num(sweep[-1]["||dL/dW_x||"]),
+            sum_first=num(parts[0]["sum"]),
+            sum_last=num(parts[-1]["sum"]),
+            long_first=num(parts[0]["long_range"]),
+            long_last=num(parts[-1]["long_range"]),
+        )
         st.dataframe(pd.DataFrame(sweep), hide_index=True)
         names = {k: t(f"bptt.sweep_{k}") for k in ("mean", "sum", "long_range")}
-        show_figure(figs.t_sweep_plot(parts, labels=labels("sweep", *figs.SWEEP_LABELS), names=names),
-                    "bptt-sweep", key="bptt_sweep")
+        show_figure(
+            figs.t_sweep_plot(parts, labels=labels("sweep", *figs.SWEEP_LABELS), names=names),
+            "bptt-sweep",
+            key="bptt_sweep",
+        )
 
 
 def clipping() -> None:
     """clip_grad_norm_ on an exploding setting (its own scale: a different W_h slider)."""
     anchor("clipping")
     c1, c2 = st.columns(2)
-    explode = c1.select_slider(t("bptt.clip_scale"), [1.0, 3.0, 6.0, 10.0], value=6.0,
-                               key="bptt_explode", **BIND, help=t("bptt.clip_scale_help"))
-    max_norm = c2.select_slider("max_norm", [0.1, 0.5, 1.0, 5.0, 10.0, 100.0], value=1.0,
-                                key="bptt_maxnorm", **BIND)
+    explode = c1.select_slider(
+        t("bptt.clip_scale"),
+        [1.0, 3.0, 6.0, 10.0],
+        value=6.0,
+        key="bptt_explode",
+        **BIND,
+        help=t("bptt.clip_scale_help"),
+    )
+    max_norm = c2.select_slider(
+        "max_norm", [0.1, 0.5, 1.0, 5.0, 10.0, 100.0], value=1.0, key="bptt_maxnorm", **BIND
+    )
     demo, steps = cache.clipping(explode, max_norm)
-    text("clipping", before=num(demo["norm before"]), after=num(demo["norm after"]),
-         cos=f"{demo['cosine']:.12f}", max_norm=max_norm)
-    show_figure(figs.clip_bar(demo["norm before"], demo["norm after"], max_norm,
-                              labels=labels("clip", *figs.CLIP_LABELS)), "bptt-clip", key="bptt_clip")
+    text(
+        "clipping",
+        before=num(demo["norm before"]),
+        after=num(demo["norm after"]),
+        cos=f"{demo['cosine']:.12f}",
+        max_norm=max_norm,
+    )
+    show_figure(
+        figs.clip_bar(
+            demo["norm before"], demo["norm after"], max_norm, labels=labels("clip", *figs.CLIP_LABELS)
+        ),
+        "bptt-clip",
+        key="bptt_clip",
+    )
     st.dataframe(pd.DataFrame(steps), hide_index=True)
 
 
@@ -66,6 +98,8 @@ def byhand() -> None:
     anchor("byhand")
     ex = chains.chain_exercise(exercise_number("bptt_ex") - 1)
     text("byhand", w=ex["w"], n=ex["n"], slopes=", ".join(map(str, ex["slopes"])))
-    exercise("bptt_ex", ask=lambda: st.number_input(t("bptt.answer"), value=None, format="%.6f",
-                                                    key="bptt_answer"),
-             check=lambda answer: chains.check_chain(ex, answer))
+    exercise(
+        "bptt_ex",
+        ask=lambda: st.number_input(t("bptt.answer"), value=None, format="%.6f", key="bptt_answer"),
+        check=lambda answer: chains.check_chain(ex, answer),
+    )

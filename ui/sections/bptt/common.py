@@ -1,4 +1,5 @@
 """What every BPTT section shares: the page name, URL binding, prose, labels and tables."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -32,6 +33,9 @@ def elman_1d(cur) -> bool:
 def table(rows, height="auto") -> None:
     """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0."""
     df = pd.DataFrame(rows)
-    sci = {c: st.column_config.NumberColumn(format="%.3e") for c in df.columns
-           if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))}
+    sci = {
+        c: st.column_config.NumberColumn(format="%.3e")
+        for c in df.columns
+        if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))
+    }
     st.dataframe(df, hide_index=True, column_config=sci, height=height)

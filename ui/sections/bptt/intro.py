@@ -1,4 +1,5 @@
 """Title, what to look at first, the in-page table of contents, the step choice."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -41,15 +42,24 @@ def toc() -> None:
 
 def not_elman(cur: session.Current) -> None:
     if not elman_1d(cur):
-        st.info(t("bptt.not_elman_kind", cell=cur.model.cfg.cell,
-                  bi=t("bptt.bi_yes") if cur.model.cfg.bidirectional else ""))
+        st.info(
+            t(
+                "bptt.not_elman_kind",
+                cell=cur.model.cfg.cell,
+                bi=t("bptt.bi_yes") if cur.model.cfg.bidirectional else "",
+            )
+        )
         text("not_elman")
 
 
 def step(cur: session.Current) -> int:
     """The step t (0-based) the sections below explain, shared with the other pages."""
-    return shared_step(t("bptt.step"), cur.trace.T, cur.vocab.has_specials, "bptt_step",
-                       help=t("bptt.step_help")) - 1
+    return (
+        shared_step(
+            t("bptt.step"), cur.trace.T, cur.vocab.has_specials, "bptt_step", help=t("bptt.step_help")
+        )
+        - 1
+    )
 
 
 __all__ = ["P"]

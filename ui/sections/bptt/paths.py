@@ -1,4 +1,5 @@
 """Where dL/dh_t comes from, the delta recursion, and the shared-weight sums."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -20,15 +21,35 @@ def paths(cur: session.Current, t_: int) -> None:
     tr, H = cur.trace, cur.model.cfg.hidden_size
     G, _ = cache.gradient_flow(cur.model, tr)  # from the cached step Jacobians
     src = state_grad_sources(G, tr, t_)
-    direct = (prose(P, "paths_direct", t=t_ + 1, direct=num(float(src["parts"][0].norm())))
-              if src["has_direct"] else prose(P, "paths_no_direct", t=t_ + 1))
-    later = (prose(P, "paths_later", n_later=len(src["later_steps"]), later=num(src["later_norm"]),
-                   names=_names(src["later_steps"])) if src["later_steps"] else prose(P, "paths_no_later"))
+    direct = (
+        prose(P, "paths_direct", t=t_ + 1, direct=num(float(src["parts"][0].norm())))
+        if src["has_direct"]
+        else prose(P, "paths_no_direct", t=t_ + 1)
+    )
+    later = (
+        prose(
+            P,
+            "paths_later",
+            n_later=len(src["later_steps"]),
+            later=num(src["later_norm"]),
+            names=_names(src["later_steps"]),
+        )
+        if src["later_steps"]
+        else prose(P, "paths_no_later")
+    )
     none = " " + prose(P, "paths_none", none=num(float(G[0, 1].norm()))) if tr.T > 1 else ""
-    text("paths", t=t_ + 1, tok=md_escape(cur.tokens[t_]), direct_part=direct, later_part=later,
-         total=num(float(tr.grad_h[t_].norm())), none_part=none)
-    fig = figs.paths_bar(src["parts"].numpy(), src["steps"], t_, cur.tokens, H,
-                         labels=labels("paths", *figs.PATHS_LABELS))
+    text(
+        "paths",
+        t=t_ + 1,
+        tok=md_escape(cur.tokens[t_]),
+        direct_part=direct,
+        later_part=later,
+        total=num(float(tr.grad_h[t_].norm())),
+        none_part=none,
+    )
+    fig = figs.paths_bar(
+        src["parts"].numpy(), src["steps"], t_, cur.tokens, H, labels=labels("paths", *figs.PATHS_LABELS)
+    )
     show_figure(fig, "bptt-paths", key="bptt_paths")
 
 
@@ -46,17 +67,34 @@ def recursion(cur: session.Current, t_: int) -> None:
     with st.expander(t("bptt.recursion_header")):
         ds = delta_steps(cur.model, cur.trace)
         c = {k: t(f"bptt.col.{k}") for k in ("step", "token", "own", "later", "slope", "delta", "unit")}
-        rows = [{c["step"]: k + 1, c["token"]: cur.tokens[k], c["own"]: float(ds["from_output"][k].norm()),
-                 c["later"]: float(ds["from_later"][k].norm()), c["slope"]: float(ds["slope"][k].mean()),
-                 c["delta"]: float(ds["delta"][k].norm())} for k in range(cur.trace.T - 1, -1, -1)]
+        rows = [
+            {
+                c["step"]: k + 1,
+                c["token"]: cur.tokens[k],
+                c["own"]: float(ds["from_output"][k].norm()),
+                c["later"]: float(ds["from_later"][k].norm()),
+                c["slope"]: float(ds["slope"][k].mean()),
+                c["delta"]: float(ds["delta"][k].norm()),
+            }
+            for k in range(cur.trace.T - 1, -1, -1)
+        ]
         text("delta", t=t_ + 1)
         st.dataframe(pd.DataFrame(rows), hide_index=True)
         st.caption(t("bptt.unit_caption", t=t_ + 1))
         H = cur.model.cfg.hidden_size
-        st.dataframe(pd.DataFrame({c["unit"]: [f"u{j + 1}" for j in range(H)], "φ'(a_t)": ds["slope"][t_].numpy(),
-                                   "W_o^T e_t": ds["from_output"][t_].numpy(),
-                                   "W_h^T δ_{t+1}": ds["from_later"][t_].numpy(), "δ_t": ds["delta"][t_].numpy()}),
-                     hide_index=True, height=min(35 * (H + 1) + 3, 400))
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    c["unit"]: [f"u{j + 1}" for j in range(H)],
+                    "φ'(a_t)": ds["slope"][t_].numpy(),
+                    "W_o^T e_t": ds["from_output"][t_].numpy(),
+                    "W_h^T δ_{t+1}": ds["from_later"][t_].numpy(),
+                    "δ_t": ds["delta"][t_].numpy(),
+                }
+            ),
+            hide_index=True,
+            height=min(35 * (H + 1) + 3, 400),
+        )
 
 
 def shared(cur: session.Current) -> None:
@@ -67,13 +105,44 @@ def shared(cur: session.Current) -> None:
     terms = shared_weight_terms(cur.model, cur.trace)
     wh = terms["W_h"]
     text("shared", max_diff=num(wh["max_diff"]), T=cur.trace.T)
-    c = {k: t(f"bptt.col.{k}") for k in ("step", "token", "term_norm", "running", "param", "term",
-                                         "sum_norm", "auto_norm", "max_diff")}
+    c = {
+        k: t(f"bptt.col.{k}")
+        for k in (
+            "step",
+            "token",
+            "term_norm",
+            "running",
+            "param",
+            "term",
+            "sum_norm",
+            "auto_norm",
+            "max_diff",
+        )
+    }
     with st.expander(t("bptt.shared_terms")):
-        st.dataframe(pd.DataFrame([{c["step"]: k + 1, c["token"]: cur.tokens[k],
-                                    c["term_norm"]: float(wh["terms"][k].norm()),
-                                    c["running"]: float(wh["terms"][: k + 1].sum(0).norm())}
-                                   for k in range(cur.trace.T)]), hide_index=True)
-    table([{c["param"]: n, c["term"]: term, c["sum_norm"]: float(v["sum"].norm()),
-            c["auto_norm"]: float(v["autograd"].norm()), c["max_diff"]: v["max_diff"]}
-           for (n, v), term in zip(terms.items(), ("δ_t h_{t-1}^T", "δ_t x_t^T", "δ_t", "e_t h_t^T", "e_t"))])
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        c["step"]: k + 1,
+                        c["token"]: cur.tokens[k],
+                        c["term_norm"]: float(wh["terms"][k].norm()),
+                        c["running"]: float(wh["terms"][: k + 1].sum(0).norm()),
+                    }
+                    for k in range(cur.trace.T)
+                ]
+            ),
+            hide_index=True,
+        )
+    table(
+        [
+            {
+                c["param"]: n,
+                c["term"]: term,
+                c["sum_norm"]: float(v["sum"].norm()),
+                c["auto_norm"]: float(v["autograd"].norm()),
+                c["max_diff"]: v["max_diff"],
+            }
+            for (n, v), term in zip(terms.items(), ("δ_t h_{t-1}^T", "δ_t x_t^T", "δ_t", "e_t h_t^T", "e_t"))
+        ]
+    )

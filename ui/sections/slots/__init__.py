@@ -1,9 +1,24 @@
 """Page 5 (slot filling) sections, split by theme so each file stays small."""
+
 from .common import SlotSetup, setup
 from .compare import heldout, pair, right_context
 from .flat import flat_fnn
 from .practice import by_hand, jordan_risk, retrain
 from .sentence import choose, form, grid, intro, toc
 
-__all__ = ["SlotSetup", "by_hand", "choose", "flat_fnn", "form", "grid", "heldout", "intro", "jordan_risk",
-           "pair", "retrain", "right_context", "setup", "toc"]
+__all__ = [
+    "SlotSetup",
+    "by_hand",
+    "choose",
+    "flat_fnn",
+    "form",
+    "grid",
+    "heldout",
+    "intro",
+    "jordan_risk",
+    "pair",
+    "retrain",
+    "right_context",
+    "setup",
+    "toc",
+]

@@ -1,5 +1,6 @@
 """What every slot-filling section shares: the taggers and data (one function, switchable by
 language), the preset sentences, URL binding and table formatting."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,29 +19,42 @@ BIND = {"bind": "query-params"}
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
 RIGHT_A, RIGHT_B = "Tokyo is my destination", "Tokyo is my departure"
 # code -> sentence; the option label (which also goes into the URL) comes from the catalogue
-PRESETS = {"arrive": ARRIVE, "leave": LEAVE, "right_a": RIGHT_A, "right_b": RIGHT_B,
-           "two_cities": "Leave Boston and arrive in Paris at 5 pm",
-           "unknown": "Arrive Kaohsiung on November 2nd"}
+PRESETS = {
+    "arrive": ARRIVE,
+    "leave": LEAVE,
+    "right_a": RIGHT_A,
+    "right_b": RIGHT_B,
+    "two_cities": "Leave Boston and arrive in Paris at 5 pm",
+    "unknown": "Arrive Kaohsiung on November 2nd",
+}
 
 
 @dataclass(frozen=True)
 class SlotSetup:
     """The page's own taggers and data: the sidebar's model plays no part here."""
+
     lang: str
     data: tg.TaggingData
-    shipped: dict        # kind -> model (the pretrained taggers, read-only, shared)
-    flat: object         # note 004's flattened FNN (the fifth tagger)
-    presets: dict        # code -> sentence
-    pair: tuple          # (text_a, text_b, word): the notes' pair
-    right: tuple         # (text_a, text_b): decided by a later word
+    shipped: dict  # kind -> model (the pretrained taggers, read-only, shared)
+    flat: object  # note 004's flattened FNN (the fifth tagger)
+    presets: dict  # code -> sentence
+    pair: tuple  # (text_a, text_b, word): the notes' pair
+    right: tuple  # (text_a, text_b): decided by a later word
 
 
 def setup(lang: str) -> SlotSetup:
     """The taggers, data and example sentences for a language. Only English taggers exist yet:
     the Chinese ones (being built) plug in here, and every section follows."""
     shipped = {k: m for k, (m, _, _) in cache.pretrained_taggers().items()}
-    return SlotSetup(lang, cache.tagging_data(), shipped, cache.flat_tagger(), dict(PRESETS),
-                     (ARRIVE, LEAVE, "Taipei"), (RIGHT_A, RIGHT_B))
+    return SlotSetup(
+        lang,
+        cache.tagging_data(),
+        shipped,
+        cache.flat_tagger(),
+        dict(PRESETS),
+        (ARRIVE, LEAVE, "Taipei"),
+        (RIGHT_A, RIGHT_B),
+    )
 
 
 def labelled(s: SlotSetup) -> dict:

@@ -1,5 +1,6 @@
 """The fifth tagger: note 004's FNN over the whole padded sentence. What flattening gains
 (context on both sides) and loses (a fixed length, nothing shared across positions)."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -17,8 +18,13 @@ from .sentence import _axes
 
 def flat_fnn(s: SlotSetup, sentence: str) -> None:
     anchor("flat")
-    text("flat", L=tg.FLAT_LEN, n_flat=tg.param_count(s.flat), n_fnn=tg.param_count(s.shipped["fnn"]),
-         n_elman=tg.param_count(s.shipped["elman"]))
+    text(
+        "flat",
+        L=tg.FLAT_LEN,
+        n_flat=tg.param_count(s.flat),
+        n_fnn=tg.param_count(s.shipped["fnn"]),
+        n_elman=tg.param_count(s.shipped["elman"]),
+    )
     _reach(s, sentence)
     _shifted(s)
 
@@ -30,7 +36,10 @@ def _reach(s: SlotSetup, sentence: str) -> None:
         st.warning(t("slots.flat_too_long", T=len(ids), L=tg.FLAT_LEN))
         sentence, ids = ARRIVE, prepare(ARRIVE, s.data.vocab).ids
     try:
-        reach = {tagger_label(k): tg.context_reach(m, ids) for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))}
+        reach = {
+            tagger_label(k): tg.context_reach(m, ids)
+            for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))
+        }
     except InputError as err:
         st.error(str(err))
         return
@@ -50,5 +59,11 @@ def _shifted(s: SlotSetup) -> None:
         rows.append({t("slots.col.tagger"): label, t("slots.col.acc"): a, t("slots.col.acc_shifted"): b})
     flat_a, flat_b = acc[tagger_label("flat")]
     el_a, el_b = acc[tagger_label("elman")]
-    text("shifted", flat_a=f"{flat_a:.3f}", flat_b=f"{flat_b:.3f}", elman_a=f"{el_a:.3f}", elman_b=f"{el_b:.3f}")
+    text(
+        "shifted",
+        flat_a=f"{flat_a:.3f}",
+        flat_b=f"{flat_b:.3f}",
+        elman_a=f"{el_a:.3f}",
+        elman_b=f"{el_b:.3f}",
+    )
     st.dataframe(fmt_table(rows, fixed=True), hide_index=True)

@@ -1,4 +1,5 @@
 """Intro, the sentence to tag, the grid of tags by tagger, and the filled-in form."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -32,11 +33,22 @@ def toc() -> None:
 def choose(cur: session.Current, s: SlotSetup):
     """(text, {label: Tagged}): the sentence to tag (a preset, the sidebar's, or typed) and every
     tagger's tags; an unusable sentence is explained and the notes' sentence shown instead."""
-    source = st.selectbox(t("slots.source"), list(SOURCES), key="slot_source", **BIND, help=t("slots.source_help"),
-                          format_func=lambda k: t(f"slots.source.{k}"))
+    source = st.selectbox(
+        t("slots.source"),
+        list(SOURCES),
+        key="slot_source",
+        **BIND,
+        help=t("slots.source_help"),
+        format_func=lambda k: t(f"slots.source.{k}"),
+    )
     if source == "own":
-        sentence = st.text_input(t("slots.your_sentence"), "Arrive Seoul at 9 am", key="slot_text", **BIND,
-                                 max_chars=limits.MAX_TEXT_CHARS)
+        sentence = st.text_input(
+            t("slots.your_sentence"),
+            "Arrive Seoul at 9 am",
+            key="slot_text",
+            **BIND,
+            max_chars=limits.MAX_TEXT_CHARS,
+        )
     else:
         sentence = cur.text if source == "sidebar" else s.presets[source]
     models = labelled(s)
@@ -60,8 +72,12 @@ def grid(tagged: dict) -> None:
     unknown = [tok for tok, w in zip(first.tokens, first.words) if w == "<unk>"]
     if unknown:
         text("unknown", unknown=md_escape(", ".join(dict.fromkeys(unknown))))
-    st.plotly_chart(figs.tag_grid(first.tokens, {k: v.probs for k, v in tagged.items()},
-                                  title=t("slots.fig.grid"), labels=_axes()), width="stretch")
+    st.plotly_chart(
+        figs.tag_grid(
+            first.tokens, {k: v.probs for k, v in tagged.items()}, title=t("slots.fig.grid"), labels=_axes()
+        ),
+        width="stretch",
+    )
 
 
 def form(tagged: dict) -> None:
