@@ -155,10 +155,11 @@ def test_scale_presets_and_live_verdict_match_the_product(app):
         assert at.select_slider(key="bptt_scale").value == scale
         N = reference_norms(text, 2, scale)
         factor = N[-1, 0]
-        [metric] = [m for m in at.metric if "W_h ×" in m.label]
-        assert metric.label.endswith(f"×{scale:g}")
+        [label] = [c.value for c in at.caption if "W_h ×" in c.value]
+        assert label.endswith(f"×{scale:g}")
         from rnnviz.formatting import num
-        assert num(factor) in metric.value and f"over {N.shape[0] - 1} steps" in metric.value
+        verdict = f"×{num(factor)} over {N.shape[0] - 1} steps**"
+        assert any(m.value.startswith("**") and m.value.endswith(verdict) for m in at.markdown), verdict
 
 
 def test_what_to_look_at_toc_and_errata(app):

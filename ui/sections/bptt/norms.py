@@ -79,10 +79,10 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
     J2 = J if scale == 1.0 else cache.step_jacobians(m2, tr2)
     N2 = cache.jacobian_norms(m2, tr2, 2)
     v = chains.growth_verdict(N2)
-    c2.metric(
-        t("bptt.verdict_label", scale=f"{scale:g}"),
-        t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"]),
-    )
+    with c2.container(border=True):  # the live verdict, next to the slider it answers
+        st.caption(t("bptt.verdict_label", scale=f"{scale:g}"))
+        verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
+        st.markdown(f"**{verdict}**")
     N = N2 if ord_ == 2 else cache.jacobian_norms(m2, tr2, ord_)
     return View(scale, m2, tr2, J2, N, N2, ord_)
 
