@@ -318,5 +318,6 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
                   showlegend=True)
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [before, after, max_norm])
+    fig.update_xaxes(range=[-0.5, 1.5])  # room around the two points
     fig.update_layout(title={"text": L["title"]}, height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
