@@ -10,11 +10,13 @@ slots.intro(setup)
 slots.toc()
 
 sentence, tagged = slots.choose(cur, setup)
+acc = slots.heldout_accuracy(setup)
+slots.look(tagged, (acc["fnn"], acc["bi"]))
 slots.grid(tagged)
 slots.form(tagged)
 
 slots.pair(setup)
-acc = slots.heldout(setup)
+slots.heldout(setup)
 slots.right_context(setup, acc)
 slots.flat_fnn(setup, sentence)
 

@@ -112,18 +112,20 @@ def loss_curve(history, title: str = "Training loss", labels: dict | None = None
 
 def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | None = None) -> go.Figure:
     """One panel per tagger: R[t, s] = ||dz_t/dx_s|| (rows the tagged word, columns the input
-    word), on a shared colour scale so a per-word FNN's lone diagonal and a flattened FNN's full
-    square compare at a glance."""
+    word), each panel on its own colour scale (a flattened FNN spreads a small reach over the
+    whole square; on a per-word FNN's scale it would look blank), with its own colour bar."""
     from plotly.subplots import make_subplots
     A = _axes(labels)
     names = list(reach_by_tagger)
     steps = step_labels(tokens)
-    top = max(float(np.nanmax(np.asarray(r))) for r in reach_by_tagger.values()) or 1.0
-    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.08)
+    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.12)
     for j, name in enumerate(names):
-        fig.add_heatmap(z=np.asarray(reach_by_tagger[name]), x=steps, y=steps, zmin=0, zmax=top,
-                        colorscale="Blues", showscale=j == len(names) - 1, row=1, col=j + 1,
-                        colorbar={"title": {"text": A["reach_bar"]}},
+        R = np.asarray(reach_by_tagger[name], dtype=float)
+        right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]
+        fig.add_heatmap(z=R, x=steps, y=steps, zmin=0, zmax=float(np.nanmax(R)) or 1.0,
+                        colorscale="Blues", row=1, col=j + 1,
+                        colorbar={"title": {"text": A["reach_bar"]}, "x": right + 0.005, "xanchor": "left",
+                                  "thickness": 10, "len": 0.8},
                         hovertemplate=A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
                                       + "%{z:.4g}<extra>" + name + "</extra>")
         fig.update_xaxes(title_text=A["reach_x"], type="category", row=1, col=j + 1)

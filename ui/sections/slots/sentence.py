@@ -65,6 +65,21 @@ def choose(cur: session.Current, s: SlotSetup):
     return sentence, tagged
 
 
+def look(tagged: dict, acc_gap: tuple) -> None:
+    """'What to look at' with this sentence's numbers: where the taggers disagree, and the
+    held-out gap between the word-alone FNN and the bidirectional RNN."""
+    first = next(iter(tagged.values()))
+    with st.container(border=True):
+        st.markdown(t("slots.look_header"))
+        text(
+            "look",
+            n_disagree=tg.disagreements(tagged),
+            T=len(first.tokens),
+            acc_fnn=acc_gap[0],
+            acc_bi=acc_gap[1],
+        )
+
+
 def grid(tagged: dict) -> None:
     anchor("grid")
     first = next(iter(tagged.values()))
