@@ -100,9 +100,12 @@ def notation_key(cur: session.Current) -> None:
 
 def vector_chain(cur: session.Current) -> None:
     """note 000: grad_{h_1} L_3 = J_2^T J_3^T grad_{h_3} L_3 with numbers, and two wrong orders."""
-    if not elman_1d(cur) or cur.trace.T < 3:
+    if not elman_1d(cur):
         return
     with st.expander(t("bptt.vector_header")):
+        if cur.trace.T < 3 or not bool(cur.trace.valid[2]):  # step 3 must exist and have a loss L_3
+            st.info(t("bptt.vector_need"))
+            return
         v = notes_facts.vector_chain(cur.model, cur.trace, 2, 0)
         text(
             "vector-chain",
