@@ -109,14 +109,14 @@ def vector_chain(cur: session.Current) -> None:
         v = notes_facts.vector_chain(cur.model, cur.trace, 2, 0)
         text(
             "vector-chain",
-            g=vector(v["grad_h_s"], shown=8),
-            right=vector(v["right"], shown=8),
+            g=num(float(v["grad_h_s"].norm())),
+            right=num(float(v["right"].norm())),
             swapped=num(v["off_by"]["swapped"]),
             plain=num(v["off_by"]["no_transpose"]),
         )
         rows = [
             {t("bptt.col.order"): t(f"bptt.order_{k}"), t("bptt.col.vector"): vector(v[k], shown=8)}
-            for k in ("right", "swapped", "no_transpose")
+            for k in ("grad_h_s", "right", "swapped", "no_transpose")
         ]
         st.dataframe(pd.DataFrame(rows), hide_index=True)
 
