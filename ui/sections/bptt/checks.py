@@ -13,7 +13,7 @@ from rnnviz.notes_errata import note003_first_layer
 from ... import cache, session
 from ...i18n import t
 from ...widgets import exercise, exercise_number, show_figure
-from .common import BIND, anchor, elman_1d, labels, table, text
+from .common import BIND, anchor, elman_1d, headers, labels, table, text
 
 
 def gradcheck_view(cur: session.Current) -> None:
@@ -90,7 +90,7 @@ def clipping() -> None:
         "bptt-clip",
         key="bptt_clip",
     )
-    st.dataframe(pd.DataFrame(steps), hide_index=True)
+    st.dataframe(headers(pd.DataFrame(steps)), hide_index=True)
 
 
 def byhand() -> None:

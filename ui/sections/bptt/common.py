@@ -30,12 +30,37 @@ def elman_1d(cur) -> bool:
     return cur.model.cfg.cell == "elman" and not cur.model.cfg.bidirectional
 
 
+# English header of an rnnviz table -> its catalogue key (bptt.col.<key>)
+HEADERS = {
+    "parameter": "param",
+    "shape": "shape",
+    "entries": "entries",
+    "||autograd||": "auto_norm",
+    "max |numerical - autograd|": "max_num",
+    "rel. error numerical": "rel_num",
+    "rel. error hand BPTT": "rel_hand",
+    "pass": "pass",
+    "update": "update",
+    "gradient norm used": "norm_used",
+    "step size ||delta theta||": "step_size",
+    "loss before": "loss_before",
+    "loss after": "loss_after",
+    "dtype": "dtype",
+}
+
+
+def headers(df: pd.DataFrame) -> pd.DataFrame:
+    """The table with its headers in the learner's language (formula headers stay)."""
+    return df.rename(columns={c: t(f"bptt.col.{HEADERS[c]}") for c in df.columns if c in HEADERS})
+
+
 def table(rows, height="auto") -> None:
     """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0."""
     df = pd.DataFrame(rows)
-    sci = {
-        c: st.column_config.NumberColumn(format="%.3e")
-        for c in df.columns
-        if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))
-    }
-    st.dataframe(df, hide_index=True, column_config=sci, height=height)
+    sci = [
+        c for c in df.columns if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))
+    ]
+    df = headers(df)
+    named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
+    fmt = {named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}
+    st.dataframe(df, hide_index=True, column_config=fmt, height=height)

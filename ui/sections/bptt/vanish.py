@@ -14,7 +14,7 @@ from ... import session
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import show_figure
-from .common import BIND, anchor, labels, text
+from .common import BIND, anchor, headers, labels, text
 from .norms import View
 
 
@@ -100,6 +100,10 @@ def precision() -> None:
         big_w = max(pw, 1 / pw)
         st.caption(t("bptt.nan_caption", w=f"{big_w:g}", n=pn))
         st.dataframe(
-            pd.DataFrame(chains.nan_examples(big_w, pn)).map(lambda v: num(v) if isinstance(v, float) else v),
+            headers(
+                pd.DataFrame(chains.nan_examples(big_w, pn)).map(
+                    lambda v: num(v) if isinstance(v, float) else v
+                )
+            ),
             hide_index=True,
         )

@@ -86,7 +86,9 @@ def heldout(s: SlotSetup) -> dict:
         acc_elman=acc["elman"],
         n_tokens=scores[tagger_label("fnn")]["tokens"],
     )
-    st.dataframe(fmt_table(tg.score_rows(scores), fixed=True), hide_index=True)
+    cols = {"tagger": t("slots.col.tagger"), "accuracy": t("slots.col.accuracy")}
+    cols |= {f"F1 {name}": f"F1 {t(f'slots.slot.{key}')}" for key, name in tg.SLOTS.items()}
+    st.dataframe(fmt_table(tg.score_rows(scores), fixed=True).rename(columns=cols), hide_index=True)
     label = st.selectbox(t("slots.cm_tagger"), list(models), index=0, key="slot_cm_tagger", **BIND)
     st.plotly_chart(
         figs.confusion_figure(

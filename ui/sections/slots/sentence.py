@@ -98,7 +98,11 @@ def grid(tagged: dict) -> None:
 def form(tagged: dict) -> None:
     text("form")
     forms = {label: tg.extract_slots(v.tokens, v.tags) for label, v in tagged.items()}
-    st.dataframe(pd.DataFrame(forms).rename_axis("slot"))
+    names = {name: t(f"slots.slot.{key}") for key, name in tg.SLOTS.items()}
+    names[tg.WHEN_OF] = t("slots.slot.when")
+    city = {c: t(f"slots.when.{c}") for c in ("arrival", "departure")}
+    df = pd.DataFrame(forms).map(lambda v: city.get(v, v)).rename(index=names)
+    st.dataframe(df.rename_axis(t("slots.slot_header")))
 
 
 def _axes() -> dict:
