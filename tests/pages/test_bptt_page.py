@@ -235,3 +235,14 @@ def test_chinese_page_is_mostly_chinese(app):
     han = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
     latin = sum(ch.isascii() and ch.isalpha() for ch in text)
     assert han > latin, (han, latin)
+
+
+def test_links_made_before_the_option_codes_still_open(app):
+    """Old links carry the English option labels: they still pick the same options. (The fixture
+    opens the link on the home page before switching, so the home page's "unused parameter"
+    notice is not this page's: it is not checked here.)"""
+    at = app("pages/bptt.py", query={"bptt_ord": "Frobenius ||.||_F", "bptt_gc": "The current model and sentence",
+                                     "bptt_chain": "w = 2, 10 steps"})
+    no_exception(at)
+    assert at.radio(key="bptt_ord").value == "fro" and at.radio(key="bptt_gc").value == "model"
+    assert at.selectbox(key="bptt_chain").value == "w = 2, 10 steps"
