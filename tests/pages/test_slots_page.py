@@ -9,8 +9,9 @@ from rnnviz.data import TAGS
 from tests.apptest_helpers import figure_titles, figures, no_exception
 
 PAGE = "pages/slots.py"
-ARRIVE, LEAVE = "arrive", "leave"  # option codes; the URL carries their English labels:
-LEAVE_LINK = "Notes: Leave Taipei on November 2nd"  # as links made before the codes
+ARRIVE = "Notes: Arrive Taipei on November 2nd"  # the options are the learner's labels (the URL
+LEAVE = "Notes: Leave Taipei on November 2nd"    # carries them, and the link check compares them)
+LEAVE_LINK = LEAVE
 
 
 def grid(at) -> dict:
@@ -66,7 +67,7 @@ def test_preset_pair(app):
 
 def test_typed_sentence_with_unknown_words(app):
     at = app(PAGE)
-    at.selectbox(key="slot_source").set_value("own").run()
+    at.selectbox(key="slot_source").set_value("Type your own…").run()
     at.text_input(key="slot_text").set_value("Arrive Qwertyville on November 2nd 🙂").run()
     no_exception(at)
     tags, rows = grid(at)
@@ -165,7 +166,7 @@ def test_fifth_tagger_reach_and_shifted_scores(app):
     """The flattened FNN's context map and its held-out accuracy before and after the shift,
     against rnnviz recomputed here."""
     at = app(PAGE)
-    at.selectbox(key="slot_source").set_value("arrive").run()
+    at.selectbox(key="slot_source").set_value(ARRIVE).run()
     no_exception(at)
     flat = tg.load_tagger((tg.TAGGERS_DIR / "flat.pt").read_bytes())[0]
     fnn = tg.load_tagger((tg.TAGGERS_DIR / "fnn.pt").read_bytes())[0]

@@ -13,19 +13,14 @@ from rnnviz.notes_errata import note003_first_layer
 from ... import cache, session
 from ...i18n import t
 from ...widgets import exercise, exercise_number, show_figure
-from .common import BIND, anchor, elman_1d, headers, labels, table, text
+from .common import BIND, anchor, coded, elman_1d, headers, labels, table, text
 
 
 def gradcheck_view(cur: session.Current) -> None:
     """Finite differences against autograd: the notes' setting or the current model."""
     anchor("gradcheck")
-    setting = st.radio(
-        t("bptt.gc_setting"),
-        ["notes", "model"],
-        key="bptt_gc",
-        **BIND,
-        format_func=lambda k: t(f"bptt.gc_{k}"),
-    )
+    codes = ("notes", "model")
+    setting = coded(st.radio, t("bptt.gc_setting"), codes, [t(f"bptt.gc_{k}") for k in codes], "bptt_gc")
     if setting == "notes":
         rows, sweep = cache.notes_check()
         text("gradcheck_notes", mark=gradcheck.PASS_MARK)

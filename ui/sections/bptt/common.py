@@ -64,3 +64,12 @@ def table(rows, height="auto") -> None:
     named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
     fmt = {named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}
     st.dataframe(df, hide_index=True, column_config=fmt, height=height)
+
+
+def coded(widget, label: str, codes, names, key: str, **kw):
+    """A radio / selectbox bound to the URL whose options are the learner's labels (Streamlit
+    writes the shown label into the link, and the link check compares it with the widget's
+    value: so the value IS the label), mapped back to a short code for the code."""
+    codes, names = list(codes), list(names)
+    value = widget(label, names, key=key, bind="query-params", **kw)
+    return codes[names.index(value)] if value in names else codes[0]

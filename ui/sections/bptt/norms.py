@@ -18,7 +18,7 @@ from ... import cache, session
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import show_figure, step_slider
-from .common import BIND, P, anchor, elman_1d, labels, text
+from .common import BIND, P, anchor, coded, elman_1d, labels, text
 
 SCALES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]
 
@@ -54,14 +54,9 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
         disabled=not elman,
         help=t("bptt.scale_help"),
     )
-    ord_ = c2.radio(
-        t("bptt.norm"),
-        ["2", "fro"],
-        key="bptt_ord",
-        horizontal=True,
-        **BIND,
-        format_func=lambda k: t(f"bptt.norm_{k}"),
-    )
+    norms = ("2", "fro")
+    names = [t(f"bptt.norm_{k}") for k in norms]
+    ord_ = coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)
     ord_ = 2 if ord_ == "2" else "fro"
     cols = c1.columns(3)
     for col, (name, value) in zip(cols, chains.SCALE_PRESETS.items()):
@@ -120,14 +115,9 @@ def heatmap(cur: session.Current, view: View) -> None:
     cfg = cur.model.cfg
     N = view.N
     if cfg.bidirectional:
-        direction = st.radio(
-            t("bptt.direction"),
-            ["fwd", "bwd"],
-            key="bptt_dir",
-            horizontal=True,
-            **BIND,
-            format_func=lambda k: t(f"bptt.dir_{k}"),
-        )
+        dirs = ("fwd", "bwd")
+        direction = coded(st.radio, t("bptt.direction"), dirs, [t(f"bptt.dir_{k}") for k in dirs], "bptt_dir",
+                          horizontal=True)
         if direction == "bwd":
             N = cache.backward_jacobian_norms(view.model, view.trace, view.ord_)
         text(

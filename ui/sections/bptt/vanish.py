@@ -14,7 +14,7 @@ from ... import session
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import show_figure
-from .common import BIND, anchor, headers, labels, text
+from .common import BIND, anchor, coded, headers, labels, text
 from .norms import View
 
 
@@ -42,15 +42,8 @@ def distance(cur: session.Current, view: View) -> None:
 def scalar() -> None:
     """The notes' scalar chains w^n, and the long-range 0.9^195 / 1.1^195."""
     st.subheader(t("bptt.scalar_header"))
-    preset = st.selectbox(
-        t("bptt.scalar_choice"),
-        list(chains.SCALAR_PRESETS),
-        key="bptt_chain",
-        **BIND,
-        format_func=lambda k: t(
-            "bptt.scalar_option", w=f"{chains.SCALAR_PRESETS[k][0]:g}", n=chains.SCALAR_PRESETS[k][1]
-        ),
-    )
+    names = [t("bptt.scalar_option", w=f"{w:g}", n=n) for w, n in chains.SCALAR_PRESETS.values()]
+    preset = coded(st.selectbox, t("bptt.scalar_choice"), chains.SCALAR_PRESETS, names, "bptt_chain")
     w, n = chains.SCALAR_PRESETS[preset]
     prods = chains.scalar_chain(w, n)
     text("scalar", w=f"{w:g}", n=n, value=num(float(prods[-1])))

@@ -12,7 +12,7 @@ from rnnviz.text import prepare
 
 from ... import cache
 from ...i18n import t
-from .common import BIND, SlotSetup, anchor, fmt_table, labelled, tagger_label, text
+from .common import BIND, SlotSetup, anchor, coded, fmt_table, labelled, tagger_label, text
 from .sentence import _axes
 
 
@@ -45,9 +45,8 @@ def pair(s: SlotSetup) -> None:
         ),
         hide_index=True,
     )
-    kind = st.selectbox(
-        t("slots.pair_tagger"), tg.KINDS, index=1, format_func=tagger_label, key="slot_pair_tagger", **BIND
-    )
+    kind = coded(st.selectbox, t("slots.pair_tagger"), tg.KINDS, [tagger_label(k) for k in tg.KINDS],
+                 "slot_pair_tagger", index=1)
     p = pairs[kind]
     st.plotly_chart(
         figs.hidden_pair(

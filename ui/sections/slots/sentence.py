@@ -13,7 +13,7 @@ from rnnviz.figures import slots as figs
 from ... import session
 from ...i18n import t
 from ...widgets import md_escape
-from .common import ARRIVE, BIND, SlotSetup, anchor, labelled, tagger_label, text
+from .common import ARRIVE, BIND, SlotSetup, anchor, coded, labelled, tagger_label, text
 
 SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
 SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
@@ -33,14 +33,8 @@ def toc() -> None:
 def choose(cur: session.Current, s: SlotSetup):
     """(text, {label: Tagged}): the sentence to tag (a preset, the sidebar's, or typed) and every
     tagger's tags; an unusable sentence is explained and the notes' sentence shown instead."""
-    source = st.selectbox(
-        t("slots.source"),
-        list(SOURCES),
-        key="slot_source",
-        **BIND,
-        help=t("slots.source_help"),
-        format_func=lambda k: t(f"slots.source.{k}"),
-    )
+    source = coded(st.selectbox, t("slots.source"), SOURCES, [t(f"slots.source.{k}") for k in SOURCES],
+                   "slot_source", help=t("slots.source_help"))
     if source == "own":
         sentence = st.text_input(
             t("slots.your_sentence"),
