@@ -145,32 +145,68 @@ def chain_exercise(seed: int) -> dict:
 
 def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     """Is the learner's product right? If not, name the likely slip (a Verdict: unpacks as
-    (ok, message) for old callers; its solution is the worked product)."""
-    ok, message = _check_chain(ex, answer, rel)
+    (ok, message) for old callers; its solution is the worked product). hint_key / values
+    name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
+    ok, key, values = _check_chain(ex, answer, rel)
     solution = f"{ex['w']}^{ex['n']} x {' x '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
-    return Verdict(ok, message, solution=solution)
+    return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
+                   solution=solution)
 
 
-def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str]:
-    if answer is None or not math.isfinite(answer):
-        return False, "Type a number."
+# slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
+CHAIN_HINTS = {
+    "nan": "Type a number.",
+    "right": "Right: {w}^{n} x {slopes} = {right}.",
+    "sign": "The size is right but the sign is wrong: count the negative factors.",
+    "w_only": "That is w^n alone: each step also multiplies by its local slope phi'(a_k).",
+    "slopes_only": "That is the product of the slopes alone: each step also multiplies by w.",
+    "added": "You added the factors; the chain rule multiplies them.",
+    "missing": "One factor is missing: there are {n} steps, so {n} factors w * phi'.",
+    "w_times_n": "w x n is a sum; the chain is a product w^n (times the slopes).",
+    "other": "Not quite: multiply the {n} factors w * phi'(a_k) one after another.",
+}
+
+
+def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str, dict]:
+    """(ok, slip, values): which of CHAIN_HINTS fits the answer."""
     w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
+    if answer is None or not math.isfinite(answer):
+        return False, "nan", {}
 
     def near(v):
         return abs(answer - v) <= rel * max(abs(v), 1e-12)
 
     if near(right):
-        return True, f"Right: {w}^{n} x {' x '.join(map(str, slopes))} = {right:.6g}."
-    if near(-right):
-        return False, "The size is right but the sign is wrong: count the negative factors."
-    if near(w ** n):
-        return False, "That is w^n alone: each step also multiplies by its local slope phi'(a_k)."
-    if near(float(np.prod(slopes))):
-        return False, "That is the product of the slopes alone: each step also multiplies by w."
-    if near(sum(w * s for s in slopes)):
-        return False, "You added the factors; the chain rule multiplies them."
-    if n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0]))):
-        return False, f"One factor is missing: there are {n} steps, so {n} factors w * phi'."
-    if near(w * n):
-        return False, "w x n is a sum; the chain is a product w^n (times the slopes)."
-    return False, f"Not quite: multiply the {n} factors w * phi'(a_k) one after another."
+        return True, "right", {"w": w, "n": n, "slopes": " x ".join(map(str, slopes)),
+                               "right": f"{right:.6g}"}
+    missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
+    slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
+             (near(sum(w * s for s in slopes)), "added"), (missing, "missing"), (near(w * n), "w_times_n"))
+    for hit, key in slips:
+        if hit:
+            return False, key, {"n": n}
+    return False, "other", {"n": n}
+
+
+# ---- the W_h scale's live verdict (page 4, next to "Scale W_h by") ---------------------------
+
+SCALE_PRESETS = {"vanish": 0.5, "neutral": 1.0, "explode": 3.0}  # preset name -> W_h factor
+GROWTH_BAND = 10.0  # a factor within [1/10, 10] over the sentence reads as "neither"
+
+
+def growth_verdict(N: torch.Tensor) -> dict:
+    """How much a gradient grows or shrinks over the sentence's longest distance n = T - 1:
+    the largest ||dh_s/dh_t|| at that distance (N (T, T), NaN above the diagonal). kind is
+    "grows" (factor > GROWTH_BAND), "shrinks" (< 1/GROWTH_BAND) or "neutral"; a one-step
+    sentence has n = 0, factor 1. Why: the page says "grows x386 over 5 steps" in words, next
+    to the slider, so a learner sees the regime without reading the chart."""
+    N = N.detach().double()
+    n = N.shape[0] - 1
+    factor = float(torch.diagonal(N, -n).max()) if n > 0 else 1.0
+    if not math.isfinite(factor) or factor > GROWTH_BAND:
+        kind = "grows"
+    elif factor < 1 / GROWTH_BAND:
+        kind = "shrinks"
+    else:
+        kind = "neutral"
+    return {"n": n, "factor": factor, "kind": kind}

@@ -541,28 +541,42 @@ def jordan_exercise(seed: int) -> JordanExercise:
             return ex
 
 
-def _mistakes(ex: JordanExercise) -> dict[str, np.ndarray]:
+# slip -> English message (the catalogue's slots.hint.<slip> says the same in each language)
+JORDAN_HINTS = {
+    "no_feedback": "You left out the fed-back output W_y y_prev: that is the Jordan memory.",
+    "no_bias": "You left out the bias b.",
+    "transposed": "You used W_x transposed: row i of W_x times x gives a_i.",
+    "sign_feedback": "Sign slip: the fed-back term W_y y_prev is added, not subtracted.",
+    "right": "Right: a = W_x x + W_y y_prev + b.",
+    "flipped": "The sign is flipped everywhere.",
+    "other": "Not yet: compute W_x x, add the column of W_y for the previous tag, add b.",
+}
+
+
+def _mistake_vectors(ex: JordanExercise) -> dict[str, np.ndarray]:
+    """slip -> the a that slip gives."""
     feedback = ex.W_y @ ex.y_prev
-    return {
-        "You left out the fed-back output W_y y_prev: that is the Jordan memory.":
-            ex.W_x @ ex.x + ex.b,
-        "You left out the bias b.": ex.W_x @ ex.x + feedback,
-        "You used W_x transposed: row i of W_x times x gives a_i.":
-            ex.W_x.T @ ex.x + feedback + ex.b,
-        "Sign slip: the fed-back term W_y y_prev is added, not subtracted.":
-            ex.W_x @ ex.x - feedback + ex.b,
-    }
+    return {"no_feedback": ex.W_x @ ex.x + ex.b, "no_bias": ex.W_x @ ex.x + feedback,
+            "transposed": ex.W_x.T @ ex.x + feedback + ex.b, "sign_feedback": ex.W_x @ ex.x - feedback + ex.b}
+
+
+def _mistakes(ex: JordanExercise) -> dict[str, np.ndarray]:
+    """English message -> the a that slip gives (kept for callers of the message form)."""
+    return {JORDAN_HINTS[k]: v for k, v in _mistake_vectors(ex).items()}
 
 
 def check_jordan(ex: JordanExercise, answer) -> Verdict:
     """(correct?, what is wrong) for the learner's a = [a_1, a_2], as a Verdict (unpacks as
-    the old (ok, message) tuple); its solution is the right a."""
-    ok, message = _check_jordan(ex, answer)
+    the old (ok, message) tuple); its solution is the right a; hint_key names the slip in the
+    page's catalogue (slots.hint.<slip>)."""
+    ok, key = _check_jordan(ex, answer)
     a = ex.answer()
-    return Verdict(ok, message, solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
+    return Verdict(ok, JORDAN_HINTS[key], hint_key=f"slots.hint.{key}",
+                   solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
 
 
 def _check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
+    """(ok, slip): which of JORDAN_HINTS fits the answer."""
     try:
         got = np.asarray([float(v) for v in answer])
     except (TypeError, ValueError):
@@ -570,13 +584,13 @@ def _check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
     if got.shape != (2,) or not np.isfinite(got).all():
         raise InputError("Type two finite numbers, a_1 and a_2.")
     if np.allclose(got, ex.answer()):
-        return True, "Right: a = W_x x + W_y y_prev + b."
-    for message, wrong in _mistakes(ex).items():
+        return True, "right"
+    for key, wrong in _mistake_vectors(ex).items():
         if np.allclose(got, wrong):
-            return False, message
+            return False, key
     if np.allclose(got, -ex.answer()):
-        return False, "The sign is flipped everywhere."
-    return False, "Not yet: compute W_x x, add the column of W_y for the previous tag, add b."
+        return False, "flipped"
+    return False, "other"
 
 
 # ---- tables for the page ---------------------------------------------------------------------

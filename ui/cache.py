@@ -279,3 +279,66 @@ def longrange_results() -> dict:
     """The shipped long-range measurements (rnnviz/pretrained/longrange.json), read-only."""
     from rnnviz import longrange
     return longrange.load_results()
+
+
+# ---- page 4 (BPTT and Jacobians): added by the pbptt helper ----------------------------------
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _backward_norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
+    return bptt.backward_jacobian_norms(_model, _tr, ord_)
+
+
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro") -> torch.Tensor:
+    """(T, T) ||dh<-_s/dh<-_t|| of a bidirectional model's backward direction."""
+    return _backward_norms(_tr_key(model, tr), ord_, model, tr)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _note002(key: tuple, _model, _tr) -> dict:
+    from rnnviz import notes_errata
+    rec = notes_errata.note002_recursion(_model, _tr)
+    return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
+            "eigen": notes_errata.note002_eigen_claim(_model, _tr)}
+
+
+def note002_errata(model: RNNModel, tr: Trace) -> dict:
+    """note 002's recursion read literally ("recursion": the off_* numbers) and its eigenvalue
+    claim ("eigen"), once per (model, sentence); a one-directional Elman model only."""
+    return _note002(_tr_key(model, tr), model, tr)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def note003_gradient_check() -> dict:
+    """note 003's gradient-check block as printed and with the model in float64."""
+    from rnnviz import notes_errata
+    return {"printed": notes_errata.note003_gradient_check(False),
+            "fixed": notes_errata.note003_gradient_check(True)}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _derivation(key: tuple, _model, _tr) -> dict:
+    from rnnviz import notation
+    return notation.beside_app(_model, _tr)
+
+
+def note002_derivation(model: RNNModel, tr: Trace) -> dict:
+    """notation.beside_app: note 002's boxed gradients and delta_h beside autograd."""
+    return _derivation(_tr_key(model, tr), model, tr)
+
+
+# ---- page 5 (slot filling): added by the pbptt helper -----------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def flat_tagger():
+    """Note 004's flattened FNN (the fifth tagger), shared read-only by every session."""
+    return tagging.load_tagger((tagging.TAGGERS_DIR / f"{tagging.FLAT}.pt").read_bytes())[0]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _shifted(key: tuple, _model, _data) -> dict:
+    return tagging.evaluate(_model, _data)
+
+
+def shifted_scores(model, data) -> dict:
+    """A tagger's scores on tagging.shifted_heldout(...) (the shifted split is the only one)."""
+    return _shifted(key_of(model) + ("shifted",), model, data)

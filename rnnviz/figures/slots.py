@@ -20,9 +20,21 @@ def _discrete_scale() -> list:
     return scale
 
 
-def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger") -> go.Figure:
+AXES = {"tagger": "tagger", "step": "step t, word", "tag": "tag", "unit": "hidden unit", "h": "h value",
+        "predicted": "predicted tag", "true": "true tag", "words": "words", "moved": "tags moved (0 to 1)",
+        "opt_step": "optimizer step", "loss": "mean cross-entropy per word (nats)",
+        "reach_x": "word s (the input)", "reach_y": "word t (the tag)", "reach_bar": "||dz_t/dx_s||"}
+
+
+def _axes(labels: dict | None) -> dict:
+    return {**AXES, **(labels or {})}
+
+
+def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
+             labels: dict | None = None) -> go.Figure:
     """Rows = words, columns = taggers; each cell shows the chosen tag, coloured by tag,
     with every tag's probability on hover. probs_by_tagger: label -> (T, K) array."""
+    A = _axes(labels)
     labels = list(probs_by_tagger)
     P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
     best = P.argmax(-1)  # (T, n)
@@ -37,58 +49,88 @@ def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger") -> go
     for tag in TAGS:  # a legend for the colours
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=tag,
                                  marker={"size": 12, "color": TAG_COLOURS[tag], "symbol": "square"}))
-    fig.update_layout(title={"text": title}, xaxis_title="tagger", yaxis_title="step t, word",
+    fig.update_layout(title={"text": title}, xaxis_title=A["tagger"], yaxis_title=A["step"],
                       height=140 + 38 * len(tokens), margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      legend={"title": {"text": "tag"}}, plot_bgcolor="white")
+                      legend={"title": {"text": A["tag"]}}, plot_bgcolor="white")
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top", tickangle=0)
     return fig
 
 
-def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str) -> go.Figure:
+def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str, labels: dict | None = None) -> go.Figure:
     """Two hidden-state vectors unit by unit, side by side (grouped bars)."""
+    A = _axes(labels)
     units = [f"u{j + 1}" for j in range(len(h_a))]
     fig = go.Figure()
     for h, name in ((h_a, name_a), (h_b, name_b)):
         fig.add_trace(go.Bar(x=units, y=np.asarray(h), name=name,
                              hovertemplate="%{x}: h = %{y:.4f}<extra>" + name + "</extra>"))
-    fig.update_layout(title={"text": title}, xaxis_title="hidden unit", yaxis_title="h value",
+    fig.update_layout(title={"text": title}, xaxis_title=A["unit"], yaxis_title=A["h"],
                       barmode="group", margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.25})
     return fig
 
 
-def confusion_figure(cm, title: str) -> go.Figure:
+def confusion_figure(cm, title: str, labels: dict | None = None) -> go.Figure:
     """Counts of (true tag, predicted tag) on held-out words; the diagonal is correct."""
+    A = _axes(labels)
     fig = heatmap(np.asarray(cm, dtype=float), x=list(TAGS), y=list(TAGS), title=title,
-                  x_title="predicted tag", y_title="true tag", colorbar="words",
-                  colorscale="Blues", zmid=None, hover_name="words")
+                  x_title=A["predicted"], y_title=A["true"], colorbar=A["words"],
+                  colorscale="Blues", zmid=None, hover_name=A["words"])
     counts = np.asarray(cm).astype(int).astype(str)
     return fig.update_traces(text=counts, texttemplate="%{text}")  # the count in every cell
 
 
-def forced_change(tokens, changes: dict, t_forced: int, title: str) -> go.Figure:
+def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict | None = None) -> go.Figure:
     """How far each step's tag distribution moved (half the L1 distance, 0..1) after the
     output at step t_forced was forced to a wrong tag; one bar group per tagger."""
+    A = _axes(labels)
     x = step_labels(tokens)
     fig = go.Figure()
     for name, ch in changes.items():
         fig.add_trace(go.Bar(x=x, y=np.asarray(ch), name=name,
                              hovertemplate="%{x}: moved %{y:.3f}<extra>" + name + "</extra>"))
     fig.add_vline(x=t_forced, line_dash="dot", line_color="red")
-    fig.update_layout(title={"text": title}, xaxis_title="step t, word",
-                      yaxis_title="tags moved (0 to 1)", yaxis_range=[0, 1.05],
+    fig.update_layout(title={"text": title}, xaxis_title=A["step"],
+                      yaxis_title=A["moved"], yaxis_range=[0, 1.05],
                       barmode="group", margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.3})
     fig.update_xaxes(type="category")
     return fig
 
 
-def loss_curve(history, title: str = "Training loss") -> go.Figure:
+def loss_curve(history, title: str = "Training loss", labels: dict | None = None) -> go.Figure:
+    A = _axes(labels)
     steps = [r["step"] for r in history]
     fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines",
                                name="loss", hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>"))
-    fig.update_layout(title={"text": title}, xaxis_title="optimizer step",
-                      yaxis_title="mean cross-entropy per word (nats)",
+    fig.update_layout(title={"text": title}, xaxis_title=A["opt_step"],
+                      yaxis_title=A["loss"],
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig
+
+
+def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | None = None) -> go.Figure:
+    """One panel per tagger: R[t, s] = ||dz_t/dx_s|| (rows the tagged word, columns the input
+    word), each panel on its own colour scale (a flattened FNN spreads a small reach over the
+    whole square; on a per-word FNN's scale it would look blank), with its own colour bar."""
+    from plotly.subplots import make_subplots
+    A = _axes(labels)
+    names = list(reach_by_tagger)
+    steps = step_labels(tokens)
+    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.12)
+    for j, name in enumerate(names):
+        R = np.asarray(reach_by_tagger[name], dtype=float)
+        right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]
+        fig.add_heatmap(z=R, x=steps, y=steps, zmin=0, zmax=float(np.nanmax(R)) or 1.0,
+                        colorscale="Blues", row=1, col=j + 1,
+                        colorbar={"title": {"text": A["reach_bar"]}, "x": right + 0.005, "xanchor": "left",
+                                  "thickness": 10, "len": 0.8},
+                        hovertemplate=A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
+                                      + "%{z:.4g}<extra>" + name + "</extra>")
+        fig.update_xaxes(title_text=A["reach_x"], type="category", row=1, col=j + 1)
+        fig.update_yaxes(autorange="reversed", type="category", row=1, col=j + 1,
+                         title_text=A["reach_y"] if j == 0 else None)
+    fig.update_layout(title={"text": title}, height=200 + 30 * len(tokens),
+                      margin={"l": 10, "r": 10, "t": 70, "b": 10})
     return fig

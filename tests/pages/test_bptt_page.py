@@ -82,11 +82,13 @@ def test_precision_gradcheck_clipping_and_exercise(app):
     at.select_slider(key="bptt_maxnorm").set_value(5.0).run()
     steps = [d.value for d in at.dataframe if "step size ||delta theta||" in d.value.columns][0]
     assert abs(steps["gradient norm used"].iloc[1] - 5.0) < 1e-4
-    ex = chains.chain_exercise(0)
-    at.number_input(key="bptt_answer").set_value(ex["answer"]).run()
+    ex = chains.chain_exercise(0)  # exercise 1
+    at.number_input(key="bptt_answer").set_value(ex["answer"])
+    at.button(key="bptt_ex_check").click().run()
     assert at.success and not at.error
-    at.number_input(key="bptt_answer").set_value(ex["w"] ** ex["n"]).run()
-    assert at.error
+    at.number_input(key="bptt_answer").set_value(ex["w"] ** ex["n"])
+    at.button(key="bptt_ex_check").click().run()
+    assert at.error and "w^n alone" in at.error[0].value
     no_exception(at)
 
 
@@ -115,6 +117,7 @@ def paths_text(at):
 
 def test_paths_count_only_later_steps_with_a_loss(app):
     at = page(app, "I like cats")  # notes model: step 3 has no target, so no L_3
+    at.slider(key="bptt_step").set_value(2).run()
     shown = paths_text(at)
     assert "no later step has a loss" in shown and "later loss(es)" not in shown
     [bar] = fig_by_title(at, "dL/dh_2")
@@ -139,3 +142,109 @@ def test_one_word_sentences(app):
     shown = paths_text(at)
     assert "the direct part from the loss L_2" in shown and "no later step has a loss" in shown
     assert "0 later loss" not in shown
+
+
+def test_scale_presets_and_live_verdict_match_the_product(app):
+    """The vanish / explode presets set the W_h scale; the verdict beside it is the largest
+    ||dh_T/dh_1||_2 of the scaled model, computed independently here."""
+    text = "I like cats you like dogs"
+    at = page(app, text)
+    for name, scale in chains.SCALE_PRESETS.items():
+        at.button(key=f"bptt_preset_{name}").click().run()
+        no_exception(at)
+        assert at.select_slider(key="bptt_scale").value == scale
+        N = reference_norms(text, 2, scale)
+        factor = N[-1, 0]
+        [label] = [c.value for c in at.caption if "W_h ×" in c.value]
+        assert label.endswith(f"×{scale:g}")
+        from rnnviz.formatting import num
+        verdict = f"×{num(factor)} over {N.shape[0] - 1} steps**"
+        assert any(m.value.startswith("**") and m.value.endswith(verdict) for m in at.markdown), verdict
+
+
+def test_what_to_look_at_toc_and_errata(app):
+    at = page(app, "I like cats you like dogs")
+    md = [m.value for m in at.markdown]
+    assert any("What to look at" in m for m in md) and any("(#bptt-paths)" in m for m in md)
+    from rnnviz import notes_errata
+    model, vocab, meta = load_builtin("notes")
+    ids, targets = lm_pair(list(prepare("I like cats you like dogs", vocab, "word").ids), vocab)
+    tr = trace(model, ids, targets)
+    rec = notes_errata.note002_recursion(model, tr)
+    from rnnviz.formatting import num
+    assert any("What note 002 writes" in m and num(rec["off_literal"]) in m for m in md)
+    claim = notes_errata.note002_eigen_claim(model, tr)
+    assert any("Eigenvalues above 1 explode" in m and num(claim["rho_w"]) in m for m in md)
+    assert any("does not run" in m and "dtype" in m for m in md)
+    assert any("O(T H²)" in m for m in md)
+
+
+def test_long_sentence_groups_the_legend(app):
+    long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 8)
+    at = page(app, long, model="default")
+    [bar] = fig_by_title(at, "dL/dh_2")
+    shown = [d for d in bar["data"] if d.get("showlegend", True)]
+    assert len(shown) <= 4 and any("later losses" in d["name"] for d in shown)
+
+
+def _own(cell, bidi):
+    from rnnviz import RNNConfig, RNNModel
+    from rnnviz.catalog import NOTES_VOCAB
+    from rnnviz.text import Vocab
+    return RNNModel(RNNConfig(5, 3, 4, cell=cell, bidirectional=bidi), seed=3).eval(), Vocab(NOTES_VOCAB)
+
+
+def test_bidirectional_heatmap_offers_both_directions():
+    from streamlit.testing.v1 import AppTest
+
+    from rnnviz.bptt import backward_jacobian_norms
+    model, vocab = _own("elman", True)
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["own_models"] = {"mine": (model, vocab, {})}
+    at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats you"
+    at.run()
+    no_exception(at)
+    assert any("forward" in m.value and "bidirectional" in m.value for m in at.markdown)
+    at.radio(key="bptt_dir").set_value("backward (right to left)").run()
+    no_exception(at)
+    assert any("backward (right to left)" in m.value for m in at.markdown)
+    tr = trace(model, [0, 1, 2, 4])
+    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    np.testing.assert_allclose(hm["data"][0]["z"], np.log10(backward_jacobian_norms(model, tr, 2).numpy()),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_jordan_model_says_what_is_not_shown():
+    from streamlit.testing.v1 import AppTest
+    model, vocab = _own("jordan", False)
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["own_models"] = {"mine": (model, vocab, {})}
+    at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats"
+    at.run()
+    no_exception(at)
+    assert any("jordan RNN" in i.value for i in at.info)
+
+
+def test_chinese_page_is_mostly_chinese(app):
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["model"], at.session_state["text"], at.session_state["lang"] = "notes", "I like cats", "zh"
+    at.run()
+    no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    han = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+    latin = sum(ch.isascii() and ch.isalpha() for ch in text)
+    assert han > latin, (han, latin)
+
+
+def test_links_made_before_the_option_codes_still_open(app):
+    """Old links carry the English option labels: they still pick the same options. (The fixture
+    opens the link on the home page before switching, so the home page's "unused parameter"
+    notice is not this page's: it is not checked here.)"""
+    at = app("pages/bptt.py", query={"bptt_ord": "Frobenius ||.||_F", "bptt_gc": "The current model and sentence",
+                                     "bptt_chain": "w = 2, 10 steps"})
+    no_exception(at)
+    assert at.radio(key="bptt_ord").value == "Frobenius ||.||_F"
+    assert at.radio(key="bptt_gc").value == "The current model and sentence"
+    assert any("(Frobenius)" in (f["layout"].get("title") or {}).get("text", "") for f in figures(at))
+    assert at.selectbox(key="bptt_chain").value == "w = 2, 10 steps"

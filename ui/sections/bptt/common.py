@@ -1,0 +1,75 @@
+"""What every BPTT section shares: the page name, URL binding, prose, labels and tables."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ...i18n import prose, t
+
+P = "bptt"
+BIND = {"bind": "query-params"}
+
+
+def text(key: str, **values) -> None:
+    st.markdown(prose(P, key, **values))
+
+
+def anchor(name: str) -> None:
+    """A section header with a fixed anchor (the in-page table of contents links to it)."""
+    st.header(t(f"bptt.h.{name}"), anchor=f"bptt-{name}")
+
+
+def labels(figure: str, *keys: str) -> dict:
+    """A figure's strings from the catalogue (bptt.fig.<figure>.<key>)."""
+    return {k: t(f"bptt.fig.{figure}.{k}") for k in keys}
+
+
+def elman_1d(cur) -> bool:
+    """The notes' recursion and J = diag(phi') W_h are for a one-directional Elman RNN."""
+    return cur.model.cfg.cell == "elman" and not cur.model.cfg.bidirectional
+
+
+# English header of an rnnviz table -> its catalogue key (bptt.col.<key>)
+HEADERS = {
+    "parameter": "param",
+    "shape": "shape",
+    "entries": "entries",
+    "||autograd||": "auto_norm",
+    "max |numerical - autograd|": "max_num",
+    "rel. error numerical": "rel_num",
+    "rel. error hand BPTT": "rel_hand",
+    "pass": "pass",
+    "update": "update",
+    "gradient norm used": "norm_used",
+    "step size ||delta theta||": "step_size",
+    "loss before": "loss_before",
+    "loss after": "loss_after",
+    "dtype": "dtype",
+}
+
+
+def headers(df: pd.DataFrame) -> pd.DataFrame:
+    """The table with its headers in the learner's language (formula headers stay)."""
+    return df.rename(columns={c: t(f"bptt.col.{HEADERS[c]}") for c in df.columns if c in HEADERS})
+
+
+def table(rows, height="auto") -> None:
+    """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0."""
+    df = pd.DataFrame(rows)
+    sci = [
+        c for c in df.columns if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))
+    ]
+    df = headers(df)
+    named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
+    fmt = {named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}
+    st.dataframe(df, hide_index=True, column_config=fmt, height=height)
+
+
+def coded(widget, label: str, codes, names, key: str, **kw):
+    """A radio / selectbox bound to the URL whose options are the learner's labels (Streamlit
+    writes the shown label into the link, and the link check compares it with the widget's
+    value: so the value IS the label), mapped back to a short code for the code."""
+    codes, names = list(codes), list(names)
+    value = widget(label, names, key=key, bind="query-params", **kw)
+    return codes[names.index(value)] if value in names else codes[0]

@@ -1,0 +1,65 @@
+"""Title, what to look at first, the in-page table of contents, the step choice."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz.chains import growth_verdict
+from rnnviz.formatting import num
+
+from ... import cache, session
+from ...i18n import t
+from ...widgets import shared_step
+from .common import P, elman_1d, text
+
+SECTIONS = ("paths", "shared", "jacobians", "vanish", "precision", "gradcheck", "clipping", "notes", "byhand")
+
+
+def intro() -> None:
+    st.title(t("bptt.title"))
+    text("intro")
+
+
+def jacobians(cur: session.Current):
+    """J (T, H, H) of the current model and sentence: computed once, passed to every view."""
+    return cache.step_jacobians(cur.model, cur.trace)
+
+
+def look_here(cur: session.Current) -> None:
+    """'What to look at' with this sentence's numbers: T, and how much a gradient grows or
+    shrinks from the last step back to the first (from the cached all-pairs norms)."""
+    v = growth_verdict(cache.jacobian_norms(cur.model, cur.trace, 2))
+    verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
+    with st.container(border=True):
+        st.markdown(t("bptt.look_header"))
+        text("look", T=cur.trace.T, verdict=verdict)
+
+
+def toc() -> None:
+    links = " · ".join(f"[{t(f'bptt.h.{s}')}](#bptt-{s})" for s in SECTIONS)
+    st.markdown(f"**{t('bptt.toc')}** {links}")
+
+
+def not_elman(cur: session.Current) -> None:
+    if not elman_1d(cur):
+        st.info(
+            t(
+                "bptt.not_elman_kind",
+                cell=cur.model.cfg.cell,
+                bi=t("bptt.bi_yes") if cur.model.cfg.bidirectional else "",
+            )
+        )
+        text("not_elman")
+
+
+def step(cur: session.Current) -> int:
+    """The step t (0-based) the sections below explain, shared with the other pages."""
+    return (
+        shared_step(
+            t("bptt.step"), cur.trace.T, cur.vocab.has_specials, "bptt_step", help=t("bptt.step_help")
+        )
+        - 1
+    )
+
+
+__all__ = ["P"]

@@ -1,0 +1,195 @@
+"""Step Jacobians: the W_h scale with presets and a live verdict, J_t's parts, the all-pairs
+heatmap (forward or backward direction), gradient flow, and the chain behind one cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+import torch
+
+from rnnviz import chains, limits
+from rnnviz.bptt import jacobian_factors, product_chain
+from rnnviz.figures import bptt as figs
+from rnnviz.formatting import num
+
+from ... import cache, session
+from ...i18n import t
+from ...model_text import prose_values
+from ...widgets import show_figure, step_slider
+from .common import BIND, P, anchor, coded, elman_1d, labels, text
+
+SCALES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]
+
+
+@dataclass(frozen=True)
+class View:
+    """The model the Jacobian views show: the current one, or a copy with W_h scaled."""
+
+    scale: float
+    model: object
+    trace: object
+    J: torch.Tensor  # (T, H, H)
+    N: torch.Tensor  # (T, T) in the chosen norm
+    N2: torch.Tensor  # (T, T) spectral (the bound needs it)
+    ord_: object
+
+
+def _preset(value: float) -> None:
+    st.session_state["bptt_scale"] = value
+
+
+def scale_control(cur: session.Current, J: torch.Tensor) -> View:
+    """'Scale W_h by' with vanish / neutral / explode presets and the live verdict beside it."""
+    anchor("jacobians")
+    elman = cur.model.cfg.cell == "elman"
+    c1, c2 = st.columns([3, 2])
+    scale = c1.select_slider(
+        t("bptt.scale"),
+        SCALES,
+        value=1.0,
+        key="bptt_scale",
+        **BIND,
+        disabled=not elman,
+        help=t("bptt.scale_help"),
+    )
+    norms = ("2", "fro")
+    names = [t(f"bptt.norm_{k}") for k in norms]
+    ord_ = coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)
+    ord_ = 2 if ord_ == "2" else "fro"
+    cols = c1.columns(3)
+    for col, (name, value) in zip(cols, chains.SCALE_PRESETS.items()):
+        col.button(
+            t(f"bptt.preset.{name}", v=f"{value:g}"),
+            key=f"bptt_preset_{name}",
+            on_click=_preset,
+            args=(value,),
+            disabled=not elman,
+            width="stretch",
+        )
+    scale = scale if elman else 1.0
+    m2 = cur.model if scale == 1.0 else chains.scaled_model(cur.model, scale)
+    tr2 = cur.trace if scale == 1.0 else cache.cached_trace(m2, cur.input_ids, cur.target_ids)
+    J2 = J if scale == 1.0 else cache.step_jacobians(m2, tr2)
+    N2 = cache.jacobian_norms(m2, tr2, 2)
+    v = chains.growth_verdict(N2)
+    with c2.container(border=True):  # the live verdict, next to the slider it answers
+        st.caption(t("bptt.verdict_label", scale=f"{scale:g}"))
+        verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
+        st.markdown(f"**{verdict}**")
+    N = N2 if ord_ == 2 else cache.jacobian_norms(m2, tr2, ord_)
+    return View(scale, m2, tr2, J2, N, N2, ord_)
+
+
+def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
+    """J_t = diag(phi'(a_t)) W_h at the chosen step, its parts side by side."""
+    if not elman_1d(cur):
+        return
+    pv = prose_values(cur.model.cfg)
+    jf = jacobian_factors(view.model, view.trace, t_, view.J)
+    text(
+        "jacobian",
+        t=t_ + 1,
+        smin=num(float(jf["slope"].min())),
+        smax=num(float(jf["slope"].max())),
+        wnorm=num(jf["norm_W"]),
+        jnorm=num(jf["norm_J"]),
+        wmax=num(jf["max_W"]),
+        jmax=num(jf["max_J"]),
+        **pv,
+    )
+    fig = figs.jacobian_parts(
+        jf["slope"].numpy(),
+        jf["W_h"].numpy(),
+        jf["J"].numpy(),
+        t_,
+        nonlinearity=cur.model.cfg.nonlinearity,
+        labels=labels("jacobian", *figs.JACOBIAN_LABELS),
+    )
+    show_figure(fig, "bptt-jacobian", key="bptt_jacobian")
+
+
+def heatmap(cur: session.Current, view: View) -> None:
+    """All-pairs ||dh_s/dh_t|| (log colour); a bidirectional model offers both directions."""
+    cfg = cur.model.cfg
+    N = view.N
+    if cfg.bidirectional:
+        dirs = ("fwd", "bwd")
+        direction = coded(st.radio, t("bptt.direction"), dirs, [t(f"bptt.dir_{k}") for k in dirs], "bptt_dir",
+                          horizontal=True)
+        if direction == "bwd":
+            N = cache.backward_jacobian_norms(view.model, view.trace, view.ord_)
+        text(
+            "heatmap-bidirectional",
+            direction=t(f"bptt.dir_{direction}"),
+            H=cfg.hidden_size,
+            H2=2 * cfg.hidden_size,
+        )
+    Nn = N.numpy()
+    text(
+        "heatmap",
+        T=view.trace.T,
+        limit=limits.MAX_JACOBIAN_T,
+        zeros=int((Nn == 0).sum()),
+        infs=int(np.isinf(Nn).sum()),
+        **prose_values(cfg),
+    )
+    title = t("bptt.fig.heatmap.title", norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
+    show_figure(
+        figs.log_norm_heatmap(
+            Nn,
+            cur.tokens,
+            title,
+            t("bptt.fig.heatmap.colorbar"),
+            "||dh_s/dh_t||",
+            labels=labels("heatmap", *figs.HEATMAP_LABELS),
+        ),
+        "bptt-norms",
+        key="bptt_norms",
+    )
+    if view.scale == 1.0:
+        with st.expander(t("bptt.flow_header")):
+            text("flow")
+            _, F = cache.gradient_flow(cur.model, cur.trace)
+            show_figure(
+                figs.log_norm_heatmap(
+                    F.numpy(),
+                    cur.tokens,
+                    t("bptt.fig.flow.title"),
+                    t("bptt.fig.heatmap.colorbar"),
+                    "||dL_s/dh_t||",
+                    labels=labels("heatmap", *figs.HEATMAP_LABELS),
+                ),
+                "bptt-flow",
+                key="bptt_flow",
+            )
+
+
+def chain(cur: session.Current, view: View) -> None:
+    """The product J_s ... J_(t+1) behind one heatmap cell, factor by factor."""
+    T = view.trace.T
+    if T < 2:
+        return
+    with st.expander(t("bptt.chain_header")):
+        c1, c2 = st.columns(2)
+        with c1:
+            s = step_slider(t("bptt.cell_s"), 1, T, T, "bptt_cell_s") - 1
+        with c2:
+            t_ = step_slider(t("bptt.cell_t"), 1, T, 1, "bptt_cell_t") - 1
+        if t_ > s:
+            st.caption(t("bptt.swapped"))
+            s, t_ = t_, s
+        if s == t_:
+            st.caption(t("bptt.same_step"))
+            return
+        rows = product_chain(view.J, s, t_)["rows"]
+        text("chain", s=s + 1, t=t_ + 1, n=s - t_, value=num(float(view.N[s, t_])))
+        show_figure(
+            figs.chain_plot(rows, s, t_, labels=labels("chain", *figs.CHAIN_LABELS)),
+            "bptt-chain",
+            key="bptt_chain_fig",
+        )
+
+
+__all__ = ["P", "View"]

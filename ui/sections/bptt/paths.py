@@ -1,0 +1,148 @@
+"""Where dL/dh_t comes from, the delta recursion, and the shared-weight sums."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz.bptt import delta_steps, shared_weight_terms, state_grad_sources
+from rnnviz.figures import bptt as figs
+from rnnviz.formatting import num
+
+from ... import cache, session
+from ...i18n import prose, t
+from ...widgets import md_escape, show_figure
+from .common import P, anchor, elman_1d, labels, table, text
+
+
+def paths(cur: session.Current, t_: int) -> None:
+    """dL/dh_t as a sum over the losses at t and after, bar per source loss."""
+    anchor("paths")
+    tr, H = cur.trace, cur.model.cfg.hidden_size
+    G, _ = cache.gradient_flow(cur.model, tr)  # from the cached step Jacobians
+    src = state_grad_sources(G, tr, t_)
+    direct = (
+        prose(P, "paths_direct", t=t_ + 1, direct=num(float(src["parts"][0].norm())))
+        if src["has_direct"]
+        else prose(P, "paths_no_direct", t=t_ + 1)
+    )
+    later = (
+        prose(
+            P,
+            "paths_later",
+            n_later=len(src["later_steps"]),
+            later=num(src["later_norm"]),
+            names=_names(src["later_steps"]),
+        )
+        if src["later_steps"]
+        else prose(P, "paths_no_later")
+    )
+    none = " " + prose(P, "paths_none", none=num(float(G[0, 1].norm()))) if tr.T > 1 else ""
+    text(
+        "paths",
+        t=t_ + 1,
+        tok=md_escape(cur.tokens[t_]),
+        direct_part=direct,
+        later_part=later,
+        total=num(float(tr.grad_h[t_].norm())),
+        none_part=none,
+    )
+    fig = figs.paths_bar(
+        src["parts"].numpy(), src["steps"], t_, cur.tokens, H, labels=labels("paths", *figs.PATHS_LABELS)
+    )
+    show_figure(fig, "bptt-paths", key="bptt_paths")
+
+
+def _names(steps: list[int]) -> str:
+    """L_3, L_4, L_5 — or L_3 … L_71 when there are many (a long sentence)."""
+    if len(steps) > 6:
+        return f"L_{steps[0] + 1}, L_{steps[1] + 1}, …, L_{steps[-1] + 1}"
+    return ", ".join(f"L_{s + 1}" for s in steps)
+
+
+def recursion(cur: session.Current, t_: int) -> None:
+    """delta_t = phi'(a_t) * (W_o^T e_t + W_h^T delta_{t+1}), row by row from the end."""
+    if not elman_1d(cur):
+        return
+    with st.expander(t("bptt.recursion_header")):
+        ds = delta_steps(cur.model, cur.trace)
+        c = {k: t(f"bptt.col.{k}") for k in ("step", "token", "own", "later", "slope", "delta", "unit")}
+        rows = [
+            {
+                c["step"]: k + 1,
+                c["token"]: cur.tokens[k],
+                c["own"]: float(ds["from_output"][k].norm()),
+                c["later"]: float(ds["from_later"][k].norm()),
+                c["slope"]: float(ds["slope"][k].mean()),
+                c["delta"]: float(ds["delta"][k].norm()),
+            }
+            for k in range(cur.trace.T - 1, -1, -1)
+        ]
+        text("delta", t=t_ + 1)
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        st.caption(t("bptt.unit_caption", t=t_ + 1))
+        H = cur.model.cfg.hidden_size
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    c["unit"]: [f"u{j + 1}" for j in range(H)],
+                    "φ'(a_t)": ds["slope"][t_].numpy(),
+                    "W_o^T e_t": ds["from_output"][t_].numpy(),
+                    "W_h^T δ_{t+1}": ds["from_later"][t_].numpy(),
+                    "δ_t": ds["delta"][t_].numpy(),
+                }
+            ),
+            hide_index=True,
+            height=min(35 * (H + 1) + 3, 400),
+        )
+
+
+def shared(cur: session.Current) -> None:
+    """dL/dW_h = sum_t delta_t h_{t-1}^T: T outer products summed, equal to autograd."""
+    if not elman_1d(cur):
+        return
+    anchor("shared")
+    terms = shared_weight_terms(cur.model, cur.trace)
+    wh = terms["W_h"]
+    text("shared", max_diff=num(wh["max_diff"]), T=cur.trace.T)
+    c = {
+        k: t(f"bptt.col.{k}")
+        for k in (
+            "step",
+            "token",
+            "term_norm",
+            "running",
+            "param",
+            "term",
+            "sum_norm",
+            "auto_norm",
+            "max_diff",
+        )
+    }
+    with st.expander(t("bptt.shared_terms")):
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        c["step"]: k + 1,
+                        c["token"]: cur.tokens[k],
+                        c["term_norm"]: float(wh["terms"][k].norm()),
+                        c["running"]: float(wh["terms"][: k + 1].sum(0).norm()),
+                    }
+                    for k in range(cur.trace.T)
+                ]
+            ),
+            hide_index=True,
+        )
+    table(
+        [
+            {
+                c["param"]: n,
+                c["term"]: term,
+                c["sum_norm"]: float(v["sum"].norm()),
+                c["auto_norm"]: float(v["autograd"].norm()),
+                c["max_diff"]: v["max_diff"],
+            }
+            for (n, v), term in zip(terms.items(), ("δ_t h_{t-1}^T", "δ_t x_t^T", "δ_t", "e_t h_t^T", "e_t"))
+        ]
+    )

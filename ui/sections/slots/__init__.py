@@ -1,0 +1,27 @@
+"""Page 5 (slot filling) sections, split by theme so each file stays small."""
+
+from .common import SlotSetup, setup
+from .compare import heldout, heldout_accuracy, pair, right_context
+from .flat import flat_fnn
+from .practice import by_hand, jordan_risk, retrain
+from .sentence import choose, form, grid, intro, look, toc
+
+__all__ = [
+    "SlotSetup",
+    "by_hand",
+    "choose",
+    "flat_fnn",
+    "form",
+    "grid",
+    "heldout",
+    "heldout_accuracy",
+    "look",
+    "intro",
+    "jordan_risk",
+    "look",
+    "pair",
+    "retrain",
+    "right_context",
+    "setup",
+    "toc",
+]

@@ -1,0 +1,133 @@
+"""The notes' pair (the hidden state at Taipei), held-out scores, and right context."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz import tagging as tg
+from rnnviz.figures import slots as figs
+from rnnviz.formatting import num
+from rnnviz.text import prepare
+
+from ... import cache
+from ...i18n import t
+from .common import BIND, SlotSetup, anchor, coded, fmt_table, labelled, tagger_label, text
+from .sentence import _axes
+
+
+def pair(s: SlotSetup) -> None:
+    """Arrive Taipei vs Leave Taipei: the state each tagger holds at Taipei."""
+    anchor("pair")
+    a, b, word = s.pair
+    pairs = {k: tg.compare_word(m, s.data.vocab, a, b, word) for k, m in s.shipped.items()}
+    nums = {f"d_{k}": num(p.distance) for k, p in pairs.items()}
+    text(
+        "pair",
+        tag_fnn=pairs["fnn"].tag_a,
+        tag_elman_a=pairs["elman"].tag_a,
+        tag_elman_b=pairs["elman"].tag_b,
+        **nums,
+    )
+    c = {k: t(f"slots.col.{k}") for k in ("tagger", "tag_a", "tag_b", "size", "distance")}
+    st.dataframe(
+        fmt_table(
+            [
+                {
+                    c["tagger"]: tagger_label(k),
+                    c["tag_a"]: p.tag_a,
+                    c["tag_b"]: p.tag_b,
+                    c["size"]: len(p.h_a),
+                    c["distance"]: p.distance,
+                }
+                for k, p in pairs.items()
+            ]
+        ),
+        hide_index=True,
+    )
+    kind = coded(st.selectbox, t("slots.pair_tagger"), tg.KINDS, [tagger_label(k) for k in tg.KINDS],
+                 "slot_pair_tagger", index=1)
+    p = pairs[kind]
+    st.plotly_chart(
+        figs.hidden_pair(
+            p.h_a,
+            p.h_b,
+            t("slots.in_sentence", s=a),
+            t("slots.in_sentence", s=b),
+            t("slots.fig.pair", tagger=tagger_label(kind), word=word, d=num(p.distance)),
+            labels=_axes(),
+        ),
+        width="stretch",
+    )
+    text(
+        "pair_jordan",
+        d_jordan=nums["d_jordan"],
+        tag_jordan_a=pairs["jordan"].tag_a,
+        tag_jordan_b=pairs["jordan"].tag_b,
+    )
+
+
+def heldout_accuracy(s: SlotSetup) -> dict:
+    """kind -> held-out accuracy written with 3 decimals (cached per tagger)."""
+    return {k: f"{cache.heldout_scores(m, s.data)['accuracy']:.3f}" for k, m in s.shipped.items()}
+
+
+def heldout(s: SlotSetup) -> dict:
+    """Accuracy and F1 per slot on the held-out split, and a confusion matrix; returns the scores."""
+    anchor("heldout")
+    models = labelled(s)
+    scores = {label: cache.heldout_scores(m, s.data) for label, m in models.items()}
+    acc = {k: f"{scores[tagger_label(k)]['accuracy']:.3f}" for k in tg.KINDS}  # 1.000, never a bare "1"
+    text(
+        "heldout",
+        n_heldout=len(s.data.heldout),
+        acc_fnn=acc["fnn"],
+        acc_elman=acc["elman"],
+        n_tokens=scores[tagger_label("fnn")]["tokens"],
+    )
+    cols = {"tagger": t("slots.col.tagger"), "accuracy": t("slots.col.accuracy")}
+    cols |= {f"F1 {name}": f"F1 {t(f'slots.slot.{key}')}" for key, name in tg.SLOTS.items()}
+    st.dataframe(fmt_table(tg.score_rows(scores), fixed=True).rename(columns=cols), hide_index=True)
+    label = st.selectbox(t("slots.cm_tagger"), list(models), index=0, key="slot_cm_tagger", **BIND)
+    st.plotly_chart(
+        figs.confusion_figure(
+            scores[label]["confusion"], t("slots.fig.confusion", tagger=label), labels=_axes()
+        ),
+        width="stretch",
+    )
+    return acc
+
+
+def right_context(s: SlotSetup, acc: dict) -> None:
+    """When the deciding word comes later, and what reading it costs (streaming)."""
+    anchor("right")
+    ra, rb = s.right
+    right = {
+        label: (tg.tag_sentence(m, s.data.vocab, ra), tg.tag_sentence(m, s.data.vocab, rb))
+        for label, m in labelled(s).items()
+    }
+    bi = right[tagger_label("bi")]
+    text("right", right_a=ra, right_b=rb, bi_a=bi[0].tags[0], bi_b=bi[1].tags[0], acc_bi=acc["bi"])
+    first = ra.split()[0]
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    t("slots.col.tagger"): label,
+                    t("slots.col.first_in", w=first, s=ra): x.tags[0],
+                    t("slots.col.first_in", w=first, s=rb): y.tags[0],
+                }
+                for label, (x, y) in right.items()
+            ]
+        ),
+        hide_index=True,
+    )
+    words = rb.split()
+    rows = tg.streaming_tags(s.shipped["bi"], prepare(rb, s.data.vocab).ids)
+    text("stream", sentence=rb, n_changes=tg.revisions(rows))
+    st.dataframe(
+        pd.DataFrame(
+            [dict(zip(words, row)) for row in rows],
+            index=[t("slots.after_words", n=n + 1) for n in range(len(rows))],
+        ).fillna("…")
+    )

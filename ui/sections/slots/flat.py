@@ -1,0 +1,69 @@
+"""The fifth tagger: note 004's FNN over the whole padded sentence. What flattening gains
+(context on both sides) and loses (a fixed length, nothing shared across positions)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz import tagging as tg
+from rnnviz.errors import InputError
+from rnnviz.figures import slots as figs
+from rnnviz.text import prepare
+
+from ... import cache
+from ...i18n import t
+from .common import ARRIVE, SlotSetup, anchor, fmt_table, tagger_label, text
+from .sentence import _axes
+
+
+def flat_fnn(s: SlotSetup, sentence: str) -> None:
+    anchor("flat")
+    text(
+        "flat",
+        L=tg.FLAT_LEN,
+        n_flat=tg.param_count(s.flat),
+        n_fnn=tg.param_count(s.shipped["fnn"]),
+        n_elman=tg.param_count(s.shipped["elman"]),
+    )
+    _reach(s, sentence)
+    _shifted(s)
+
+
+def _reach(s: SlotSetup, sentence: str) -> None:
+    """||dz_t/dx_s|| for the per-word FNN and the flattened FNN on the sentence above."""
+    ids = prepare(sentence, s.data.vocab).ids
+    if len(ids) > tg.FLAT_LEN:
+        st.warning(t("slots.flat_too_long", T=len(ids), L=tg.FLAT_LEN))
+        sentence, ids = ARRIVE, prepare(ARRIVE, s.data.vocab).ids
+    try:
+        reach = {
+            tagger_label(k): tg.context_reach(m, ids)
+            for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))
+        }
+    except InputError as err:
+        st.error(str(err))
+        return
+    tokens = prepare(sentence, s.data.vocab).tokens
+    text("reach")
+    st.plotly_chart(figs.reach_heatmaps(tokens, reach, t("slots.fig.reach"), labels=_axes()), width="stretch")
+
+
+def _shifted(s: SlotSetup) -> None:
+    """Held-out accuracy as written and with "please" in front: every slot one place later."""
+    moved = tg.shifted_heldout(s.data)
+    models = {**{tagger_label(k): m for k, m in s.shipped.items()}, tagger_label("flat"): s.flat}
+    rows, acc = [], {}
+    for label, m in models.items():
+        a, b = cache.heldout_scores(m, s.data)["accuracy"], cache.shifted_scores(m, moved)["accuracy"]
+        acc[label] = (a, b)
+        rows.append({t("slots.col.tagger"): label, t("slots.col.acc"): a, t("slots.col.acc_shifted"): b})
+    flat_a, flat_b = acc[tagger_label("flat")]
+    el_a, el_b = acc[tagger_label("elman")]
+    text(
+        "shifted",
+        flat_a=f"{flat_a:.3f}",
+        flat_b=f"{flat_b:.3f}",
+        elman_a=f"{el_a:.3f}",
+        elman_b=f"{el_b:.3f}",
+    )
+    st.dataframe(fmt_table(rows, fixed=True), hide_index=True)

@@ -1,0 +1,148 @@
+"""Jordan's risk (a forced wrong tag), retraining a tagger in the session, and the hand exercise."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz import tagging as tg
+from rnnviz.data import TAGS
+from rnnviz.figures import slots as figs
+from rnnviz.formatting import num
+from rnnviz.text import prepare
+
+from ... import cache
+from ...i18n import t
+from ...widgets import exercise, exercise_number, md_escape
+from .common import BIND, SlotSetup, anchor, tagger_label, text
+from .sentence import _axes
+
+
+@st.fragment
+def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
+    """Force the output at step t to a wrong tag: Jordan feeds it on, Elman does not."""
+    anchor("jordan")
+    c1, c2 = st.columns(2)
+    if len(tokens) > 1:
+        step = c1.slider(t("slots.force_step"), 1, len(tokens), 1, key="slot_force_step", **BIND) - 1
+    else:
+        step = 0
+        c1.caption(t("slots.force_one_word"))
+    tag = c2.selectbox(t("slots.force_tag"), TAGS, index=TAGS.index("date"), key="slot_force_tag", **BIND)
+    ids = prepare(sentence, s.data.vocab).ids
+    changes, rows = {}, []
+    cols = [f"{k + 1} {w}" for k, w in enumerate(tokens)]
+    for kind in ("jordan", "elman"):
+        m, label = s.shipped[kind], tagger_label(kind)
+        clean, forced = tg.tag_probs(m, ids), tg.force_tag(m, ids, step, tag)
+        changes[label] = tg.distribution_change(clean, forced)
+        for run, p in ((t("slots.run_trained"), clean), (t("slots.run_forced", t=step + 1, tag=tag), forced)):
+            rows.append(
+                {
+                    t("slots.col.tagger"): label,
+                    t("slots.col.run"): run,
+                    **{c: TAGS[k] for c, k in zip(cols, p.argmax(1))},
+                }
+            )
+    later = {k: max(v[step + 1 :], default=0.0) for k, v in changes.items()}
+    text(
+        "jordan",
+        t=step + 1,
+        word=md_escape(tokens[step]),
+        tag=tag,
+        max_jordan=num(later[tagger_label("jordan")]),
+        max_elman=num(later[tagger_label("elman")]),
+    )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.plotly_chart(
+        figs.forced_change(tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag), labels=_axes()),
+        width="stretch",
+    )
+
+
+@st.fragment
+def retrain(s: SlotSetup) -> None:
+    """Train a tagger of any kind in this session; it joins the page as an extra column."""
+    anchor("retrain")
+    text("retrain")
+    with st.form("slot_train_form"):
+        c1, c2, c3, c4 = st.columns(4)
+        kind = c1.selectbox(
+            t("slots.train_kind"), tg.KINDS, index=1, format_func=tagger_label, key="slot_kind"
+        )
+        steps = c2.slider(t("slots.train_steps"), 10, 1500, 300, 10, key="slot_steps")
+        hidden = c3.slider(t("slots.train_hidden"), 2, 64, 32, key="slot_hidden")
+        seed = c4.number_input(t("slots.train_seed"), 0, 10_000, 0, key="slot_seed")
+        go = st.form_submit_button(t("slots.train"), type="primary")
+    if go:
+        _train(s, kind, int(steps), int(hidden), int(seed))
+    own = st.session_state.get("slot_own")
+    if own:
+        sc = cache.heldout_scores(own["model"], s.data)
+        st.success(
+            md_escape(
+                t(
+                    "slots.own_done",
+                    label=own["label"],
+                    about=own["about"],
+                    acc=num(sc["accuracy"]),
+                    loss=num(own["history"][-1]["loss"]),
+                )
+            )
+        )
+        st.plotly_chart(
+            figs.loss_curve(own["history"], t("slots.fig.loss", about=own["about"]), labels=_axes()),
+            width="stretch",
+        )
+        if st.button(t("slots.forget"), key="slot_forget"):
+            del st.session_state["slot_own"]
+            st.rerun()
+
+
+def _train(s: SlotSetup, kind: str, steps: int, hidden: int, seed: int) -> None:
+    bar = st.progress(0.0, text=t("slots.training"))
+
+    def report(rec):
+        if rec["step"] % 10 == 0 or rec["step"] == steps:
+            bar.progress(
+                rec["step"] / steps,
+                text=t("slots.progress", step=rec["step"], steps=steps, loss=num(rec["loss"])),
+            )
+
+    model, history = tg.train_tagger(
+        kind, s.data, hidden_size=hidden, seed=seed, steps=steps, callback=report
+    )
+    short = tagger_label(kind).split()[0]
+    st.session_state["slot_own"] = {
+        "label": t("slots.own_label", kind=short, H=hidden),
+        "model": model,
+        "history": history,
+        "about": t("slots.own_about", tagger=tagger_label(kind), H=hidden, steps=steps, seed=seed),
+    }
+    st.rerun()  # the whole page now shows your tagger as an extra column
+
+
+def by_hand() -> None:
+    """One Jordan step by hand: a = W_x x + W_y y_prev + b."""
+    anchor("byhand")
+    ex = tg.jordan_exercise(exercise_number("slot_ex") - 1)
+    text("byhand", prev=tg.EXERCISE_TAGS[ex.prev_tag], y_prev=str(ex.y_prev.astype(int).tolist()))
+    rows = [t("slots.row", i=1), t("slots.row", i=2)]
+    tables = {
+        "W_x (2 x 2)": pd.DataFrame(ex.W_x, rows, [t("slots.colnum", i=1), t("slots.colnum", i=2)]),
+        "x (2)": pd.DataFrame(ex.x, ["x_1", "x_2"], ["x"]),
+        t("slots.wy_caption"): pd.DataFrame(ex.W_y, rows, tg.EXERCISE_TAGS),
+        "b (2)": pd.DataFrame(ex.b, ["b_1", "b_2"], ["b"]),
+    }
+    for col, (name, df) in zip(st.columns([2, 1, 3, 1]), tables.items()):
+        col.caption(name)
+        col.dataframe(df)
+
+    def ask():
+        c1, c2 = st.columns(2)
+        return [
+            c1.number_input("a_1", value=0.0, step=1.0, key="slot_ex_a1"),
+            c2.number_input("a_2", value=0.0, step=1.0, key="slot_ex_a2"),
+        ]
+
+    exercise("slot_ex", ask=ask, check=lambda answer: tg.check_jordan(ex, answer))

@@ -1,0 +1,106 @@
+"""Intro, the sentence to tag, the grid of tags by tagger, and the filled-in form."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz import limits
+from rnnviz import tagging as tg
+from rnnviz.errors import InputError
+from rnnviz.figures import slots as figs
+
+from ... import session
+from ...i18n import t
+from ...widgets import md_escape
+from .common import ARRIVE, BIND, SlotSetup, anchor, coded, labelled, tagger_label, text
+
+SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
+SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
+
+
+def intro(s: SlotSetup) -> None:
+    st.title(t("slots.title"))
+    text("intro", n_train=len(s.data.train), n_heldout=len(s.data.heldout))
+    st.info(t("slots.own_taggers"))
+
+
+def toc() -> None:
+    links = " · ".join(f"[{t(f'slots.h.{k}')}](#slots-{k})" for k in SECTIONS)
+    st.markdown(f"**{t('slots.toc')}** {links}")
+
+
+def choose(cur: session.Current, s: SlotSetup):
+    """(text, {label: Tagged}): the sentence to tag (a preset, the sidebar's, or typed) and every
+    tagger's tags; an unusable sentence is explained and the notes' sentence shown instead."""
+    source = coded(st.selectbox, t("slots.source"), SOURCES, [t(f"slots.source.{k}") for k in SOURCES],
+                   "slot_source", help=t("slots.source_help"))
+    if source == "own":
+        sentence = st.text_input(
+            t("slots.your_sentence"),
+            "Arrive Seoul at 9 am",
+            key="slot_text",
+            **BIND,
+            max_chars=limits.MAX_TEXT_CHARS,
+        )
+    else:
+        sentence = cur.text if source == "sidebar" else s.presets[source]
+    models = labelled(s)
+    try:
+        tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
+    except InputError as err:
+        st.error(str(err))
+        st.info(t("slots.fallback"))
+        sentence = ARRIVE
+        tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
+    st.code(sentence[:2000], language=None, wrap_lines=True)
+    for notice in next(iter(tagged.values())).notices:
+        st.warning(md_escape(notice))
+    return sentence, tagged
+
+
+def look(tagged: dict, acc_gap: tuple) -> None:
+    """'What to look at' with this sentence's numbers: where the taggers disagree, and the
+    held-out gap between the word-alone FNN and the bidirectional RNN."""
+    first = next(iter(tagged.values()))
+    with st.container(border=True):
+        st.markdown(t("slots.look_header"))
+        text(
+            "look",
+            n_disagree=tg.disagreements(tagged),
+            T=len(first.tokens),
+            acc_fnn=acc_gap[0],
+            acc_bi=acc_gap[1],
+        )
+
+
+def grid(tagged: dict) -> None:
+    anchor("grid")
+    first = next(iter(tagged.values()))
+    text("grid", n_disagree=tg.disagreements(tagged), T=len(first.tokens))
+    unknown = [tok for tok, w in zip(first.tokens, first.words) if w == "<unk>"]
+    if unknown:
+        text("unknown", unknown=md_escape(", ".join(dict.fromkeys(unknown))))
+    st.plotly_chart(
+        figs.tag_grid(
+            first.tokens, {k: v.probs for k, v in tagged.items()}, title=t("slots.fig.grid"), labels=_axes()
+        ),
+        width="stretch",
+    )
+
+
+def form(tagged: dict) -> None:
+    text("form")
+    forms = {label: tg.extract_slots(v.tokens, v.tags) for label, v in tagged.items()}
+    names = {name: t(f"slots.slot.{key}") for key, name in tg.SLOTS.items()}
+    names[tg.WHEN_OF] = t("slots.slot.when")
+    city = {c: t(f"slots.when.{c}") for c in ("arrival", "departure")}
+    df = pd.DataFrame(forms).map(lambda v: city.get(v, v)).rename(index=names)
+    st.dataframe(df.rename_axis(t("slots.slot_header")))
+
+
+def _axes() -> dict:
+    return {k: t(f"slots.axis.{k}") for k in figs.AXES}
+
+
+__all__ = ["tagger_label"]
