@@ -88,7 +88,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
     assert at.success and not at.error
     at.number_input(key="bptt_answer").set_value(ex["w"] ** ex["n"])
     at.button(key="bptt_ex_check").click().run()
-    assert at.error and "w^n alone" in at.error[0].value
+    assert at.error and "w^n alone" in at.error[0].value.replace("\\", "")  # shown markdown-escaped
     no_exception(at)
 
 
