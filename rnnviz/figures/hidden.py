@@ -104,10 +104,10 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
     for i, (name, xy, tokens) in enumerate(paths):
         xy = np.asarray(xy, dtype=float)
         color = _COLORS[i % len(_COLORS)]
-        labels = step_labels(tokens)
+        names = step_labels(tokens)
         mode = "lines+markers+text" if len(xy) <= 25 else "lines+markers"  # long: hover only
         fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name,
-                        text=labels, textposition="top center", line={"color": color},
+                        text=names, textposition="top center", line={"color": color},
                         marker={"size": 9, "color": color},
                         hovertemplate=f"{name}<br>%{{text}}<br>PC1 %{{x:.3f}}, PC2 %{{y:.3f}}<extra></extra>")
         fig.add_scatter(x=[xy[-1, 0]], y=[xy[-1, 1]], mode="markers", showlegend=False,
@@ -194,7 +194,7 @@ def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10, labels: dict |
     shown_all = len(tokens) <= max_steps
     tokens = [html.escape(str(t)) for t in tokens[:max_steps]]
     T = len(tokens)
-    labels = step_labels(tokens)
+    names = step_labels(tokens)
     fig = go.Figure()
     xs = list(range(T + 1))
     fig.add_scatter(x=xs, y=[1] * (T + 1), mode="markers+text", marker={"size": 34, "color": "#ffd8a8"},
@@ -202,7 +202,7 @@ def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10, labels: dict |
                     hoverinfo="skip", showlegend=False)
     fig.add_scatter(x=xs[1:], y=[0] * T, mode="markers+text", marker={"size": 34, "color": "#c5e1f5"},
                     text=[f"x_{t}" for t in range(1, T + 1)], textposition="middle center",
-                    hovertext=labels, hoverinfo="text", showlegend=False)
+                    hovertext=names, hoverinfo="text", showlegend=False)
     for t in range(1, T + 1):
         fig.add_annotation(x=t, y=0.82, ax=t, ay=0.18, xref="x", yref="y", axref="x", ayref="y",
                            showarrow=True, arrowhead=2, text="")
