@@ -48,7 +48,8 @@ def model_order(cur: session.Current, paths: list) -> None:
         return
     (_, tr_a, tok_a), (_, tr_b, tok_b) = paths[0], paths[1]
     cmp = hd.order_comparison(tr_a.x, tr_b.x, tr_a.h, tr_b.h)
-    st.markdown(prose(PAGE, "order_model", sent_a=md_escape(" ".join(tok_a)), sent_b=md_escape(" ".join(tok_b)),
+    st.markdown(prose(PAGE, "order_model", sent_a=md_escape(" ".join(hd.plain_words(tok_a))),
+                      sent_b=md_escape(" ".join(hd.plain_words(tok_b))),
                       sum_diff=num(cmp["sum_diff"]), final_diff=num(cmp["final_diff"]),
                       bag_note=t("hidden.bag_same" if cmp["same_bag"] else "hidden.bag_other")))
 
