@@ -346,3 +346,42 @@ def test_unit_lines_have_distinct_colours(notes):
 def test_shape_table_cells_are_short():
     cfg = RNNConfig(vocab_size=79, embed_dim=16, hidden_size=32)
     assert all(len(r["meaning"]) <= 26 for r in hd.shape_table(cfg))
+
+
+# ---- page 2 rework: Play clock, expansion captions, h_0, ReLU dead units --------------------
+
+def test_play_step_is_one_step_per_period_and_loops():
+    from rnnviz.hidden import PLAY_PERIOD, play_step
+    assert [play_step(2, k * PLAY_PERIOD, 4) for k in range(6)] == [2, 3, 4, 1, 2, 3]
+    assert play_step(3, PLAY_PERIOD * 0.99, 5) == 3 and play_step(3, PLAY_PERIOD * 1.01, 5) == 4
+    assert play_step(1, 100.0, 1) == 1 and play_step(2, -1.0, 4) == 2
+
+
+def test_expansion_case_names_the_same_step_as_expansion_step():
+    for T in (1, 2, 3, 8):
+        for t in range(T):
+            k, case = hd.expansion_case(t, T)
+            assert k == hd.expansion_step(t, T)[0]
+            assert case == ("only" if T == 1 else "slider" if t == k else "below" if t < k else "above")
+
+
+def test_first_step_check_h0_is_a_fixed_zero(notes):
+    model, _, tr = notes
+    assert hd.first_step_check(model, tr) < 1e-6
+    own = torch.tanh(model.W_x.double() @ model.E[0].double() + model.b_h.double())  # (H,) no W_h h_0 term
+    assert torch.allclose(own, tr.h[0].double(), atol=1e-6)
+    names = [n for n, _ in model.named_parameters()]
+    assert "h0" not in names and "h_0" not in names
+
+
+def test_dead_units_per_step_and_state_norms():
+    h = torch.tensor([[0.0, 1.0], [0.0, 0.0], [2.0, 3.0]])
+    assert hd.dead_per_step(h).tolist() == [0.5, 1.0, 0.0]
+    assert hd.state_norms(h) == pytest.approx([1.0, 0.0, 13 ** 0.5])
+
+
+def test_param_terms_use_H_d_K():
+    from rnnviz.model import RNNConfig
+    rows = hd.param_terms(RNNConfig(5, 3, 4))
+    assert [r["formula"] for r in rows] == ["H²", "H · d", "H", "K · H", "K"]
+    assert sum(r["count"] for r in rows) == 57

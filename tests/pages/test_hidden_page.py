@@ -182,7 +182,7 @@ def test_single_token_sentence(app):
     assert torch.isfinite(torch.tensor(_fig(at, "h_t for every")["data"][0]["z"])).all()
 
 
-def test_toggle_to_a_and_play(app):
+def test_toggle_to_a_and_play(app, monkeypatch):
     at = app(PAGE)
     at.toggle(key="hid_show_a").set_value(True).run()
     no_exception(at)
@@ -190,11 +190,22 @@ def test_toggle_to_a_and_play(app):
     assert np.allclose(_fig(at, "a_t for every step")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
     lines = _fig(at, "a_t of the chosen units")
     assert np.allclose(lines["data"][0]["y"], tr.a[:, 0].numpy(), atol=1e-6)
+    from ui.sections import hidden as sec
+    fake = [1000.0]
+    monkeypatch.setattr(sec, "now", lambda: fake[0])  # a steady clock: ticks exactly PLAY_PERIOD apart
     at.toggle(key="hid_play").set_value(True).run()
     no_exception(at)
-    at.run()  # the player's next tick moves one step
-    no_exception(at)
-    assert at.slider(key="hid_step").value == 2
+    start = at.slider(key="hid_step").value
+    T = tr.T
+    for tick in range(1, T + 2):  # each tick of the clock moves exactly one step, looping
+        fake[0] += hd.PLAY_PERIOD
+        at.run()
+        no_exception(at)
+        assert at.slider(key="hid_step").value == (start - 1 + tick) % T + 1
+    at.run()  # a redraw between ticks (another widget) does not move it
+    assert at.slider(key="hid_step").value == (start - 1 + T + 1) % T + 1
+    at.toggle(key="hid_play").set_value(False).run()
+    assert "hid_play_clock" not in at.session_state
 
 
 @pytest.mark.parametrize("cell,bidi", [("jordan", False), ("elman", True)])

@@ -26,6 +26,7 @@ from ..widgets import guard, md_escape, shared_step, show_figure
 
 PAGE = "hidden"
 BIND = {"bind": "query-params"}
+now = time.monotonic  # Play's clock (a test replaces it with a steady fake)
 TOC = ("step", "sentence", "trajectory", "order", "phi", "params", "variants", "byhand")
 
 
@@ -81,12 +82,12 @@ def step_and_sentence(cur: session.Current) -> int:
 def advance(T: int) -> None:
     """While playing, put the step the clock says into the slider's state: one step per
     PLAY_PERIOD from when Play started, or from where the learner last moved the slider."""
-    now = time.monotonic()
+    now_s = now()
     shown = st.session_state.get("hid_step")
     clock = st.session_state.get("hid_play_clock")
     if clock is None or shown != clock["shown"]:  # just started, or the learner moved it
-        clock = {"t0": now, "start": shown if isinstance(shown, int) else 1}
-    step = hd.play_step(clock["start"], now - clock["t0"], T)
+        clock = {"t0": now_s, "start": shown if isinstance(shown, int) else 1}
+    step = hd.play_step(clock["start"], now_s - clock["t0"], T)
     st.session_state["hid_step"] = step
     st.session_state["hid_play_clock"] = {**clock, "shown": step}
 
