@@ -11,6 +11,7 @@ from rnnviz.catalog import load_builtin
 from rnnviz.data import lm_pair
 from rnnviz.trace import trace
 from tests.apptest_helpers import figures, no_exception
+from rnnviz.catalog import NOTES_VOCAB
 from tests.conftest import ROOT
 
 PAGE = "pages/hidden.py"
@@ -262,3 +263,87 @@ def test_current_cell_variant_has_no_empty_fresh_clause(app):
     assert "Taken from the current model" in text and "Fresh (" not in text
     at.radio(key="hid_cell").set_value("jordan").run()
     assert "Fresh (fixed seed 0" in " ".join(m.value for m in at.markdown)
+
+
+# ---- page 2 rework: language, what to look at, truth for every nonlinearity -----------------
+
+def _cjk_share(text: str) -> float:
+    """Share of letters that are CJK ideographs (symbols, numbers and formulas left out)."""
+    import re
+    text = re.sub(r"\$[^$]*\$|`[^`]*`|\(#[^)]*\)", "", text)  # formulas, code, anchors stay as they are
+    letters = [c for c in text if c.isalpha()]
+    return sum("\u4e00" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+
+
+@pytest.mark.parametrize("model,text", [("default", "Arrive Taipei on November 2nd"), ("notes", "I like cats")])
+def test_page_in_chinese(model, text):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, text, "zh"
+    at.run()
+    no_exception(at)
+    prose_md = [m.value for m in at.markdown if len(m.value) > 80]
+    assert prose_md and all(_cjk_share(m) > 0.5 for m in prose_md), [m[:60] for m in prose_md if _cjk_share(m) <= 0.5]
+    assert at.title[0].value.startswith("2 · 隐藏状态")
+    assert at.slider(key="hid_step").label == "时间步 t" and at.toggle(key="hid_show_a").label.startswith("显示")
+    assert _fig(at, "每个时间步")["layout"]["xaxis"]["title"]["text"] == "时间步 t 与输入词"
+    # the same numbers as in English
+    _, tr = _trace(model, text)
+    assert np.allclose(_fig(at, "每个时间步")["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
+
+
+def test_what_to_look_at_toc_and_h0():
+    at = _open_notes_at_step(1)
+    look = at.info[0].value
+    model, tr = _trace("notes", "I like cats")
+    assert "What to look at" in look and f"{float(tr.h[0].abs().max()):.4g}" in look
+    md = " ".join(m.value for m in at.markdown)
+    assert "](#hid-step)" in md and "](#hid-byhand)" in md
+    assert "fixed zero vector, not a trained parameter" in " ".join(c.value for c in at.caption)
+
+
+def _open_notes_at_step(step: int):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"], at.session_state["text"] = "notes", "I like cats"
+    at.session_state["hid_step"] = step
+    return at.run()
+
+
+def test_scalar_equal_orders_are_not_called_different(app):
+    at = app(PAGE)
+    at.number_input(key="hid_wh").set_value(1.0).run()
+    no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "8 and 8" in text and "**same** state" in text and "different states" not in text
+    at.number_input(key="hid_wh").set_value(0.5).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "7 and 5" in text and "= 2." in text and "different states" in text
+
+
+@pytest.mark.parametrize("phi", ["relu", "linear"])
+def test_relu_and_linear_models_get_true_sentences(phi):
+    """On a ReLU or linear model the page never speaks of tanh saturation or (-1, 1)."""
+    from streamlit.testing.v1 import AppTest
+
+    from rnnviz import RNNConfig, RNNModel
+    from rnnviz.formulas import dead_units
+    from rnnviz.text import Vocab
+
+    model = RNNModel(RNNConfig(5, 3, 4, nonlinearity=phi), seed=2).eval()
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["own_models"] = {"mine": (model, Vocab(NOTES_VOCAB), {})}
+    at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats"
+    at.run()
+    no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "(-1, 1)" not in text.split("through tanh")[0] and "Saturation." not in text
+    tr = trace(model, [0, 1, 2])
+    if phi == "relu":
+        dead = dead_units(tr.h)
+        assert f"{dead['count']} of the {dead['total']} values" in text and "Units that are off" in text
+        assert "[0, ∞)" in text
+    else:
+        assert "No saturation" in text and "all real numbers" in text
