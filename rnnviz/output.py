@@ -457,7 +457,8 @@ def check_loss(ex: Exercise, text: str) -> Feedback:
     slips = [
         (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive "
              "(forgot the minus).", "output.hint_sign"),
-        (L / math.log(10), "That is -log10: cross-entropy here uses the natural log ln.", "output.hint_log10"),
+        (L / math.log(10), "That is -log10: cross-entropy here uses the natural log ln.",
+         "output.hint_log10"),
         (-L / math.log(10), "That is log10 without the minus: use -ln p.", "output.hint_log10_sign"),
         (L / math.log(2), "That is -log2 (bits): cross-entropy here uses the natural log ln (nats).",
          "output.hint_log2"),

@@ -113,9 +113,9 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
         fig.add_scatter(x=[xy[-1, 0]], y=[xy[-1, 1]], mode="markers", showlegend=False,
                         marker={"size": 18, "color": color, "symbol": "star"},
                         hovertemplate=f"{name}: {_label(labels, 'final', 'final state h_T')}<extra></extra>")
-    fig.update_layout(xaxis_title=_label(labels, "x", "PC1 ({share} of the variance)").format(share=f"{share[0]:.0%}"),
-                      yaxis_title=_label(labels, "y", "PC2 ({share} of the variance)").format(share=f"{share[1]:.0%}"),
-                      legend={"orientation": "h", "y": -0.2})
+    x_title = _label(labels, "x", "PC1 ({share} of the variance)").format(share=f"{share[0]:.0%}")
+    y_title = _label(labels, "y", "PC2 ({share} of the variance)").format(share=f"{share[1]:.0%}")
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, legend={"orientation": "h", "y": -0.2})
     return style(fig, _label(labels, "title", "Trajectory of h_1 … h_T in 2-D (PCA); the star is h_T"), 460)
 
 
@@ -176,7 +176,8 @@ def params_vs_T(shared: int, T_max: int, T_now: int, labels: dict | None = None)
     labels: title, x, y, shared, per_step, now (with a {T} placeholder)."""
     Ts = list(range(1, T_max + 1))
     fig = go.Figure()
-    fig.add_scatter(x=Ts, y=[shared] * len(Ts), mode="lines", name=_label(labels, "shared", "shared weights (RNN)"))
+    fig.add_scatter(x=Ts, y=[shared] * len(Ts), mode="lines",
+                    name=_label(labels, "shared", "shared weights (RNN)"))
     fig.add_scatter(x=Ts, y=[shared * t for t in Ts], mode="lines",
                     name=_label(labels, "per_step", "one set per step"))
     fig.add_vline(x=T_now, line_dash="dot",

@@ -37,7 +37,8 @@ def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str,
                          hovertemplate="%{x}<br>p - y = %{customdata}<extra></extra>"), 1, 2)
     fig.update_xaxes(title_text=_label(text, "x", "next token (red: the target)"), type="category")
     fig.update_yaxes(title_text=_label(text, "p_axis", "probability"), range=[0, 1], row=1, col=1)
-    fig.update_yaxes(title_text=_label(text, "grad_axis", "gradient (per logit)"), range=[-1, 1], row=1, col=2)
+    fig.update_yaxes(title_text=_label(text, "grad_axis", "gradient (per logit)"), range=[-1, 1],
+                     row=1, col=2)
     fig.update_layout(showlegend=False)
     return _layout(fig, title)
 

@@ -7,11 +7,10 @@ import pytest
 import torch
 
 from rnnviz import hidden as hd
-from rnnviz.catalog import load_builtin
+from rnnviz.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.data import lm_pair
 from rnnviz.trace import trace
 from tests.apptest_helpers import figures, no_exception
-from rnnviz.catalog import NOTES_VOCAB
 from tests.conftest import ROOT
 
 PAGE = "pages/hidden.py"

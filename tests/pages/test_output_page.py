@@ -255,3 +255,45 @@ def test_long_sentence_heatmap_is_a_labelled_window(app):
     assert "steps 20–39 of 61 (around step 30" in f["layout"]["title"]["text"]
     assert len(f["data"][0]["y"]) == out.MAX_HEATMAP_STEPS and f["data"][0]["texttemplate"] == "%{text}"
     assert f["data"][0]["y"][0].startswith("20 ")
+
+
+# ---- page 3 rework: language, what to look at -----------------------------------------------
+
+def _cjk_share(text: str) -> float:
+    import re
+    text = re.sub(r"\$[^$]*\$|`[^`]*`|\(#[^)]*\)", "", text)  # formulas, code, anchors stay as they are
+    letters = [c for c in text if c.isalpha()]
+    return sum("\u4e00" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+
+
+@pytest.mark.parametrize("model,sentence", [("default", "Arrive Taipei on November 2nd"), ("notes", "I like cats")])
+def test_page_in_chinese(model, sentence):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, sentence, "zh"
+    at.run()
+    no_exception(at)
+    prose_md = [m.value for m in at.markdown if len(m.value) > 80]
+    assert _cjk_share(" ".join(prose_md)) > 0.6  # mostly Chinese; tokens such as "Taipei" stay as typed
+    assert all(_cjk_share(m) > 0.3 for m in prose_md), [m[:60] for m in prose_md if _cjk_share(m) <= 0.3]
+    assert at.title[0].value.startswith("3 · 输出与损失")
+    assert at.slider(key="out_step").label == "时间步 t"
+    assert "目标的名次" in tables_with(at, "目标的名次")[0].columns
+    _, _, tr = lm_trace(model, sentence)
+    f = fig(at, "逐词损失")
+    expect = np.where(tr.valid.numpy(), tr.loss_t.numpy(), np.nan)  # no target: no bar
+    assert np.allclose(np.asarray(f["data"][0]["y"], float), expect, atol=1e-6, equal_nan=True)
+    if model == "notes":
+        assert "0.9163" in text(at) and fig(at, "笔记中的例子")
+
+
+def test_what_to_look_at_and_contents(app):
+    at = app(PAGE)
+    _, _, tr = lm_trace("default", "Arrive Taipei on November 2nd")
+    look = at.info[0].value
+    worst = out.worst_step(tr)
+    assert "What to look at" in look and f"{float(tr.loss):.4g}" in look and f"step {worst + 1}" in look
+    assert "](#out-labels)" in text(at) and "](#out-byhand)" in text(at)

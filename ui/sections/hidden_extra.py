@@ -1,5 +1,6 @@
 """Page 2 sections, the last part: the parameter count, Elman / Jordan / bidirectional on the
 same sentence, and the hand exercise (two tanh steps)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -27,28 +28,52 @@ def params(cur: session.Current) -> None:
         st.markdown(prose(PAGE, "params", T=T, **{k: f"{v:,}" for k, v in tot.items()}))
         c1, c2 = st.columns([2, 3])
         df = pd.DataFrame(hd.param_terms(cfg))
-        c1.dataframe(df.rename(columns={"formula": t("hidden.col_formula"), "count": t("hidden.col_count")}),
-                     hide_index=True, width="stretch")
+        c1.dataframe(
+            df.rename(columns={"formula": t("hidden.col_formula"), "count": t("hidden.col_count")}),
+            hide_index=True,
+            width="stretch",
+        )
         with c2:
-            show_figure(fh.params_vs_T(tot["shared"], max(2 * T, 20), T, labels=params_labels()),
-                        t("hidden.fig_params"), key="hid_fig_params")
+            show_figure(
+                fh.params_vs_T(tot["shared"], max(2 * T, 20), T, labels=params_labels()),
+                t("hidden.fig_params"),
+                key="hid_fig_params",
+            )
         rec = "W_y" if cfg.cell == "jordan" else "W_h"
-        show_figure(fh.unrolled(cur.tokens, rec, labels={"title": t("hidden.fig_unrolled"),
-                                                         "more": t("hidden.fig_unrolled_more")}),
-                    t("hidden.fig_unrolled"), key="hid_fig_unrolled")
+        show_figure(
+            fh.unrolled(
+                cur.tokens,
+                rec,
+                labels={"title": t("hidden.fig_unrolled"), "more": t("hidden.fig_unrolled_more")},
+            ),
+            t("hidden.fig_unrolled"),
+            key="hid_fig_unrolled",
+        )
 
 
 def params_labels() -> dict:
-    return {"title": t("hidden.fig_params"), "x": t("hidden.ax_T"), "y": t("hidden.ax_params"),
-            "shared": t("hidden.leg_shared"), "per_step": t("hidden.leg_per_step"), "now": t("hidden.leg_now")}
+    return {
+        "title": t("hidden.fig_params"),
+        "x": t("hidden.ax_T"),
+        "y": t("hidden.ax_params"),
+        "shared": t("hidden.leg_shared"),
+        "per_step": t("hidden.leg_per_step"),
+        "now": t("hidden.leg_now"),
+    }
 
 
 def variants(cur: session.Current, t1: int) -> None:
     """Folded: the chosen cell kind on the same sentence (weights shared where names match)."""
     st.header(t("hidden.h_variants"), anchor="hid-variants")
     with st.expander(t("hidden.variants_expander"), expanded=False):
-        kind = st.radio(t("hidden.cell"), hd.VARIANTS, horizontal=True, key="hid_cell", bind="query-params",
-                        format_func=lambda k: t(f"hidden.kind_{k}"))
+        kind = st.radio(
+            t("hidden.cell"),
+            hd.VARIANTS,
+            horizontal=True,
+            key="hid_cell",
+            bind="query-params",
+            format_func=lambda k: t(f"hidden.kind_{k}"),
+        )
         for eq in hd.variant_equations(kind):
             st.latex(eq)
         H = cur.model.cfg.hidden_size
@@ -72,12 +97,24 @@ def variant_compare(cur: session.Current, kind: str, t1: int) -> None:
     else:
         compare = t("hidden.compare_final", diff=num(vc["final_diff"]))
     fresh_note = (" " + prose(PAGE, "variant-fresh", fresh=", ".join(fresh), seed=0)) if fresh else ""
-    st.markdown(prose(PAGE, "variant-shared", shared=", ".join(shared) or t("hidden.none"),
-                      fresh_note=fresh_note, compare=compare))
+    st.markdown(
+        prose(
+            PAGE,
+            "variant-shared",
+            shared=", ".join(shared) or t("hidden.none"),
+            fresh_note=fresh_note,
+            compare=compare,
+        )
+    )
     split = cfg.hidden_size if v_model.cfg.bidirectional else None
-    title = t("hidden.fig_variant", kind=t(f"hidden.kind_{kind}")) + (t("hidden.fig_variant_bidi") if split else "")
-    show_figure(fh.time_heatmap(v_tr.h.numpy(), cur.tokens, t1 - 1, "h", split, title=title,
-                                labels=heat_labels("h")), title, key="hid_fig_variant")
+    title = t("hidden.fig_variant", kind=t(f"hidden.kind_{kind}")) + (
+        t("hidden.fig_variant_bidi") if split else ""
+    )
+    show_figure(
+        fh.time_heatmap(v_tr.h.numpy(), cur.tokens, t1 - 1, "h", split, title=title, labels=heat_labels("h")),
+        title,
+        key="hid_fig_variant",
+    )
 
 
 def _tex(rows) -> str:
@@ -95,7 +132,9 @@ def by_hand() -> None:
 
     def ask():
         cols = st.columns(4)
-        return [cols[i].number_input(lab, -10.0, 10.0, 0.0, 0.01, format="%.3f", key=f"hid_ex_{i}")
-                for i, lab in enumerate(["h_1[1]", "h_1[2]", "h_2[1]", "h_2[2]"])]
+        return [
+            cols[i].number_input(lab, -10.0, 10.0, 0.0, 0.01, format="%.3f", key=f"hid_ex_{i}")
+            for i, lab in enumerate(["h_1[1]", "h_1[2]", "h_2[1]", "h_2[2]"])
+        ]
 
     exercise("hid_ex", ask=ask, check=lambda v: hd.check_exercise_verdict(ex, v[:2], v[2:]))

@@ -1,6 +1,7 @@
 """Page 2 sections, second half: why order matters (by hand and in the model), what φ does
 (linear expansion, growth, saturation or dead units), the parameter count, Elman / Jordan /
 bidirectional, and the hand exercise. The advanced views are folded in expanders."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -37,9 +38,15 @@ def scalar_order() -> None:
     diff = ab - ba
     verdict = prose(PAGE, "scalar-equal" if diff == 0 else "scalar-differ")
     st.markdown(prose(PAGE, "scalar", h_ab=num(ab), h_ba=num(ba), diff=num(diff), verdict=verdict))
-    st.code("\n".join([t("hidden.inputs", a=f"{x1:g}", b=f"{x2:g}")] + hd.scalar_steps([x1, x2], w_x, w_h)
-                      + ["", t("hidden.inputs", a=f"{x2:g}", b=f"{x1:g}")] + hd.scalar_steps([x2, x1], w_x, w_h)),
-            language=None)
+    st.code(
+        "\n".join(
+            [t("hidden.inputs", a=f"{x1:g}", b=f"{x2:g}")]
+            + hd.scalar_steps([x1, x2], w_x, w_h)
+            + ["", t("hidden.inputs", a=f"{x2:g}", b=f"{x1:g}")]
+            + hd.scalar_steps([x2, x1], w_x, w_h)
+        ),
+        language=None,
+    )
 
 
 def model_order(cur: session.Current, paths: list) -> None:
@@ -48,10 +55,17 @@ def model_order(cur: session.Current, paths: list) -> None:
         return
     (_, tr_a, tok_a), (_, tr_b, tok_b) = paths[0], paths[1]
     cmp = hd.order_comparison(tr_a.x, tr_b.x, tr_a.h, tr_b.h)
-    st.markdown(prose(PAGE, "order_model", sent_a=md_escape(" ".join(hd.plain_words(tok_a))),
-                      sent_b=md_escape(" ".join(hd.plain_words(tok_b))),
-                      sum_diff=num(cmp["sum_diff"]), final_diff=num(cmp["final_diff"]),
-                      bag_note=t("hidden.bag_same" if cmp["same_bag"] else "hidden.bag_other")))
+    st.markdown(
+        prose(
+            PAGE,
+            "order_model",
+            sent_a=md_escape(" ".join(hd.plain_words(tok_a))),
+            sent_b=md_escape(" ".join(hd.plain_words(tok_b))),
+            sum_diff=num(cmp["sum_diff"]),
+            final_diff=num(cmp["final_diff"]),
+            bag_note=t("hidden.bag_same" if cmp["same_bag"] else "hidden.bag_other"),
+        )
+    )
 
 
 def why_phi(cur: session.Current, t1: int) -> None:
@@ -74,28 +88,49 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
     total = sum(v for _, v in expansion)
     err = float((total - lin_tr.h[k].double()).abs().max())
-    st.markdown(prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(f"`{n}`" for n, _ in expansion)))
+    st.markdown(
+        prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(f"`{n}`" for n, _ in expansion))
+    )
     st.caption(t(f"hidden.expansion_{case}", s=k + 1, slider=t1) + " " + t("hidden.linear_same_weights"))
     table = {n: v for n, v in expansion} | {t("hidden.col_sum"): total, t("hidden.col_lin_h"): lin_tr.h[k]}
-    df = pd.DataFrame({n: v.double().numpy() for n, v in table.items()},
-                      index=[f"u{j + 1}" for j in range(cfg.hidden_size)])
+    df = pd.DataFrame(
+        {n: v.double().numpy() for n, v in table.items()}, index=[f"u{j + 1}" for j in range(cfg.hidden_size)]
+    )
     st.dataframe(df.style.format(num), height=min(400, 38 + 35 * cfg.hidden_size), width="stretch")
     norms = {}
     for phi in ("tanh", "relu", "linear"):
         m = cur.model if phi == cfg.nonlinearity else cache.with_nonlinearity(cur.model, phi)
         norms[f"φ = {phi}"] = hd.state_norms(cached_trace(m, cur.input_ids, cur.target_ids).h)
-    labels = {"title": t("hidden.fig_norms"), "log": t("hidden.log_scale"), "x": t("hidden.ax_step"),
-              "y": t("hidden.ax_norm")}
+    labels = {
+        "title": t("hidden.fig_norms"),
+        "log": t("hidden.log_scale"),
+        "x": t("hidden.ax_step"),
+        "y": t("hidden.ax_norm"),
+    }
     show_figure(fh.norms_plot(norms, cur.tokens, labels), t("hidden.fig_norms"), key="hid_fig_norms")
 
 
 def growth() -> None:
     gw = st.slider(t("hidden.grow_w"), -3.0, 3.0, 2.0, 0.1, key="hid_grow_w", **BIND)
     grow = hd.growth(gw, 1.0, 10)
-    st.markdown(prose(PAGE, "growth", w=f"{gw:g}", h0=1, n=10, lin_last=num(grow["linear"][-1]),
-                      tanh_last=num(grow["tanh"][-1])))
-    show_figure(fh.growth_plot({"linear": grow["linear"], "tanh": grow["tanh"]}, gw, 1.0,
-                               labels={"x": t("hidden.ax_t")}), "growth", key="hid_fig_growth")
+    st.markdown(
+        prose(
+            PAGE,
+            "growth",
+            w=f"{gw:g}",
+            h0=1,
+            n=10,
+            lin_last=num(grow["linear"][-1]),
+            tanh_last=num(grow["tanh"][-1]),
+        )
+    )
+    show_figure(
+        fh.growth_plot(
+            {"linear": grow["linear"], "tanh": grow["tanh"]}, gw, 1.0, labels={"x": t("hidden.ax_t")}
+        ),
+        "growth",
+        key="hid_fig_growth",
+    )
 
 
 def saturation(cur: session.Current) -> None:
@@ -106,16 +141,35 @@ def saturation(cur: session.Current) -> None:
         return
     if phi == "relu":
         dead = dead_units(h)
-        st.markdown(prose(PAGE, "saturation-relu", dead_count=dead["count"], dead_total=dead["total"],
-                          dead_share=f"{dead['share']:.1%}"))
+        st.markdown(
+            prose(
+                PAGE,
+                "saturation-relu",
+                dead_count=dead["count"],
+                dead_total=dead["total"],
+                dead_share=f"{dead['share']:.1%}",
+            )
+        )
         per_step = hd.dead_per_step(h)  # (T,)
         labels = {"title": t("hidden.fig_dead"), "hover": t("hidden.dead_hover")}
     else:
         sat = hd.saturation(h)
-        st.markdown(prose(PAGE, "saturation", sat_count=sat["count"], sat_total=sat["total"],
-                          sat_share=f"{sat['share']:.1%}", thr=hd.SATURATION, slope=num(1 - hd.SATURATION ** 2)))
+        st.markdown(
+            prose(
+                PAGE,
+                "saturation",
+                sat_count=sat["count"],
+                sat_total=sat["total"],
+                sat_share=f"{sat['share']:.1%}",
+                thr=hd.SATURATION,
+                slope=num(1 - hd.SATURATION**2),
+            )
+        )
         per_step = sat["per_step"]
         labels = {"title": t("hidden.fig_sat", thr=hd.SATURATION), "hover": t("hidden.sat_hover")}
     labels |= {"x": t("hidden.ax_step"), "y": t("hidden.ax_share")}
-    show_figure(fh.saturation_bar(per_step, cur.tokens, hd.SATURATION, labels), labels["title"],
-                key="hid_fig_saturation")
+    show_figure(
+        fh.saturation_bar(per_step, cur.tokens, hd.SATURATION, labels),
+        labels["title"],
+        key="hid_fig_saturation",
+    )
