@@ -37,7 +37,8 @@ def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
     shown = np.where(np.isfinite(z), z, np.nan)
     fig = go.Figure(go.Heatmap(
         z=shown, x=list(x), y=list(y), customdata=text, colorscale=colorscale, zmid=zmid,
-        colorbar={"title": {"text": colorbar}},
+        colorbar={"title": {"text": colorbar, "font": {"color": AXIS_TEXT}},
+                  "tickfont": {"color": AXIS_TEXT, "size": AXIS_FONT_PX}},
         hovertemplate=(f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}"
                        "<extra></extra>"),
     ))
@@ -76,6 +77,9 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
     for update in (fig.update_xaxes, fig.update_yaxes):
         update(tickfont=font, title_font={"color": AXIS_TEXT, "size": AXIS_FONT_PX + 1},
                exponentformat="power")  # one exponent style on every axis: 10⁻⁵, never "10μ"
+    for note in fig.layout.annotations:  # subplot titles: as dark as the axes (explicit colours kept)
+        if note.font.color is None:
+            note.font.color = AXIS_TEXT
     fig.for_each_xaxis(_log_ticks)
     fig.for_each_yaxis(_log_ticks)
     group_legend(fig)

@@ -28,6 +28,7 @@ from ..widgets import guard, md_escape, shared_step, show_figure
 PAGE = "hidden"
 BIND = {"bind": "query-params"}
 now = time.monotonic  # Play's clock (a test replaces it with a steady fake)
+MEANING = {"x_t": "x", "h_{t-1}, h_t": "h", "W_x": "wx", "W_y": "wy", "W_h": "wh", "b_h": "b", "W_o": "wo"}
 TOC = ("step", "sentence", "trajectory", "order", "phi", "params", "variants", "byhand")
 
 
@@ -183,14 +184,10 @@ def step_view(cur: session.Current, t1: int) -> None:
     )
     with right:
         shapes(cur)
-    st.dataframe(
-        pd.DataFrame(
-            [terms["x"].tolist()],
-            index=[f"x_{t1} = E[id]"],
-            columns=[f"{j + 1}" for j in range(cfg.embed_dim)],
-        ),
-        width="stretch",
+    x_row = pd.DataFrame(
+        [terms["x"].tolist()], index=[f"x_{t1} = E[id]"], columns=[f"{j + 1}" for j in range(cfg.embed_dim)]
     )
+    st.dataframe(x_row.style.format(num), width="stretch")
     show_figure(
         fh.step_terms_bar(
             terms,
@@ -240,14 +237,13 @@ def h0_note(cur: session.Current) -> None:
 def shapes(cur: session.Current) -> None:
     cfg = cur.model.cfg
     st.markdown(prose(PAGE, "shapes", d=cfg.embed_dim, H=cfg.hidden_size, K=cfg.K))
-    rows = hd.shape_table(cfg)
-    df = pd.DataFrame(rows).rename(
-        columns={
-            "symbol": t("hidden.col_symbol"),
-            "shape": t("hidden.col_shape"),
-            "meaning": t("hidden.col_meaning"),
-        }
-    )
+    rows = [{**r, "meaning": t(f"hidden.meaning_{MEANING[r['symbol']]}")} for r in hd.shape_table(cfg)]
+    names = {
+        "symbol": t("hidden.col_symbol"),
+        "shape": t("hidden.col_shape"),
+        "meaning": t("hidden.col_meaning"),
+    }
+    df = pd.DataFrame(rows).rename(columns=names)
     st.dataframe(df, hide_index=True, width="stretch")
 
 
