@@ -152,6 +152,9 @@ def step_controls(cur: session.Current) -> int:
 def step_view(cur: session.Current, t1: int) -> None:
     """a_t = W_x x_t + (memory) + b_h and h_t = φ(a_t) for one step, as a table and a bar chart."""
     model, tr, cfg = cur.model, cur.trace, cur.model.cfg
+    if cfg.cell not in ("elman", "jordan"):  # gated cells: their step is written out on the Gates page
+        st.info(t("hidden.elman_only", cell=cfg.cell))
+        return
     terms = hd.step_terms(model, tr, t1 - 1)
     vals = prose_values(cfg)
     rec = "W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}"

@@ -83,6 +83,9 @@ def variants(cur: session.Current, t1: int) -> None:
 
 def variant_compare(cur: session.Current, kind: str, t1: int) -> None:
     cfg = cur.model.cfg
+    if cfg.cell not in ("elman", "jordan"):  # the variants share weights with an Elman / Jordan model
+        st.info(t("hidden.elman_only", cell=cfg.cell))
+        return
     same = kind == ("bidirectional" if cfg.bidirectional else cfg.cell)
     if same:
         v_model, shared, fresh = cur.model, [n for n, _ in cur.model.named_parameters()], []
