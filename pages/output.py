@@ -1,6 +1,10 @@
-"""3 · Output and loss: softmax, cross-entropy and p - y on the current sentence and model;
-targets by shifting, the whole sentence, padding, generation, a gradient step, an exercise.
-Sections: ui/sections/output*.py."""
+"""3 · Output and loss: softmax, cross-entropy and p - y on the current sentence and model.
+
+Sections (ui/sections/output*.py), top to bottom: what to look at and the contents; 1 where the
+labels come from; 2 one step written out (and, on the notes model, the notes' own example);
+3 the whole sentence, sum vs mean; 4 a padded batch; 5 teacher forcing vs free generation;
+6 one gradient step on the output layer; 7 the hand exercise.
+"""
 from ui import session
 from ui.sections import output, output_extra, output_more
 

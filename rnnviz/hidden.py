@@ -460,5 +460,5 @@ def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
     if v["mistake"]:
         return Verdict(False, EXPLAIN[v["mistake"]], HINT_KEYS[v["mistake"]], solution=solution)
     wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
-    return Verdict(False, f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_(t-1) + b_h).",
-                   "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)
+    message = f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_{{t-1}} + b_h)."
+    return Verdict(False, message, "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)
