@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from .common import fmt, heatmap, log_axis, step_labels, style
+from .common import AXIS_TEXT, fmt, heatmap, log_axis, step_labels, style
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -108,6 +108,7 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
         mode = "lines+markers+text" if len(xy) <= 25 else "lines+markers"  # long: hover only
         fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name,
                         text=names, textposition="top center", line={"color": color},
+                        textfont={"color": AXIS_TEXT, "size": 12},
                         marker={"size": 9, "color": color},
                         hovertemplate=f"{name}<br>%{{text}}<br>PC1 %{{x:.3f}}, PC2 %{{y:.3f}}<extra></extra>")
         fig.add_scatter(x=[xy[-1, 0]], y=[xy[-1, 1]], mode="markers", showlegend=False,
