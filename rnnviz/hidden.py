@@ -301,14 +301,19 @@ def state_norms(h: torch.Tensor) -> list[float]:
 PLAY_PERIOD = 1.5  # seconds per step while "Play" is on
 
 
-def play_step(start: int, elapsed: float, T: int, period: float = PLAY_PERIOD) -> int:
-    """The 1-based step to show `elapsed` seconds after Play started at step `start`: one step
-    per `period`, looping after T. Read off a clock, not counted per redraw, so the steps come
-    evenly however long each redraw takes (a late redraw shows the step due, it does not lag)."""
+def play_tick(shown: int, last: float | None, now: float, T: int,
+              period: float = PLAY_PERIOD) -> tuple[int, float]:
+    """One redraw while Play is on: (step to show, time of the last move). The step moves by
+    exactly one (looping after T) when a period has passed since the last move, and not at all
+    on any other redraw (a slow first run, a click elsewhere), so it never jumps or lags: the
+    steps come one per tick of the page's steady timer. `last` None: Play just started."""
     if T <= 1:
-        return 1
-    ticks = max(0, int(elapsed // period))
-    return (start - 1 + ticks) % T + 1
+        return 1, now
+    if last is None:
+        return shown, now
+    if now - last >= 0.9 * period:  # a tick (the timer fires every period; allow for jitter)
+        return shown % T + 1, now
+    return shown, last
 
 
 # ---- cell variants ---------------------------------------------------------------------

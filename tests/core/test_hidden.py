@@ -350,11 +350,15 @@ def test_shape_table_cells_are_short():
 
 # ---- page 2 rework: Play clock, expansion captions, h_0, ReLU dead units --------------------
 
-def test_play_step_is_one_step_per_period_and_loops():
-    from rnnviz.hidden import PLAY_PERIOD, play_step
-    assert [play_step(2, k * PLAY_PERIOD, 4) for k in range(6)] == [2, 3, 4, 1, 2, 3]
-    assert play_step(3, PLAY_PERIOD * 0.99, 5) == 3 and play_step(3, PLAY_PERIOD * 1.01, 5) == 4
-    assert play_step(1, 100.0, 1) == 1 and play_step(2, -1.0, 4) == 2
+def test_play_tick_moves_one_step_per_tick_and_never_jumps():
+    from rnnviz.hidden import PLAY_PERIOD as P
+    from rnnviz.hidden import play_tick
+    assert play_tick(2, None, 100.0, 4) == (2, 100.0)               # Play starts: no move yet
+    assert play_tick(2, 100.0, 100.0 + P, 4) == (3, 100.0 + P)      # a tick: one step
+    assert play_tick(4, 100.0, 100.0 + P, 4) == (1, 100.0 + P)      # loops after T
+    assert play_tick(2, 100.0, 100.0 + 5 * P, 4) == (3, 100.0 + 5 * P)  # a late tick: still one step
+    assert play_tick(2, 100.0, 100.0 + 0.3 * P, 4) == (2, 100.0)    # a redraw between ticks: none
+    assert play_tick(1, 100.0, 200.0, 1) == (1, 200.0)
 
 
 def test_expansion_case_names_the_same_step_as_expansion_step():

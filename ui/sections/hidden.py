@@ -105,16 +105,15 @@ def step_and_sentence(cur: session.Current) -> int:
 
 
 def advance(T: int) -> None:
-    """While playing, put the step the clock says into the slider's state: one step per
-    PLAY_PERIOD from when Play started, or from where the learner last moved the slider."""
-    now_s = now()
+    """While playing, move the slider's state one step on each tick of the timer (none on other
+    redraws); a step the learner chose meanwhile is kept and the count goes on from there."""
     shown = st.session_state.get("hid_step")
-    clock = st.session_state.get("hid_play_clock")
-    if clock is None or shown != clock["shown"]:  # just started, or the learner moved it
-        clock = {"t0": now_s, "start": shown if isinstance(shown, int) else 1}
-    step = hd.play_step(clock["start"], now_s - clock["t0"], T)
+    shown = shown if isinstance(shown, int) else 1
+    clock = st.session_state.get("hid_play_clock") or {}
+    last = clock.get("last") if clock.get("shown") == shown else None  # just started, or moved
+    step, last = hd.play_tick(shown, last, now(), T)
     st.session_state["hid_step"] = step
-    st.session_state["hid_play_clock"] = {**clock, "shown": step}
+    st.session_state["hid_play_clock"] = {"last": last, "shown": step}
 
 
 def _move(delta: int, T: int) -> None:
