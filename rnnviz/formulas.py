@@ -127,8 +127,9 @@ def jacobian_from_formula(model: RNNModel, tr: Trace) -> torch.Tensor:
 
 
 def pre_activation_text(cfg: RNNConfig) -> str:
-    """a_t in plain text: W_x x_t + W_h h_(t-1) + b_h, or Jordan's W_y y_(t-1) in the middle."""
-    rec = "W_y y_(t-1)" if cfg.cell == "jordan" else "W_h h_(t-1)"
+    """a_t in plain text: W_x x_t + W_h h_{t-1} + b_h, or Jordan's W_y y_{t-1} in the middle
+    (the app's one notation: h_{t-1}, as in the LaTeX)."""
+    rec = "W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}"
     return f"W_x x_t + {rec} + b_h"
 
 

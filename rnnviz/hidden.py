@@ -145,16 +145,16 @@ def saturation(h: torch.Tensor, threshold: float = SATURATION) -> dict:
 def param_terms(cfg: RNNConfig) -> list[dict]:
     """Each parameter of the recurrent cell and output with its formula; none contains T.
 
-    The notes' sum d_h^2 + d_h d_x + d_h + d_y d_h + d_y (d_x = d, d_h = H, d_y = K);
+    The notes' sum d_h^2 + d_h d_x + d_h + d_y d_h + d_y, written in the app's one notation
+    (d_x = d, d_h = H, d_y = K): H² + H d + H + K H + K;
     the embedding E (V x d) is listed apart: it is a lookup table, not part of that sum.
     """
     d, H, K = cfg.embed_dim, cfg.hidden_size, cfg.K
-    rows = [("W_y", "d_h · d_y", H * K) if cfg.cell == "jordan" else ("W_h", "d_h²", H * H),
-            ("W_x", "d_h · d_x", H * d), ("b_h", "d_h", H)]
+    rows = [("W_y", "H · K", H * K) if cfg.cell == "jordan" else ("W_h", "H²", H * H),
+            ("W_x", "H · d", H * d), ("b_h", "H", H)]
     if cfg.bidirectional:
-        rows += [("W_h_rev", "d_h²", H * H), ("W_x_rev", "d_h · d_x", H * d), ("b_h_rev", "d_h", H)]
-    rows += [("W_o", "d_y · d_h" if not cfg.bidirectional else "d_y · 2d_h", K * cfg.H_out),
-             ("b_o", "d_y", K)]
+        rows += [("W_h_rev", "H²", H * H), ("W_x_rev", "H · d", H * d), ("b_h_rev", "H", H)]
+    rows += [("W_o", "K · H" if not cfg.bidirectional else "K · 2H", K * cfg.H_out), ("b_o", "K", K)]
     return [{"parameter": n, "formula": f, "count": c} for n, f, c in rows]
 
 
@@ -307,6 +307,53 @@ def expansion_step(t: int, T: int, cap: int = 5) -> tuple[int, str]:
     return k, note
 
 
+def expansion_case(t: int, T: int, cap: int = 5) -> tuple[int, str]:
+    """expansion_step's choice as (0-based step, case) for a caption in any language: "only"
+    (one-step sentence), "slider" (the slider's step), "below" (the slider is at step 1, which
+    has nothing to unroll) or "above" (the slider is past the cap)."""
+    k, _ = expansion_step(t, T, cap)
+    if T == 1:
+        return k, "only"
+    return k, "slider" if t == k else ("below" if t < k else "above")
+
+
+def first_step_check(model: RNNModel, tr: Trace) -> float:
+    """max |h_1 - phi(W_x x_1 + b_h)|: the model's first state against the formula with the
+    W_h h_0 term left out (h_0 = 0 is a fixed zero, not a parameter; notes_facts). Elman only."""
+    from .notes_facts import first_step_without_h0
+    return float((first_step_without_h0(model, tr) - tr.h[0, :model.cfg.hidden_size]).abs().max())
+
+
+def dead_per_step(h: torch.Tensor) -> np.ndarray:
+    """ReLU: the share of units exactly 0 (off) at each step. h (T, H) -> (T,)"""
+    return (h == 0).double().mean(1).numpy()
+
+
+def state_norms(h: torch.Tensor) -> list[float]:
+    """||h_t|| (Euclidean) at each step. h (T, H) -> T floats."""
+    return h.double().norm(dim=1).tolist()
+
+
+# ---- Play: a steady clock -----------------------------------------------------------------
+
+PLAY_PERIOD = 1.5  # seconds per step while "Play" is on
+
+
+def play_tick(shown: int, last: float | None, now: float, T: int,
+              period: float = PLAY_PERIOD) -> tuple[int, float]:
+    """One redraw while Play is on: (step to show, time of the last move). The step moves by
+    exactly one (looping after T) when a period has passed since the last move, and not at all
+    on any other redraw (a slow first run, a click elsewhere), so it never jumps or lags: the
+    steps come one per tick of the page's steady timer. `last` None: Play just started."""
+    if T <= 1:
+        return 1, now
+    if last is None:
+        return shown, now
+    if now - last >= 0.9 * period:  # a tick (the timer fires every period; allow for jitter)
+        return shown % T + 1, now
+    return shown, last
+
+
 # ---- cell variants ---------------------------------------------------------------------
 
 VARIANTS = ("elman", "jordan", "bidirectional")
@@ -441,15 +488,20 @@ def fmt_vec(v, digits: int = 4) -> str:
     return vector(v, digits)
 
 
+HINT_KEYS = {"forgot h_{t-1}": "hidden.hint_forgot_h", "forgot the bias": "hidden.hint_forgot_bias",
+             "applied tanh twice": "hidden.hint_tanh_twice", "forgot tanh": "hidden.hint_forgot_tanh"}
+
+
 def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
     """check_exercise as the shared exercise Verdict: the named mistake's explanation as the
-    hint, the right (h_1, h_2) as the solution."""
+    hint (hint_key names it in the catalogue, so it shows in the learner's language), the right
+    (h_1, h_2) as the solution."""
     v = check_exercise(ex, h1, h2, tol)
     solution = f"h_1 = {fmt_vec(v['right'][0])}, h_2 = {fmt_vec(v['right'][1])}"
     if v["h1_ok"] and v["h2_ok"]:
-        return Verdict(True, "Right: both steps match.", solution=solution)
+        return Verdict(True, "Right: both steps match.", "hidden.hint_right", solution=solution)
     if v["mistake"]:
-        return Verdict(False, EXPLAIN[v["mistake"]], solution=solution)
+        return Verdict(False, EXPLAIN[v["mistake"]], HINT_KEYS[v["mistake"]], solution=solution)
     wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
-    return Verdict(False, f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_(t-1) + b_h).",
-                   solution=solution)
+    message = f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_{{t-1}} + b_h)."
+    return Verdict(False, message, "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)

@@ -10,6 +10,7 @@ and one gradient step on the output layer. Numbers the Trace already holds
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from .data import pad_batch
 from .errors import InputError
 from .exercises import Verdict
 from .formatting import num as fmt
+from .formatting import vector
 from .generation import MAX_NEW_TOKENS, GenStep, Sampling, generate, sampling_distribution  # noqa: F401
 from .model import IGNORE, RNNModel, sequence_loss
 from .text import BOS, EOS, SPECIALS, Vocab
@@ -75,9 +77,20 @@ def vocab_size_note(vocab: Vocab) -> dict:
 
 def display_rows(rows: list[dict]) -> list[dict]:
     """Table cells as the prose writes them: every float through fmt (4 significant digits, so a
-    tiny p reads 1.577e-07 in the table and in the text), None (no target) as an empty cell."""
-    return [{k: fmt(float(v)) if isinstance(v, float) else ("" if v is None else v) for k, v in r.items()}
-            for r in rows]
+    tiny p reads 1.577e-07 in the table and in the text), None (no target) as an empty cell.
+
+    One type per column (Arrow needs it): a column that mixes integers with empty cells (the
+    target's rank, none where there is no target) is written as text throughout."""
+    blanks = {k for r in rows for k, v in r.items() if v is None}
+
+    def cell(k, v):
+        if isinstance(v, float):
+            return fmt(v)
+        if v is None:
+            return ""
+        return str(v) if k in blanks and isinstance(v, int) else v
+
+    return [{k: cell(k, v) for k, v in r.items()} for r in rows]
 
 
 def column_widths(rows: list[dict], max_px: int = 1600) -> dict[str, int]:
@@ -445,29 +458,35 @@ def check_loss(ex: Exercise, text: str) -> Feedback:
         return Feedback(None, "")
     values = parse_numbers(text)
     if len(values) != 1:
-        return Feedback(False, "The loss is one number: L = -ln p(target).")
+        return Feedback(False, "The loss is one number: L = -ln p(target).", "output.hint_one_number")
     a, v, tol = values[0], ex.view, ex.tol
     L, pt, word = v.loss, v.p[ex.target], ex.labels[ex.target]
     if abs(a - L) <= tol:
-        return Feedback(True, f"Right: L = -ln p({word}) = -ln {pt:.4f} = {L:.4f}.")
+        return Feedback(True, f"Right: L = -ln p({word}) = -ln {pt:.4f} = {L:.4f}.", "output.hint_loss_right",
+                        {"word": word, "p": f"{pt:.4f}", "L": f"{L:.4f}"})
     slips = [
         (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive "
-             "(forgot the minus)."),
-        (L / math.log(10), "That is -log10: cross-entropy here uses the natural log ln."),
-        (-L / math.log(10), "That is log10 without the minus: use -ln p."),
-        (L / math.log(2), "That is -log2 (bits): cross-entropy here uses the natural log ln (nats)."),
-        (pt, f"That is the probability p({word}) itself; the loss is -ln of it."),
+             "(forgot the minus).", "output.hint_sign"),
+        (L / math.log(10), "That is -log10: cross-entropy here uses the natural log ln.",
+         "output.hint_log10"),
+        (-L / math.log(10), "That is log10 without the minus: use -ln p.", "output.hint_log10_sign"),
+        (L / math.log(2), "That is -log2 (bits): cross-entropy here uses the natural log ln (nats).",
+         "output.hint_log2"),
+        (pt, f"That is the probability p({word}) itself; the loss is -ln of it.", "output.hint_p_itself"),
     ]
     if ex.kind == "logits":
         slips.append((-float(v.z[ex.target]),
-                      "You left out the normaliser: -ln p = -z_target + ln sum_j exp(z_j)."))
-    for value, message in slips:
+                      "You left out the normaliser: -ln p = -z_target + ln sum_j exp(z_j).",
+                      "output.hint_normaliser"))
+    for value, message, key in slips:
         if abs(a - value) <= tol:
-            return Feedback(False, message)
+            return Feedback(False, message, key, {"word": word})
     for j, lab in enumerate(ex.labels):
         if j != ex.target and abs(a - (-math.log(v.p[j]))) <= tol:
-            return Feedback(False, f"That is -ln p({lab}): the wrong target. The target is {word}.")
-    return Feedback(False, f"Not yet. First find p({word}), then take -ln of it (natural log).")
+            return Feedback(False, f"That is -ln p({lab}): the wrong target. The target is {word}.",
+                            "output.hint_loss_wrong_target", {"lab": lab, "word": word})
+    return Feedback(False, f"Not yet. First find p({word}), then take -ln of it (natural log).",
+                    "output.hint_loss_not_yet", {"word": word})
 
 
 def check_grad(ex: Exercise, text: str) -> Feedback:
@@ -477,21 +496,53 @@ def check_grad(ex: Exercise, text: str) -> Feedback:
     g = parse_numbers(text)
     K, v, tol, word = len(ex.labels), ex.view, ex.tol, ex.labels[ex.target]
     if len(g) != K:
-        return Feedback(False, f"Give {K} numbers, one per word ({', '.join(ex.labels)}), in that order.")
+        return Feedback(False, f"Give {K} numbers, one per word ({', '.join(ex.labels)}), in that order.",
+                        "output.hint_count", {"K": K, "words": ", ".join(ex.labels)})
     if _close(g, v.p_minus_y, tol):
         return Feedback(True, f"Right: p - y lowers the target's entry by 1 ({word}) "
-                             "and leaves the rest as p.")
+                              "and leaves the rest as p.", "output.hint_grad_right", {"word": word})
     if _close(g, -v.p_minus_y, tol):
         return Feedback(False, "Every sign is flipped: that is y - p, the descent direction. "
-                               "The gradient dL/dz is p - y.")
+                               "The gradient dL/dz is p - y.", "output.hint_flipped")
     if _close(g, v.p, tol):
-        return Feedback(False, f"That is p: subtract y, the one-hot target (1 at {word}).")
+        return Feedback(False, f"That is p: subtract y, the one-hot target (1 at {word}).",
+                        "output.hint_forgot_y", {"word": word})
     if ex.kind == "logits" and _close(g, v.z - v.y, tol):
-        return Feedback(False, "You used the logits z in place of p: take the softmax first.")
+        return Feedback(False, "You used the logits z in place of p: take the softmax first.",
+                        "output.hint_used_z")
     for j, lab in enumerate(ex.labels):
         y_j = np.eye(K)[j]
         if j != ex.target and (_close(g, v.p - y_j, tol) or _close(g, y_j - v.p, tol)):
-            return Feedback(False, f"That puts the -1 at {lab}: the wrong target. The target is {word}.")
+            return Feedback(False, f"That puts the -1 at {lab}: the wrong target. The target is {word}.",
+                            "output.hint_grad_wrong_target", {"lab": lab, "word": word})
     off = [ex.labels[i] for i in range(K) if abs(g[i] - v.p_minus_y[i]) > tol]
     return Feedback(False, f"Not yet: the entries for {', '.join(off)} are off. "
-                           "Each entry is p_k, minus 1 at the target.")
+                           "Each entry is p_k, minus 1 at the target.", "output.hint_grad_not_yet",
+                    {"off": ", ".join(off)})
+
+
+def check_both(ex: Exercise, loss_text: str, grad_text: str) -> Feedback:
+    """The exercise's one verdict: the loss first (its slip named), then p - y; right only when
+    both are. Nothing typed yet: ok is None."""
+    loss, grad = check_loss(ex, loss_text), check_grad(ex, grad_text)
+    for fb in (loss, grad):
+        if fb.ok is False:
+            return dataclasses.replace(fb, solution=exercise_solution(ex))
+    if loss.ok and grad.ok:
+        return Feedback(True, "Right: L and p - y both match.", "output.hint_both_right",
+                        solution=exercise_solution(ex))
+    return Feedback(None, "", solution=exercise_solution(ex))
+
+
+def exercise_solution(ex: Exercise) -> str:
+    """The worked answer: p (from z when logits are given), L = -ln p(target), p - y."""
+    v, word = ex.view, ex.labels[ex.target]
+    return (f"p = {vector(v.p)}; L = -ln p({word}) = -ln {fmt(v.p[ex.target])} = {fmt(v.loss)}; "
+            f"p - y = {vector(v.p_minus_y)}")
+
+
+def most_moved_other(moved, t: int) -> int:
+    """The step other than t (0-based) whose distribution one gradient step at t moved most
+    (t itself when the sentence has one step)."""
+    others = [s for s in range(len(moved)) if s != t]
+    return max(others, key=lambda s: moved[s]) if others else t

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from .common import fmt, heatmap, step_labels
+from .common import AXIS_TEXT, fmt, heatmap, log_axis, step_labels, style
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -20,16 +20,24 @@ def unit_colors(n: int) -> list[str]:
     return [palette[i % len(palette)] for i in range(n)]
 
 
+def _label(labels: dict | None, name: str, default: str) -> str:
+    """A figure string from the page (in the learner's language), English by default."""
+    return (labels or {}).get(name, default)
+
+
 def _finite(v) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     return np.where(np.isfinite(v), v, np.nan)
 
 
 def time_heatmap(values, tokens, step: int | None = None, name: str = "h",
-                 split: int | None = None, title: str | None = None) -> go.Figure:
-    """values (T, H) as units (rows) x steps (columns); the column of 0-based `step` is boxed.
+                 split: int | None = None, title: str | None = None,
+                 labels: dict | None = None) -> go.Figure:
+    """values (T, H) as units (rows) x steps (columns, time left to right: the one orientation
+    of every h_t heatmap); the column of 0-based `step` is boxed.
 
     split: for a bidirectional model, the number of forward units (a line is drawn under them).
+    labels: x, y, colorbar (the page's language); title overrides the default title.
     """
     v = np.asarray(values, dtype=float)
     H = v.shape[1]
@@ -38,8 +46,9 @@ def time_heatmap(values, tokens, step: int | None = None, name: str = "h",
     x = step_labels(tokens)
     title = title or f"{name}_t for every step (columns) and hidden unit (rows)"
     fig = heatmap(v.T, x=x, y=units, title=title,
-                  x_title="step t, input token", y_title="hidden unit", colorbar=f"{name} value",
-                  hover_name=name)
+                  x_title=_label(labels, "x", "step t, input token"),
+                  y_title=_label(labels, "y", "hidden unit"),
+                  colorbar=_label(labels, "colorbar", f"{name} value"), hover_name=name)
     if step is not None:
         fig.add_shape(type="rect", xref="x", yref="paper", x0=step - 0.5, x1=step + 0.5,
                       y0=0, y1=1, line={"color": "black", "width": 3})
@@ -50,9 +59,11 @@ def time_heatmap(values, tokens, step: int | None = None, name: str = "h",
     return fig
 
 
-def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str = "tanh") -> go.Figure:
+def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str = "tanh",
+                   labels: dict | None = None) -> go.Figure:
     """The three terms of a_t per unit, stacked, with a_t and h_t as markers; `activation`
-    names the model's phi in the legend ("tanh", "ReLU", "identity")."""
+    names the model's phi in the legend ("tanh", "ReLU", "identity").
+    labels: title, x, y, a (the legend of a_t) in the page's language."""
     H = len(terms["a"])
     units = [f"u{j + 1}" for j in range(H)]
     fig = go.Figure()
@@ -60,20 +71,19 @@ def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str =
                               ("b", "b_h", _COLORS[2])):
         fig.add_bar(x=units, y=_finite(terms[key]), name=label, marker_color=color,
                     hovertemplate=f"{label}<br>%{{x}}: %{{y:.4f}}<extra></extra>")
-    fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name="a_t (sum)",
+    fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name=_label(labels, "a", "a_t (sum)"),
                     marker={"symbol": "line-ew-open", "size": 18, "color": "black",
                             "line": {"width": 3}})
     h_name = "h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)"
     fig.add_scatter(x=units, y=_finite(terms["h"]), mode="markers", name=h_name,
                     marker={"symbol": "diamond", "size": 10, "color": _COLORS[4]})
-    fig.update_layout(barmode="relative", title={"text": "The three terms of a_t, per hidden unit"},
-                      xaxis_title="hidden unit", yaxis_title="value", legend={"orientation": "h", "y": -0.25},
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=380)
-    return fig
+    fig.update_layout(barmode="relative", xaxis_title=_label(labels, "x", "hidden unit"),
+                      yaxis_title=_label(labels, "y", "value"), legend={"orientation": "h", "y": -0.25})
+    return style(fig, _label(labels, "title", "The three terms of a_t, per hidden unit"), 380)
 
 
-def unit_lines(values, tokens, units, name: str = "h") -> go.Figure:
-    """One line per chosen unit (0-based indices) over the steps."""
+def unit_lines(values, tokens, units, name: str = "h", labels: dict | None = None) -> go.Figure:
+    """One line per chosen unit (0-based indices) over the steps. labels: title, x, y."""
     v = np.asarray(values, dtype=float)
     x = step_labels(tokens)
     fig = go.Figure()
@@ -81,38 +91,38 @@ def unit_lines(values, tokens, units, name: str = "h") -> go.Figure:
         fig.add_scatter(x=x, y=_finite(v[:, j]), mode="lines+markers", name=f"u{j + 1}",
                         line={"color": color}, marker={"color": color},
                         hovertemplate=f"u{j + 1}<br>%{{x}}<br>{name} = %{{y:.4f}}<extra></extra>")
-    fig.update_layout(title={"text": f"{name}_t of the chosen units over time"},
-                      xaxis_title="step t, input token", yaxis_title=f"{name} value",
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=360)
+    fig.update_layout(xaxis_title=_label(labels, "x", "step t, input token"),
+                      yaxis_title=_label(labels, "y", f"{name} value"))
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig, _label(labels, "title", f"{name}_t of the chosen units over time"), 360)
 
 
-def pca_trajectory(paths, share) -> go.Figure:
-    """paths: [(name, coords (T, 2), tokens)], each drawn from h_0 ... h_T with token labels."""
+def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
+    """paths: [(name, coords (T, 2), tokens)], each drawn from h_1 ... h_T with token labels.
+    labels: title, final ("final state h_T"), x and y with a {share} placeholder."""
     fig = go.Figure()
     for i, (name, xy, tokens) in enumerate(paths):
         xy = np.asarray(xy, dtype=float)
         color = _COLORS[i % len(_COLORS)]
-        labels = step_labels(tokens)
+        names = step_labels(tokens)
         mode = "lines+markers+text" if len(xy) <= 25 else "lines+markers"  # long: hover only
         fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode=mode, name=name,
-                        text=labels, textposition="top center", line={"color": color},
+                        text=names, textposition="top center", line={"color": color},
+                        textfont={"color": AXIS_TEXT, "size": 12},
                         marker={"size": 9, "color": color},
                         hovertemplate=f"{name}<br>%{{text}}<br>PC1 %{{x:.3f}}, PC2 %{{y:.3f}}<extra></extra>")
         fig.add_scatter(x=[xy[-1, 0]], y=[xy[-1, 1]], mode="markers", showlegend=False,
                         marker={"size": 18, "color": color, "symbol": "star"},
-                        hovertemplate=f"{name}: final state h_T<extra></extra>")
-    fig.update_layout(title={"text": "Trajectory of h_1 … h_T in 2-D (PCA); the star is h_T"},
-                      xaxis_title=f"PC1 ({share[0]:.0%} of the variance)",
-                      yaxis_title=f"PC2 ({share[1]:.0%} of the variance)",
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=460,
-                      legend={"orientation": "h", "y": -0.2})
-    return fig
+                        hovertemplate=f"{name}: {_label(labels, 'final', 'final state h_T')}<extra></extra>")
+    x_title = _label(labels, "x", "PC1 ({share} of the variance)").format(share=f"{share[0]:.0%}")
+    y_title = _label(labels, "y", "PC2 ({share} of the variance)").format(share=f"{share[1]:.0%}")
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, legend={"orientation": "h", "y": -0.2})
+    return style(fig, _label(labels, "title", "Trajectory of h_1 … h_T in 2-D (PCA); the star is h_T"), 460)
 
 
-def growth_plot(series: dict, w: float, h0: float) -> go.Figure:
-    """h_t = phi(w h_{t-1}) without and with tanh, side by side: each needs its own scale."""
+def growth_plot(series: dict, w: float, h0: float, labels: dict | None = None) -> go.Figure:
+    """h_t = phi(w h_{t-1}) without and with tanh, side by side: each needs its own scale.
+    labels: x ("step t")."""
     names = list(series)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[f"φ = {n}" for n in names])
     for i, name in enumerate(names):
@@ -121,15 +131,15 @@ def growth_plot(series: dict, w: float, h0: float) -> go.Figure:
         fig.add_scatter(x=t, y=_finite(ys), mode="lines+markers", name=name, row=1, col=i + 1,
                         text=[fmt(y) for y in ys], line={"color": _COLORS[i]},
                         hovertemplate=f"{name}<br>t = %{{x}}<br>h = %{{text}}<extra></extra>")
-        fig.update_xaxes(title_text="step t", row=1, col=i + 1)
+        fig.update_xaxes(title_text=_label(labels, "x", "step t"), row=1, col=i + 1)
         fig.update_yaxes(title_text="h_t", row=1, col=i + 1)
-    fig.update_layout(title={"text": f"h_t = φ({w:g}·h_(t-1)), h_0 = {h0:g}"}, showlegend=False,
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10}, height=340)
-    return fig
+    fig.update_layout(showlegend=False)
+    return style(fig, f"h_t = φ({w:g}·h_{{t-1}}), h_0 = {h0:g}", 340, top=70)
 
 
-def norms_plot(norms: dict, tokens) -> go.Figure:
-    """||h_t|| per step for several versions of the model (same weights, another φ)."""
+def norms_plot(norms: dict, tokens, labels: dict | None = None) -> go.Figure:
+    """||h_t|| per step for several versions of the model (same weights, another φ).
+    labels: title, log (appended when the axis is logarithmic), x, y."""
     fig = go.Figure()
     x = step_labels(tokens)
     for i, (name, ys) in enumerate(norms.items()):
@@ -139,41 +149,46 @@ def norms_plot(norms: dict, tokens) -> go.Figure:
     flat = np.concatenate([_finite(v) for v in norms.values()]) if norms else np.zeros(1)
     pos = flat[np.isfinite(flat) & (flat > 0)]
     log = pos.size > 0 and pos.max() > 50 * pos.min()  # a linear model can explode: log scale
-    fig.update_yaxes(type="log" if log else "linear")
-    fig.update_layout(title={"text": "Size of the hidden state ‖h_t‖ with the same weights"
-                                     + (" (log scale)" if log else "")},
-                      xaxis_title="step t, input token", yaxis_title="‖h_t‖ (Euclidean norm)",
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=340)
+    if log:
+        log_axis(fig, pos)
+    fig.update_layout(xaxis_title=_label(labels, "x", "step t, input token"),
+                      yaxis_title=_label(labels, "y", "‖h_t‖ (Euclidean norm)"))
     fig.update_xaxes(type="category")
-    return fig
+    title = _label(labels, "title", "Size of the hidden state ‖h_t‖ with the same weights")
+    return style(fig, title + (_label(labels, "log", " (log scale)") if log else ""), 340)
 
 
-def saturation_bar(per_step, tokens, threshold: float) -> go.Figure:
-    """Share of hidden units with |h_t| > threshold at each step."""
+def saturation_bar(per_step, tokens, threshold: float, labels: dict | None = None) -> go.Figure:
+    """Share of hidden units with |h_t| > threshold at each step (or, with the page's labels,
+    another per-step share such as ReLU's units that are off). labels: title, x, y, hover."""
+    hover = _label(labels, "hover", "saturated share")
     fig = go.Figure(go.Bar(x=step_labels(tokens), y=_finite(per_step),
-                           hovertemplate="%{x}<br>saturated share: %{y:.1%}<extra></extra>"))
-    fig.update_layout(title={"text": f"Share of hidden units with |h_t| > {threshold:g} (saturated)"},
-                      xaxis_title="step t, input token", yaxis_title="share of units",
-                      yaxis={"range": [0, 1], "tickformat": ".0%"},
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=300)
+                           hovertemplate=f"%{{x}}<br>{hover}: %{{y:.1%}}<extra></extra>"))
+    fig.update_layout(xaxis_title=_label(labels, "x", "step t, input token"),
+                      yaxis_title=_label(labels, "y", "share of units"),
+                      yaxis={"range": [0, 1], "tickformat": ".0%"})
     fig.update_xaxes(type="category")
-    return fig
+    title = _label(labels, "title", f"Share of hidden units with |h_t| > {threshold:g} (saturated)")
+    return style(fig, title, 300)
 
 
-def params_vs_T(shared: int, T_max: int, T_now: int) -> go.Figure:
-    """Parameter count against sentence length: flat when shared, a line when one set per step."""
+def params_vs_T(shared: int, T_max: int, T_now: int, labels: dict | None = None) -> go.Figure:
+    """Parameter count against sentence length: flat when shared, a line when one set per step.
+    labels: title, x, y, shared, per_step, now (with a {T} placeholder)."""
     Ts = list(range(1, T_max + 1))
     fig = go.Figure()
-    fig.add_scatter(x=Ts, y=[shared] * len(Ts), mode="lines", name="shared weights (RNN)")
-    fig.add_scatter(x=Ts, y=[shared * t for t in Ts], mode="lines", name="one set per step")
-    fig.add_vline(x=T_now, line_dash="dot", annotation_text=f"your sentence, T = {T_now}")
-    fig.update_layout(title={"text": "Parameters (cell + output) against sentence length T"},
-                      xaxis_title="sentence length T (steps)", yaxis_title="number of parameters",
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=340)
-    return fig
+    fig.add_scatter(x=Ts, y=[shared] * len(Ts), mode="lines",
+                    name=_label(labels, "shared", "shared weights (RNN)"))
+    fig.add_scatter(x=Ts, y=[shared * t for t in Ts], mode="lines",
+                    name=_label(labels, "per_step", "one set per step"))
+    fig.add_vline(x=T_now, line_dash="dot",
+                  annotation_text=_label(labels, "now", "your sentence, T = {T}").format(T=T_now))
+    fig.update_layout(xaxis_title=_label(labels, "x", "sentence length T (steps)"),
+                      yaxis_title=_label(labels, "y", "number of parameters"))
+    return style(fig, _label(labels, "title", "Parameters (cell + output) against sentence length T"), 340)
 
 
-def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10) -> go.Figure:
+def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10, labels: dict | None = None) -> go.Figure:
     """The RNN unrolled as T layers: each layer uses the same W_x, W_h, b_h (tied weights).
 
     Only the first max_steps steps are drawn (a long sentence would not fit).
@@ -181,7 +196,7 @@ def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10) -> go.Figure:
     shown_all = len(tokens) <= max_steps
     tokens = [html.escape(str(t)) for t in tokens[:max_steps]]
     T = len(tokens)
-    labels = step_labels(tokens)
+    names = step_labels(tokens)
     fig = go.Figure()
     xs = list(range(T + 1))
     fig.add_scatter(x=xs, y=[1] * (T + 1), mode="markers+text", marker={"size": 34, "color": "#ffd8a8"},
@@ -189,7 +204,7 @@ def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10) -> go.Figure:
                     hoverinfo="skip", showlegend=False)
     fig.add_scatter(x=xs[1:], y=[0] * T, mode="markers+text", marker={"size": 34, "color": "#c5e1f5"},
                     text=[f"x_{t}" for t in range(1, T + 1)], textposition="middle center",
-                    hovertext=labels, hoverinfo="text", showlegend=False)
+                    hovertext=names, hoverinfo="text", showlegend=False)
     for t in range(1, T + 1):
         fig.add_annotation(x=t, y=0.82, ax=t, ay=0.18, xref="x", yref="y", axref="x", ayref="y",
                            showarrow=True, arrowhead=2, text="")
@@ -198,10 +213,8 @@ def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10) -> go.Figure:
         fig.add_annotation(x=t - 0.5, y=1.18, text=rec_label, showarrow=False)
         fig.add_annotation(x=t + 0.18, y=0.5, text="W_x", showarrow=False)
         fig.add_annotation(x=t, y=-0.3, text=tokens[t - 1], showarrow=False)
-    more = "" if shown_all else f" (first {T} steps shown)"
-    title = f"Unrolled: one layer per step, all with the same W_x, {rec_label}, b_h{more}"
-    fig.update_layout(title={"text": title},
-                      xaxis={"visible": False, "range": [-0.5, T + 0.5]},
-                      yaxis={"visible": False, "range": [-0.6, 1.5]},
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=240)
-    return fig
+    more = "" if shown_all else _label(labels, "more", " (first {T} steps shown)").format(T=T)
+    title = _label(labels, "title", "Unrolled: one layer per step, all with the same W_x, {rec}, b_h")
+    fig.update_layout(xaxis={"visible": False, "range": [-0.5, T + 0.5]},
+                      yaxis={"visible": False, "range": [-0.6, 1.5]})
+    return style(fig, title.format(rec=rec_label) + more, 240)

@@ -6,114 +6,138 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import fmt, heatmap
+from .common import fmt, heatmap, log_axis, style
 
 TARGET_COLOR, OTHER_COLOR, AFTER_COLOR = "#d62728", "#1f77b4", "#ff7f0e"
 MAX_TEXT_ROWS, MAX_TEXT_COLS = 50, 30  # beyond this, cell labels would overlap: hover instead
 
 
 def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
-    fig.update_layout(title={"text": title}, height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10})
-    return fig
+    return style(fig, title, height, top=60)
 
 
-def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str) -> go.Figure:
-    """Two panels over the same outputs: p_t (target in red) and dL/dz_t = p_t - y_t."""
+def _label(labels: dict | None, name: str, default: str) -> str:
+    """A figure string from the page (in the learner's language), English by default."""
+    return (labels or {}).get(name, default)
+
+
+def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str,
+                       text: dict | None = None) -> go.Figure:
+    """Two panels over the same outputs: p_t (target in red) and dL/dz_t = p_t - y_t.
+    text: the page's strings (p_panel, grad_panel, x, p_axis, grad_axis)."""
     labels = list(labels)
     colors = [TARGET_COLOR if i == target else OTHER_COLOR for i in range(len(labels))]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("p_t = softmax(z_t)", "dL_t/dz_t = p_t - y_t"))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(
+        _label(text, "p_panel", "p_t = softmax(z_t)"), _label(text, "grad_panel", "dL_t/dz_t = p_t - y_t")))
     fig.add_trace(go.Bar(x=labels, y=list(map(float, p)), marker_color=colors, name="p_t",
                          customdata=[fmt(float(v)) for v in p],
                          hovertemplate="%{x}<br>p = %{customdata}<extra></extra>"), 1, 1)
     fig.add_trace(go.Bar(x=labels, y=list(map(float, p_minus_y)), marker_color=colors, name="p_t - y_t",
                          customdata=[fmt(float(v)) for v in p_minus_y],
                          hovertemplate="%{x}<br>p - y = %{customdata}<extra></extra>"), 1, 2)
-    fig.update_xaxes(title_text="next token (red: the target)", type="category")
-    fig.update_yaxes(title_text="probability", range=[0, 1], row=1, col=1)
-    fig.update_yaxes(title_text="gradient (per logit)", range=[-1, 1], row=1, col=2)
+    fig.update_xaxes(title_text=_label(text, "x", "next token (red: the target)"), type="category")
+    fig.update_yaxes(title_text=_label(text, "p_axis", "probability"), range=[0, 1], row=1, col=1)
+    fig.update_yaxes(title_text=_label(text, "grad_axis", "gradient (per logit)"), range=[-1, 1],
+                     row=1, col=2)
     fig.update_layout(showlegend=False)
     return _layout(fig, title)
 
 
-def topk_heatmap(top_labels, top_p, step_names, title: str) -> go.Figure:
+def topk_heatmap(top_labels, top_p, step_names, title: str, text: dict | None = None) -> go.Figure:
     """Steps x rank: colour is the probability, the cell text is the predicted token.
 
     The page passes at most output.MAX_HEATMAP_STEPS rows (a window for long sentences), so the
-    text keeps a fixed readable size instead of shrinking away."""
+    text keeps a fixed readable size instead of shrinking away. text: x, y, colorbar, token."""
     top_p = np.asarray(top_p, dtype=float)
     k = top_p.shape[1]
     fig = heatmap(top_p, x=[f"#{r + 1}" for r in range(k)], y=step_names, title=title,
-                  x_title="rank of the prediction", y_title="step t, input token",
-                  colorbar="probability", colorscale="Blues", zmid=None, hover_name="p")
+                  x_title=_label(text, "x", "rank of the prediction"),
+                  y_title=_label(text, "y", "step t, input token"),
+                  colorbar=_label(text, "colorbar", "probability"), colorscale="Blues", zmid=None,
+                  hover_name="p")
+    token = _label(text, "token", "token")
     fig.data[0].update(text=np.asarray(top_labels),
                        texttemplate="%{text}" if len(step_names) <= MAX_TEXT_ROWS else None,
                        textfont={"size": 12}, zmin=0, zmax=1,
-                       hovertemplate=("step: %{y}<br>rank: %{x}<br>token: %{text}<br>p: %{customdata}"
+                       hovertemplate=(f"%{{y}}<br>#%{{x}}<br>{token}: %{{text}}<br>p: %{{customdata}}"
                                       "<extra></extra>"))
     fig.update_layout(height=min(1400, max(300, 60 + 28 * len(step_names))))
     return fig
 
 
-def loss_bars(step_names, loss_t, targets, valid, title: str) -> go.Figure:
-    """Per-token loss L_t = -ln p_t(target) in nats; steps without a target are left empty."""
+def loss_bars(step_names, loss_t, targets, valid, title: str, text: dict | None = None) -> go.Figure:
+    """Per-token loss L_t = -ln p_t(target) in nats; steps without a target are left empty.
+    text: x, y, target (hover)."""
     loss = np.where(np.asarray(valid, bool), np.asarray(loss_t, float), np.nan)
+    target = _label(text, "target", "target")
     fig = go.Figure(go.Bar(x=list(step_names), y=loss, marker_color=OTHER_COLOR,
                            customdata=np.stack([list(targets), [fmt(float(v)) for v in loss]], -1),
-                           hovertemplate="step %{x}<br>target: %{customdata[0]}<br>"
+                           hovertemplate=f"%{{x}}<br>{target}: %{{customdata[0]}}<br>"
                                          "L_t = %{customdata[1]} nats<extra></extra>"))
-    fig.update_xaxes(title_text="step t, input token", type="category")
-    fig.update_yaxes(title_text="L_t (nats)", rangemode="tozero")
+    fig.update_xaxes(title_text=_label(text, "x", "step t, input token"), type="category")
+    fig.update_yaxes(title_text=_label(text, "y", "L_t (nats)"), rangemode="tozero")
     return _layout(fig, title, 340)
 
 
-def batch_loss_heatmap(loss_t, mask, targets_valid, row_names, title: str) -> go.Figure:
-    """Loss per (sentence, position); padding cells say 'pad' and carry 0."""
+def batch_loss_heatmap(loss_t, mask, targets_valid, row_names, title: str,
+                       text: dict | None = None) -> go.Figure:
+    """Loss per (sentence, position); padding cells say 'pad' and carry 0.
+    text: x, y, colorbar, no_target, pad."""
     loss = np.asarray(loss_t, dtype=float)
     T = loss.shape[1]
     fig = heatmap(loss, x=[str(t + 1) for t in range(T)], y=row_names, title=title,
-                  x_title="position t", y_title="sentence", colorbar="L_t (nats)",
-                  colorscale="Reds", zmid=None, hover_name="L_t")
-    text = np.where(np.asarray(mask, bool), np.where(np.asarray(targets_valid, bool),
-                                                     np.vectorize(lambda v: f"{v:.2f}")(loss), "no target"),
-                    "pad")
-    fig.data[0].update(text=text, texttemplate="%{text}" if T <= MAX_TEXT_COLS else None, zmin=0)
+                  x_title=_label(text, "x", "position t"), y_title=_label(text, "y", "sentence"),
+                  colorbar=_label(text, "colorbar", "L_t (nats)"), colorscale="Reds", zmid=None,
+                  hover_name="L_t")
+    cells = np.where(np.asarray(mask, bool),
+                     np.where(np.asarray(targets_valid, bool), np.vectorize(fmt)(loss),
+                              _label(text, "no_target", "no target")),
+                     _label(text, "pad", "pad"))
+    fig.data[0].update(text=cells, texttemplate="%{text}" if T <= MAX_TEXT_COLS else None, zmin=0)
     fig.update_layout(height=120 + 50 * loss.shape[0])
     return fig
 
 
-def before_after_bars(labels, before, after, target: int, title: str) -> go.Figure:
-    """p_t over the shown outputs before and after one gradient step."""
+def before_after_bars(labels, before, after, target: int, title: str, text: dict | None = None) -> go.Figure:
+    """p_t over the shown outputs before and after one gradient step.
+    text: before, after, x (with a {target} placeholder), y."""
     labels = list(labels)
     fig = go.Figure()
-    for name, vals, color in (("before", before, OTHER_COLOR), ("after", after, AFTER_COLOR)):
+    for key, vals, color in (("before", before, OTHER_COLOR), ("after", after, AFTER_COLOR)):
+        name = _label(text, key, key)
         fig.add_trace(go.Bar(x=labels, y=list(map(float, vals)), name=name, marker_color=color,
                              customdata=[fmt(float(v)) for v in vals],
                              hovertemplate=f"{name}<br>%{{x}}<br>p = %{{customdata}}<extra></extra>"))
     fig.update_layout(barmode="group")
     shown = labels[target] if 0 <= target < len(labels) else "?"
-    fig.update_xaxes(title_text=f"next token (the target is {shown})",
+    fig.update_xaxes(title_text=_label(text, "x", "next token (the target is {target})").format(target=shown),
                      type="category")
-    fig.update_yaxes(title_text="probability", range=[0, 1])
+    fig.update_yaxes(title_text=_label(text, "y", "probability"), range=[0, 1])
     return _layout(fig, title, 340)
 
 
-def moved_bars(step_names, dp_target, moved, chosen: int, title: str) -> go.Figure:
-    """Per step: change of p_s(target_s) at the OTHER steps (the trained one would dwarf them), and
-    how far each whole distribution moved (total variation, log scale so small moves show)."""
+def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict | None = None) -> go.Figure:
+    """Per step: change of p_s(target_s) at the OTHER steps (the trained one would dwarf them)
+    as bars, and how far each whole distribution moved (total variation) as points on a log
+    axis (bars on a log axis would start at an arbitrary floor), so small moves show.
+    text: dp_panel, moved_panel, x, dp_axis, moved_axis."""
     colors = [TARGET_COLOR if s == chosen else OTHER_COLOR for s in range(len(step_names))]
     dp_other = np.asarray(dp_target, float).copy()
     dp_other[chosen] = np.nan
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("change of p_s(target_s), other steps",
-                                                        "distribution moved: ½ Σ_k |Δp_s,k| (log)"))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(
+        _label(text, "dp_panel", "change of p_s(target_s), other steps"),
+        _label(text, "moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
     fig.add_trace(go.Bar(x=list(step_names), y=dp_other, marker_color=colors,
                          customdata=[fmt(float(v)) for v in dp_target],
-                         hovertemplate="step %{x}<br>Δp(target) = %{customdata}<extra></extra>"), 1, 1)
-    fig.add_trace(go.Bar(x=list(step_names), y=np.asarray(moved, float), marker_color=colors,
-                         customdata=[fmt(float(v)) for v in moved],
-                         hovertemplate="step %{x}<br>moved = %{customdata}<extra></extra>"), 1, 2)
-    fig.update_xaxes(title_text="step s (red: the step trained on)", type="category")
-    fig.update_yaxes(title_text="Δ probability", row=1, col=1)
-    fig.update_yaxes(title_text="total variation", type="log", row=1, col=2)
-    fig.update_yaxes(exponentformat="e")  # tiny changes: 1e-05, not the SI prefix "10μ"
+                         hovertemplate="%{x}<br>Δp(target) = %{customdata}<extra></extra>"), 1, 1)
+    moved = np.asarray(moved, float)
+    fig.add_trace(go.Scatter(x=list(step_names), y=np.where(moved > 0, moved, np.nan), mode="markers",
+                             marker={"color": colors, "size": 10},
+                             customdata=[fmt(float(v)) for v in moved],
+                             hovertemplate="%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>"), 1, 2)
+    fig.update_xaxes(title_text=_label(text, "x", "step s (red: the step trained on)"), type="category")
+    fig.update_yaxes(title_text=_label(text, "dp_axis", "Δ probability"), row=1, col=1)
+    fig.update_yaxes(title_text=_label(text, "moved_axis", "total variation"), row=1, col=2)
+    log_axis(fig, moved, row=1, col=2)
     fig.update_layout(showlegend=False)
     return _layout(fig, title, 360)

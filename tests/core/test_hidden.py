@@ -346,3 +346,46 @@ def test_unit_lines_have_distinct_colours(notes):
 def test_shape_table_cells_are_short():
     cfg = RNNConfig(vocab_size=79, embed_dim=16, hidden_size=32)
     assert all(len(r["meaning"]) <= 26 for r in hd.shape_table(cfg))
+
+
+# ---- page 2 rework: Play clock, expansion captions, h_0, ReLU dead units --------------------
+
+def test_play_tick_moves_one_step_per_tick_and_never_jumps():
+    from rnnviz.hidden import PLAY_PERIOD as P
+    from rnnviz.hidden import play_tick
+    assert play_tick(2, None, 100.0, 4) == (2, 100.0)               # Play starts: no move yet
+    assert play_tick(2, 100.0, 100.0 + P, 4) == (3, 100.0 + P)      # a tick: one step
+    assert play_tick(4, 100.0, 100.0 + P, 4) == (1, 100.0 + P)      # loops after T
+    assert play_tick(2, 100.0, 100.0 + 5 * P, 4) == (3, 100.0 + 5 * P)  # a late tick: still one step
+    assert play_tick(2, 100.0, 100.0 + 0.3 * P, 4) == (2, 100.0)    # a redraw between ticks: none
+    assert play_tick(1, 100.0, 200.0, 1) == (1, 200.0)
+
+
+def test_expansion_case_names_the_same_step_as_expansion_step():
+    for T in (1, 2, 3, 8):
+        for t in range(T):
+            k, case = hd.expansion_case(t, T)
+            assert k == hd.expansion_step(t, T)[0]
+            assert case == ("only" if T == 1 else "slider" if t == k else "below" if t < k else "above")
+
+
+def test_first_step_check_h0_is_a_fixed_zero(notes):
+    model, _, tr = notes
+    assert hd.first_step_check(model, tr) < 1e-6
+    own = torch.tanh(model.W_x.double() @ model.E[0].double() + model.b_h.double())  # (H,) no W_h h_0 term
+    assert torch.allclose(own, tr.h[0].double(), atol=1e-6)
+    names = [n for n, _ in model.named_parameters()]
+    assert "h0" not in names and "h_0" not in names
+
+
+def test_dead_units_per_step_and_state_norms():
+    h = torch.tensor([[0.0, 1.0], [0.0, 0.0], [2.0, 3.0]])
+    assert hd.dead_per_step(h).tolist() == [0.5, 1.0, 0.0]
+    assert hd.state_norms(h) == pytest.approx([1.0, 0.0, 13 ** 0.5])
+
+
+def test_param_terms_use_H_d_K():
+    from rnnviz.model import RNNConfig
+    rows = hd.param_terms(RNNConfig(5, 3, 4))
+    assert [r["formula"] for r in rows] == ["H²", "H · d", "H", "K · H", "K"]
+    assert sum(r["count"] for r in rows) == 57

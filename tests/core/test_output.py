@@ -433,3 +433,44 @@ def test_log_axis_uses_exponents_not_si_prefixes():
     y_axes = [ax for name, ax in f.layout.to_plotly_json().items() if name.startswith("yaxis")]
     assert any(ax.get("type") == "log" for ax in y_axes)
     assert len(y_axes) == 2 and all(ax.get("exponentformat") in ("e", "power") for ax in y_axes)
+
+
+# ---- page 3 rework: one type per column, the combined verdict, worst step -----------------
+
+def test_display_rows_keep_one_type_per_column():
+    rows = out.display_rows([{"step t": 1, "rank of target": 2, "p": 0.123456},
+                             {"step t": 2, "rank of target": None, "p": None}])
+    assert [r["rank of target"] for r in rows] == ["2", ""]       # mixed int / none: text
+    assert [r["step t"] for r in rows] == [1, 2]                  # never empty: stays int
+    assert [r["p"] for r in rows] == ["0.1235", ""]
+    assert {type(r[c]) for r in rows for c in ("rank of target", "p")} == {str}
+
+
+def test_check_both_names_the_first_slip_and_carries_hint_keys():
+    import math
+    ex = out.make_exercise(0)
+    L, g = ex.view.loss, ex.view.p_minus_y
+    right_L, right_g = f"{L:.3f}", ", ".join(f"{v:.3f}" for v in g)
+    v = out.check_both(ex, right_L, right_g)
+    assert v.ok and v.hint_key == "output.hint_both_right" and f"{L:.4g}" in v.solution
+    v = out.check_both(ex, f"{-L:.3f}", right_g)
+    assert v.ok is False and v.hint_key == "output.hint_sign"
+    v = out.check_both(ex, right_L, ", ".join(f"{-x:.3f}" for x in g))
+    assert v.ok is False and v.hint_key == "output.hint_flipped"
+    assert out.check_both(ex, "", "").ok is None
+    v = out.check_both(ex, f"{L / math.log(10):.3f}", "")
+    assert v.hint_key == "output.hint_log10"
+
+
+def test_worst_step_and_most_moved_other():
+    from rnnviz.catalog import notes_model
+    model, _ = notes_model()
+    tr = trace(model, [0, 1, 2], [1, 2, -100])
+    assert out.worst_step(tr) == int(np.argmax(tr.loss_t[:2].numpy()))
+    assert out.worst_step(trace(model, [0], [-100])) is None
+    assert out.most_moved_other(np.array([0.3, 0.1, 0.2]), 0) == 2 and out.most_moved_other([0.5], 0) == 0
+
+
+def test_notes_view_gives_the_notes_numbers():
+    v = out.notes_view(["I", "like", "cats", "dogs", "you"])
+    assert round(v.loss, 3) == 0.916 and np.allclose(v.p_minus_y, [0.1, 0.1, -0.6, 0.3, 0.1])

@@ -31,7 +31,7 @@ def upload(monkeypatch, data: bytes):
 
 def heatmap_z(at) -> np.ndarray:
     fig = next(f for f in figures(at) if "Hidden states" in f["layout"]["title"]["text"])
-    return np.asarray(fig["data"][0]["z"], dtype=float)
+    return np.asarray(fig["data"][0]["z"], dtype=float).T  # drawn units x steps; (T, H) like the Trace
 
 
 def expected_h(key: str, text: str) -> np.ndarray:

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from rnnviz import hidden as hd
-from rnnviz.catalog import load_builtin
+from rnnviz.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.data import lm_pair
 from rnnviz.trace import trace
 from tests.apptest_helpers import figures, no_exception
@@ -53,7 +53,7 @@ def test_default_model_step_change_moves_the_box_and_the_numbers(app):
     model, tr = _trace("default", "Arrive Taipei on November 2nd")
     heat = _fig(at, "h_t for every step")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
-    assert heat["layout"]["shapes"][0]["x0"] == -0.5
+    assert heat["layout"]["shapes"][0]["x0"] == 0.5  # starts at the first real word, not <bos>
     at.slider(key="hid_step").set_value(3).run()
     no_exception(at)
     heat = _fig(at, "h_t for every step")
@@ -62,7 +62,7 @@ def test_default_model_step_change_moves_the_box_and_the_numbers(app):
     assert np.allclose(bar["data"][3]["y"], tr.a[2].numpy(), atol=1e-6)
     table = at.dataframe[0].value  # the step-3 equation table
     s = hd.step_terms(model, tr, 2)
-    assert np.allclose(table["W_h h_(t-1)"].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
+    assert np.allclose(table["W_h h_{t-1}"].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
     assert np.allclose(table["h_t = tanh(a_t)"].to_numpy(), tr.h[2].numpy(), atol=1e-6)
     at.button(key="hid_next").click().run()
     assert at.slider(key="hid_step").value == 4
@@ -167,12 +167,12 @@ def test_by_hand_checker_diagnoses_a_missing_bias(app):
         at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
     at.button(key="hid_ex_check").click().run()
     no_exception(at)
-    assert any("without b_h" in w.value for w in at.warning)
+    assert any("without b_h" in e.value.replace("\\", "") for e in at.error)  # markdown-escaped
     right = hd.exercise_answers(ex)
     for i, v in enumerate(list(right[0]) + list(right[1])):
         at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
     at.button(key="hid_ex_check").click().run()
-    assert any("Both right" in s.value for s in at.success)
+    assert any("Right: both steps match" in s.value for s in at.success)
 
 
 def test_single_token_sentence(app):
@@ -182,7 +182,7 @@ def test_single_token_sentence(app):
     assert torch.isfinite(torch.tensor(_fig(at, "h_t for every")["data"][0]["z"])).all()
 
 
-def test_toggle_to_a_and_play(app):
+def test_toggle_to_a_and_play(app, monkeypatch):
     at = app(PAGE)
     at.toggle(key="hid_show_a").set_value(True).run()
     no_exception(at)
@@ -190,11 +190,22 @@ def test_toggle_to_a_and_play(app):
     assert np.allclose(_fig(at, "a_t for every step")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
     lines = _fig(at, "a_t of the chosen units")
     assert np.allclose(lines["data"][0]["y"], tr.a[:, 0].numpy(), atol=1e-6)
+    from ui.sections import hidden as sec
+    fake = [1000.0]
+    monkeypatch.setattr(sec, "now", lambda: fake[0])  # a steady clock: ticks exactly PLAY_PERIOD apart
     at.toggle(key="hid_play").set_value(True).run()
     no_exception(at)
-    at.run()  # the player's next tick moves one step
-    no_exception(at)
-    assert at.slider(key="hid_step").value == 2
+    start = at.slider(key="hid_step").value
+    T = tr.T
+    for tick in range(1, T + 2):  # each tick of the clock moves exactly one step, looping
+        fake[0] += hd.PLAY_PERIOD
+        at.run()
+        no_exception(at)
+        assert at.slider(key="hid_step").value == (start - 1 + tick) % T + 1
+    at.run()  # a redraw between ticks (another widget) does not move it
+    assert at.slider(key="hid_step").value == (start - 1 + T + 1) % T + 1
+    at.toggle(key="hid_play").set_value(False).run()
+    assert "hid_play_clock" not in at.session_state
 
 
 @pytest.mark.parametrize("cell,bidi", [("jordan", False), ("elman", True)])
@@ -219,7 +230,7 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     at.slider(key="hid_step").set_value(2).run()
     no_exception(at)
     table = at.dataframe[0].value
-    rec = "W_y y_(t-1)" if cell == "jordan" else "W_h h_(t-1)"
+    rec = "W_y y_{t-1}" if cell == "jordan" else "W_h h_{t-1}"
     assert np.allclose(table[rec].to_numpy(), hd.step_terms(model, tr, 1)["Wh_h"].numpy(), atol=1e-6)
     for kind in hd.VARIANTS:
         at.radio(key="hid_cell").set_value(kind).run()
@@ -251,3 +262,87 @@ def test_current_cell_variant_has_no_empty_fresh_clause(app):
     assert "Taken from the current model" in text and "Fresh (" not in text
     at.radio(key="hid_cell").set_value("jordan").run()
     assert "Fresh (fixed seed 0" in " ".join(m.value for m in at.markdown)
+
+
+# ---- page 2 rework: language, what to look at, truth for every nonlinearity -----------------
+
+def _cjk_share(text: str) -> float:
+    """Share of letters that are CJK ideographs (symbols, numbers and formulas left out)."""
+    import re
+    text = re.sub(r"\$[^$]*\$|`[^`]*`|\(#[^)]*\)", "", text)  # formulas, code, anchors stay as they are
+    letters = [c for c in text if c.isalpha()]
+    return sum("\u4e00" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+
+
+@pytest.mark.parametrize("model,text", [("default", "Arrive Taipei on November 2nd"), ("notes", "I like cats")])
+def test_page_in_chinese(model, text):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, text, "zh"
+    at.run()
+    no_exception(at)
+    prose_md = [m.value for m in at.markdown if len(m.value) > 80]
+    assert prose_md and all(_cjk_share(m) > 0.5 for m in prose_md), [m[:60] for m in prose_md if _cjk_share(m) <= 0.5]
+    assert at.title[0].value.startswith("2 · 隐藏状态")
+    assert at.slider(key="hid_step").label == "时间步 t" and at.toggle(key="hid_show_a").label.startswith("显示")
+    assert _fig(at, "每个时间步")["layout"]["xaxis"]["title"]["text"] == "时间步 t 与输入词"
+    # the same numbers as in English
+    _, tr = _trace(model, text)
+    assert np.allclose(_fig(at, "每个时间步")["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
+
+
+def test_what_to_look_at_toc_and_h0():
+    at = _open_notes_at_step(1)
+    look = at.info[0].value
+    model, tr = _trace("notes", "I like cats")
+    assert "What to look at" in look and f"{float(tr.h[0].abs().max()):.4g}" in look
+    md = " ".join(m.value for m in at.markdown)
+    assert "](#hid-step)" in md and "](#hid-byhand)" in md
+    assert "fixed zero vector, not a trained parameter" in " ".join(c.value for c in at.caption)
+
+
+def _open_notes_at_step(step: int):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"], at.session_state["text"] = "notes", "I like cats"
+    at.session_state["hid_step"] = step
+    return at.run()
+
+
+def test_scalar_equal_orders_are_not_called_different(app):
+    at = app(PAGE)
+    at.number_input(key="hid_wh").set_value(1.0).run()
+    no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "8 and 8" in text and "**same** state" in text and "different states" not in text
+    at.number_input(key="hid_wh").set_value(0.5).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "7 and 5" in text and "= 2." in text and "different states" in text
+
+
+@pytest.mark.parametrize("phi", ["relu", "linear"])
+def test_relu_and_linear_models_get_true_sentences(phi):
+    """On a ReLU or linear model the page never speaks of tanh saturation or (-1, 1)."""
+    from streamlit.testing.v1 import AppTest
+
+    from rnnviz import RNNConfig, RNNModel
+    from rnnviz.formulas import dead_units
+    from rnnviz.text import Vocab
+
+    model = RNNModel(RNNConfig(5, 3, 4, nonlinearity=phi), seed=2).eval()
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["own_models"] = {"mine": (model, Vocab(NOTES_VOCAB), {})}
+    at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats"
+    at.run()
+    no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "(-1, 1)" not in text.split("through tanh")[0] and "Saturation." not in text
+    tr = trace(model, [0, 1, 2])
+    if phi == "relu":
+        dead = dead_units(tr.h)
+        assert f"{dead['count']} of the {dead['total']} values" in text and "Units that are off" in text
+        assert "[0, ∞)" in text
+    else:
+        assert "No saturation" in text and "all real numbers" in text

@@ -72,8 +72,8 @@ def test_notes_model_and_notes_preset(app):
     assert "has no next token" not in text(at)
     at.slider(key="out_step").set_value(3).run()
     assert "has no next token" in text(at)  # the notes model has no <eos>: the last step has no target
-    at.radio(key="out_src").set_value(at.radio(key="out_src").options[1]).run()
-    no_exception(at)
+    no_exception(at)  # no page-level switch: the notes model shows the notes' example by itself
+    assert "out_src" not in [r.key for r in at.radio]
     assert "0.916" in text(at) and "[0.1, 0.1, -0.6, 0.3, 0.1]" in text(at)
     f = fig(at, "Notes example")
     assert f["data"][1]["x"] == ["I", "like", "cats", "dogs", "you"]  # the notes' order
@@ -141,16 +141,41 @@ def test_one_word_sentence(app):
 
 def test_exercise_checker_and_new_exercise(app):
     at = app(PAGE)
-    ex = out.make_exercise(0)
+    ex = out.make_exercise(0)  # exercise 1
     at.text_input(key="out_ex_loss").input(f"{ex.view.loss:.2f}").run()
-    at.text_input(key="out_ex_grad").input(", ".join(f"{-g:.2f}" for g in ex.view.p_minus_y)).run()
+    at.text_input(key="out_ex_grad").input(", ".join(f"{-g:.2f}" for g in ex.view.p_minus_y))
+    at.button(key="out_ex_check").click().run()
     no_exception(at)
-    assert any("Right" in s.value for s in at.success)
-    assert any("y - p" in e.value for e in at.error)
+    assert any("y - p" in e.value.replace("\\", "") for e in at.error) and not at.success  # L right, p - y flipped
+    at.text_input(key="out_ex_grad").input(", ".join(f"{g:.2f}" for g in ex.view.p_minus_y))
+    at.button(key="out_ex_check").click().run()
+    assert any("Right" in s.value for s in at.success) and not at.error
+    at.toggle(key="out_ex_solution").set_value(True).run()
+    assert any(f"{ex.view.loss:.4g}" in i.value.replace("\\", "") for i in at.info)
     at.button(key="out_ex_new").click().run()
     no_exception(at)
-    assert at.number_input(key="out_ex_seed").value == 1
-    assert at.text_input(key="out_ex_loss").value == ""
+    assert at.number_input(key="out_ex_n").value == 2
+
+
+def test_default_model_has_no_notes_example(app):
+    at = app(PAGE)
+    assert not [f for f in figures(at) if f["layout"]["title"]["text"].startswith("Notes example")]
+
+
+def test_rank_column_is_one_type_and_old_exercise_links_open():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"] = "notes"
+    at.session_state["text"] = "I like cats"
+    at.query_params["out_ex_seed"] = "4"  # a link made before the shared exercise widget
+    at.run()
+    no_exception(at)
+    ranks = tables_with(at, "rank of target")[0]["rank of target"]
+    assert {type(v) for v in ranks} == {str} and list(ranks)[-1] == ""  # the last step has no target
+    assert at.number_input(key="out_ex_n").value == 5
 
 
 @pytest.mark.parametrize("kind", ["jordan", "bidirectional"])
@@ -230,3 +255,45 @@ def test_long_sentence_heatmap_is_a_labelled_window(app):
     assert "steps 20–39 of 61 (around step 30" in f["layout"]["title"]["text"]
     assert len(f["data"][0]["y"]) == out.MAX_HEATMAP_STEPS and f["data"][0]["texttemplate"] == "%{text}"
     assert f["data"][0]["y"][0].startswith("20 ")
+
+
+# ---- page 3 rework: language, what to look at -----------------------------------------------
+
+def _cjk_share(text: str) -> float:
+    import re
+    text = re.sub(r"\$[^$]*\$|`[^`]*`|\(#[^)]*\)", "", text)  # formulas, code, anchors stay as they are
+    letters = [c for c in text if c.isalpha()]
+    return sum("\u4e00" <= c <= "\u9fff" for c in letters) / max(1, len(letters))
+
+
+@pytest.mark.parametrize("model,sentence", [("default", "Arrive Taipei on November 2nd"), ("notes", "I like cats")])
+def test_page_in_chinese(model, sentence):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, sentence, "zh"
+    at.run()
+    no_exception(at)
+    prose_md = [m.value for m in at.markdown if len(m.value) > 80]
+    assert _cjk_share(" ".join(prose_md)) > 0.6  # mostly Chinese; tokens such as "Taipei" stay as typed
+    assert all(_cjk_share(m) > 0.3 for m in prose_md), [m[:60] for m in prose_md if _cjk_share(m) <= 0.3]
+    assert at.title[0].value.startswith("3 · 输出与损失")
+    assert at.slider(key="out_step").label == "时间步 t"
+    assert "目标的名次" in tables_with(at, "目标的名次")[0].columns
+    _, _, tr = lm_trace(model, sentence)
+    f = fig(at, "逐词损失")
+    expect = np.where(tr.valid.numpy(), tr.loss_t.numpy(), np.nan)  # no target: no bar
+    assert np.allclose(np.asarray(f["data"][0]["y"], float), expect, atol=1e-6, equal_nan=True)
+    if model == "notes":
+        assert "0.9163" in text(at) and fig(at, "笔记中的例子")
+
+
+def test_what_to_look_at_and_contents(app):
+    at = app(PAGE)
+    _, _, tr = lm_trace("default", "Arrive Taipei on November 2nd")
+    look = at.info[0].value
+    worst = out.worst_step(tr)
+    assert "What to look at" in look and f"{float(tr.loss):.4g}" in look and f"step {worst + 1}" in look
+    assert "](#out-labels)" in text(at) and "](#out-byhand)" in text(at)
