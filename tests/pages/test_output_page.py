@@ -241,7 +241,7 @@ def test_padded_sum_adds_up_as_shown_and_second_warning_is_labelled():
     at = open_on("default", "Arrive Taipei on November 2nd")
     at.text_input(key="out_batch2").input("Leave Zorglub now").run()
     no_exception(at)
-    assert any(w.value.startswith("Second sentence: ") for w in at.warning)
+    assert any(w.value.replace("\\", "").startswith("Second sentence: ") for w in at.warning)  # markdown-escaped
     m = re.search(r"summed losses, (\d+\.\d+) \+ (\d+\.\d+) = (\d+\.\d+)", text(at))
     assert m and Decimal(m[1]) + Decimal(m[2]) == Decimal(m[3])
 
