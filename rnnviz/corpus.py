@@ -40,13 +40,15 @@ def read_corpus(text: str, level: str = "word") -> Corpus:
     """Pasted or decoded text -> Corpus: one line is one sentence, long lines are cut into
     pieces of SEQ_TOKENS tokens (so nothing is lost), at most MAX_UPLOAD_LINES sequences."""
     if not isinstance(text, str):
-        raise InputError("The corpus must be text.")
+        raise InputError("The corpus must be text.", "not_text")
     if level not in ("word", "char"):
-        raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
+        raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.", "bad_level",
+                         {"level": repr(level)})
     size = len(text.encode("utf-8"))
     if size > limits.MAX_UPLOAD_BYTES:
         raise InputError(f"The corpus is {size:,} bytes; the limit is "
-                         f"{limits.MAX_UPLOAD_BYTES:,} bytes.")
+                         f"{limits.MAX_UPLOAD_BYTES:,} bytes.", "corpus_too_big",
+                         {"size": f"{size:,}", "max_bytes": f"{limits.MAX_UPLOAD_BYTES:,}"})
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     sequences, split_lines = [], 0
     for line in lines:
@@ -55,7 +57,8 @@ def read_corpus(text: str, level: str = "word") -> Corpus:
             split_lines += 1
         sequences += [tuple(toks[i:i + SEQ_TOKENS]) for i in range(0, len(toks), SEQ_TOKENS)]
     if not sequences:
-        raise InputError("The corpus is empty: paste or upload some text (one sentence per line).")
+        raise InputError("The corpus is empty: paste or upload some text (one sentence per line).",
+                         "corpus_empty")
     notices = []
     if split_lines:
         notices.append(f"{split_lines:,} long line(s) were cut into pieces of {SEQ_TOKENS} tokens "

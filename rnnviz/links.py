@@ -25,6 +25,16 @@ def overflowing(values: list[str]) -> bool:
     return False
 
 
+def link_model_problem_item(asked: str, options: list[str]) -> tuple[str, dict] | None:
+    """link_model_problem as (catalogue key under "links.", values), for another language."""
+    if asked in options:
+        return None
+    shown = asked[:40] + ("…" if len(asked) > 40 else "")
+    if asked.startswith(OWN_PREFIX):
+        return "model_own", {"shown": shown}
+    return "model_unknown", {"shown": shown, "models": ", ".join(BUILTINS)}
+
+
 def link_model_problem(asked: str, options: list[str]) -> str | None:
     """Why a model named in a link cannot be shown (None if it can)."""
     if asked in options:
@@ -38,12 +48,15 @@ def link_model_problem(asked: str, options: list[str]) -> str | None:
             f"{', '.join(BUILTINS)}. Showing the default model.")
 
 
-def rejected_params(initial: dict, state: dict, skip=("model",)) -> tuple[list[str], list[str]]:
+REJECTED = "The link's value “{shown}” for “{name}” is not valid here; showing {value} instead."
+
+
+def rejected_items(initial: dict, state: dict, skip=("model",)) -> tuple[list[dict], list[str]]:
     """Compare the link's parameters with the values the widgets ended up with.
 
     Streamlit drops a bound value it cannot use (wrong type, out of range, unknown option)
-    without a word; this finds those. Returns (messages about rejected values, names of
-    parameters no widget on this page uses)."""
+    without a word; this finds those. Returns ({shown, name, value} of each rejected value,
+    names of parameters no widget on this page uses)."""
     rejected, unused = [], []
     for name, values in initial.items():
         if name in skip or not values:
@@ -53,9 +66,14 @@ def rejected_params(initial: dict, state: dict, skip=("model",)) -> tuple[list[s
             unused.append(name)
         elif not _same_value(raw, state[name], values):
             shown = raw[:40] + ("…" if len(raw) > 40 else "")
-            rejected.append(f"The link's value “{shown}” for “{name}” is not valid here; "
-                            f"showing {_short(state[name])} instead.")
+            rejected.append({"shown": shown, "name": name, "value": _short(state[name])})
     return rejected, unused
+
+
+def rejected_params(initial: dict, state: dict, skip=("model",)) -> tuple[list[str], list[str]]:
+    """rejected_items with the rejected values as English messages."""
+    rejected, unused = rejected_items(initial, state, skip)
+    return [REJECTED.format(**r) for r in rejected], unused
 
 
 def _short(value) -> str:

@@ -85,7 +85,8 @@ def tokenize(text: str, level: str = "word") -> list[str]:
         return _word_tokens(text)
     if level == "char":
         return graphemes(" ".join(text.split()))
-    raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
+    raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.", "bad_level",
+                     {"level": repr(level)})
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,18 @@ class Prepared:
     tokenizer: str = "word"     # what made the tokens: "word", "char" or "bpe" (subwords)
 
     @property
+    def notice_items(self) -> list[tuple[str, dict]]:
+        """The notices as (catalogue key, values), for an interface in another language."""
+        out = []
+        if self.chars_cut:
+            out.append(("chars_cut", {"cut": f"{self.chars_cut:,}", "limit": f"{limits.MAX_TEXT_CHARS:,}"}))
+        if self.dropped:
+            out.append(("tokens_dropped", {"limit": limits.MAX_TOKENS, "dropped": f"{self.dropped:,}"}))
+        if self.unknown:
+            out.append(("unknown", {"tokens": ", ".join(dict.fromkeys(self.unknown[:20]))}))
+        return out
+
+    @property
     def notices(self) -> list[str]:
         out = []
         if self.chars_cut:
@@ -208,7 +221,7 @@ def prepare(text: str, vocab: Vocab, level: str | None = "word",
     subwords, whatever `level` says); level None means "word" for any other vocabulary.
     """
     if not isinstance(text, str):
-        raise InputError("The sentence must be text.")
+        raise InputError("The sentence must be text.", "not_text")
     chars_cut = max(0, len(text) - limits.MAX_TEXT_CHARS)
     level = vocab.tokenizer or level or "word"
     if level == "bpe":
@@ -219,29 +232,32 @@ def prepare(text: str, vocab: Vocab, level: str | None = "word",
     else:
         tokens = tokenize(text[: limits.MAX_TEXT_CHARS], level)
     if not tokens:
-        raise InputError("The sentence is empty: type at least one word.")
+        raise InputError("The sentence is empty: type at least one word.", "empty_sentence")
     dropped = max(0, len(tokens) - max_tokens)
     tokens = tokens[:max_tokens]
     ids, unknown = vocab.encode(tokens)
     if not ids:
         raise InputError("None of these words is in the model's vocabulary "
-                         f"({len(vocab)} tokens): {', '.join(tokens[:10])}.")
+                         f"({len(vocab)} tokens): {', '.join(tokens[:10])}.", "none_known",
+                         {"V": len(vocab), "tokens": ", ".join(tokens[:10])})
     return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut, level)
 
 
 def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:
     """Bytes of an uploaded .txt -> text. Refuses empty, oversized, binary and non-UTF-8 files."""
     if len(data) == 0:
-        raise InputError("The file is empty.")
+        raise InputError("The file is empty.", "file_empty")
     if len(data) > max_bytes:
-        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.")
+        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.", "file_too_big",
+                         {"size": f"{len(data):,}", "max_bytes": f"{max_bytes:,}"})
     if b"\x00" in data[:8192]:
-        raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.")
+        raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.", "file_binary")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"The file is not UTF-8 text (bad byte at position {err.start}): "
-                         "save it as UTF-8 and upload it again.") from None
+                         "save it as UTF-8 and upload it again.", "file_not_utf8",
+                         {"position": err.start}) from None
 
 
 def upload_lines(text: str, max_lines: int = limits.MAX_UPLOAD_LINES) -> tuple[list[str], int]:
@@ -250,7 +266,7 @@ def upload_lines(text: str, max_lines: int = limits.MAX_UPLOAD_LINES) -> tuple[l
     skipped = max(0, len(lines) - max_lines)
     lines = [ln[: limits.MAX_LINE_CHARS] for ln in lines[:max_lines]]
     if not lines:
-        raise InputError("The file has no non-empty line.")
+        raise InputError("The file has no non-empty line.", "file_no_lines")
     return lines, skipped
 
 

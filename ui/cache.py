@@ -198,3 +198,16 @@ def clipping(scale: float, max_norm: float):
     demo = gradcheck.clip_demo(g, max_norm)
     demo.pop("clipped")
     return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
+
+
+# ---- pshell (app shell): the sidebar's help for a sentence with unknown tokens -------------
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _known(key: tuple, n: int, level: str | None, _vocab) -> list[str]:
+    from rnnviz.data import known_examples as _known_examples
+    return _known_examples(_vocab, n, level)
+
+
+def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> list[str]:
+    """Built-in sentences this model reads with no unknown token (cached per model)."""
+    return _known(key_of(model) + (len(vocab), vocab.itos[-1] if len(vocab) else ""), n, level, vocab)

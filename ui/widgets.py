@@ -15,7 +15,7 @@ from rnnviz import export
 from rnnviz.errors import InputError
 from rnnviz.exercises import Verdict
 
-from .i18n import t
+from .i18n import error_text, t
 
 
 def md_escape(text: str) -> str:
@@ -29,7 +29,7 @@ def guard():
     try:
         yield
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
 
 
 def show_figure(fig, name: str, key: str | None = None) -> None:

@@ -31,7 +31,7 @@ from rnnviz.jobs import TRAINING_GATE, Pacer
 from rnnviz.train import TrainConfig
 
 from .. import session
-from ..i18n import prose, t
+from ..i18n import error_text, prose, t
 from ..widgets import download_csv, guard, md_escape, show_figure
 
 PAGE = "train"
@@ -77,7 +77,7 @@ def _checked(read, data, level: str):
     try:
         return read(data, level)
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         return None
 
 
