@@ -248,7 +248,8 @@ def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:
     if len(data) == 0:
         raise InputError("The file is empty.", "file_empty")
     if len(data) > max_bytes:
-        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.", "file_too_big",
+        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.",
+                         "file_too_big",
                          {"size": f"{len(data):,}", "max_bytes": f"{max_bytes:,}"})
     if b"\x00" in data[:8192]:
         raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.", "file_binary")

@@ -77,9 +77,7 @@ def first_visit_lang() -> str:
             asked = lang_from_locale(getattr(st.context, "locale", None))
             if "lang" in st.query_params:
                 del st.query_params["lang"]  # a link's unknown language: the sidebar says nothing
-            st.session_state["lang"] = asked
-        else:
-            st.session_state["_lang_from_link"] = asked  # the bound widget reads it from the URL
+        st.session_state["lang"] = asked  # the bound switch shows it (and keeps it in the URL)
     return current_lang()
 
 
@@ -87,7 +85,7 @@ def current_lang() -> str:
     """The session's language (the sidebar's `lang` widget), English when unset or unknown."""
     try:
         import streamlit as st
-        lang = st.session_state.get("lang", st.session_state.get("_lang_from_link", DEFAULT_LANG))
+        lang = st.session_state.get("lang", DEFAULT_LANG)
     except Exception:  # no Streamlit session (plain Python, core tests): English
         return DEFAULT_LANG
     return lang if lang in languages() else DEFAULT_LANG

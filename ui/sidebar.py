@@ -16,6 +16,7 @@ from rnnviz.text import decode_upload, upload_lines
 
 from . import links, navigation, session
 from .i18n import LANG_NAMES, error_text, first_visit_lang, languages, t
+from .widgets import labels_of
 from .words import unknown_help
 
 
@@ -52,8 +53,8 @@ def _model_select(sb) -> str:
     options = session.model_options()
     if st.session_state.get("model") not in options:
         st.session_state["model"] = START_MODEL  # a fresh session, or an own model of a lost one
-    chosen = sb.selectbox(t("sidebar.model"), options, format_func=session.model_label, key="model",
-                          help=t("sidebar.model_help"))
+    chosen = sb.selectbox(t("sidebar.model"), options, format_func=labels_of(options, session.model_label),
+                          key="model", help=t("sidebar.model_help"))
     if st.session_state.get("_shown_model", chosen) != chosen:
         st.session_state["text"] = session.default_sentence(chosen)  # a new model starts on its own sentence
     st.session_state["_shown_model"] = chosen
@@ -85,9 +86,9 @@ def _language_switch(sb) -> None:
     options = languages()
     if st.session_state.get("lang") not in (None, *options):
         st.session_state["lang"] = options[0]
-    sb.segmented_control(t("sidebar.language"), options, format_func=lambda k: LANG_NAMES.get(k, k),
-                         key="lang", bind="query-params", disabled=len(options) == 1,
-                         required=True, help=t("sidebar.language_help"))
+    sb.radio(t("sidebar.language"), options, format_func=lambda k: LANG_NAMES.get(k, k), key="lang",
+             bind="query-params", disabled=len(options) == 1, horizontal=True,
+             help=t("sidebar.language_help"))
 
 
 def share_link(slots) -> None:

@@ -30,8 +30,10 @@ def unknown_help(key: str, text: str) -> None:
     prep = read(key, text)
     if prep is None:
         return
-    shown = " · ".join(f"`{md_escape(tok)}`" if tok.strip() else "`␣`" for tok in prep.tokens[:MAX_SHOWN_TOKENS])
-    more = t("words.more", n=len(prep.tokens) - MAX_SHOWN_TOKENS) if len(prep.tokens) > MAX_SHOWN_TOKENS else ""
+    toks = prep.tokens[:MAX_SHOWN_TOKENS]
+    shown = " · ".join(f"`{md_escape(tok)}`" if tok.strip() else "`␣`" for tok in toks)
+    rest = len(prep.tokens) - len(toks)
+    more = t("words.more", n=rest) if rest else ""
     st.caption(t("words.tokenizer", name=t(f"tokenizer.{prep.tokenizer}"), n=len(prep.tokens)))
     st.markdown(f"<small>{shown}{more}</small>", unsafe_allow_html=True)
     if not prep.unknown:

@@ -120,10 +120,12 @@ def test_binary_and_non_utf8_uploads_are_refused_and_the_view_stays(app, monkeyp
         assert list(at.dataframe[0].value["token"])[1:3] == ["Arrive", "Taipei"]
 
 
-def test_unknown_model_in_the_url_falls_back_to_default(app):
+def test_unknown_model_in_the_url_falls_back_to_the_start_model(app):
+    from rnnviz.catalog import START_MODEL
     at = app(query={"model": "no-such-model"})
     no_exception(at)
-    assert at.sidebar.selectbox(key="model").value == "default"
+    assert at.sidebar.selectbox(key="model").value == START_MODEL
+    assert any("no-such-model" in w.value for w in at.sidebar.warning)
 
 
 def test_token_table_shows_the_word_as_typed_next_to_unk(app):

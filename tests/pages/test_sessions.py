@@ -54,8 +54,9 @@ def test_edits_and_training_in_one_session_do_not_reach_another(app):
     b = app()
     no_exception(b)
     assert b.sidebar.text_area(key="text").value == "Arrive Taipei on November 2nd"
-    assert b.sidebar.selectbox(key="model").options == ["Default language model",
-                                                        "Notes example (V=5, d=3, H=4)"]
+    assert b.sidebar.selectbox(key="model").options == ["Word-level travel model (79 words)",
+                                                        "Notes example (V=5, d=3, H=4)",
+                                                        "Subword English model (BPE, 1155 tokens)"]
     np.testing.assert_allclose(shown_h(b), pristine_h("Arrive Taipei on November 2nd"), atol=1e-6)
     b.sidebar.text_area(key="text").input(SECRET).run()
     np.testing.assert_allclose(shown_h(b), pristine_h(SECRET), atol=1e-6)

@@ -32,7 +32,7 @@ from rnnviz.train import TrainConfig
 
 from .. import session
 from ..i18n import error_text, prose, t
-from ..widgets import download_csv, guard, md_escape, show_figure
+from ..widgets import download_csv, guard, labels_of, md_escape, show_figure
 
 PAGE = "train"
 EXAMPLE = "\n".join(" ".join(s) for s in everyday_corpus(60))
@@ -50,9 +50,10 @@ def source() -> tuple[str, str]:
     """(paste | upload, word | char): where the corpus comes from and how it is tokenized."""
     c1, c2 = st.columns(2)
     src = c1.radio(t("train.source"), ["paste", "upload"], key="train_source", horizontal=True, **BIND,
-                   format_func=lambda k: t(f"train.source_{k}"))
+                   format_func=labels_of(["paste", "upload"], lambda k: t(f"train.source_{k}")))
     level = c2.radio(t("train.level"), list(LEVELS), key="train_level", horizontal=True, **BIND,
-                     format_func=lambda k: t(f"train.level_{k}"), help=t("train.level_help"))
+                     format_func=labels_of(LEVELS, lambda k: t(f"train.level_{k}")),
+                     help=t("train.level_help"))
     return src, level
 
 
