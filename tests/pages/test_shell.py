@@ -148,7 +148,7 @@ def test_glossary_filters_and_names_real_notes(app):
     assert list(at.dataframe[0].value["English"]) == ["Jacobian matrix"]
     from pathlib import Path
     notes = {p.name[:3]: p.read_text(encoding="utf-8") for p in Path(SEEDS).glob("*.txt")}
-    for key, en, zh, used_in, _ in TERMS:
+    for key, _en, _zh, used_in, _ in TERMS:
         for lang in ("en", "zh"):
             assert i18n.text_for(lang, f"glossary.def.{key}")
         assert set(used_in) <= set(notes), key
