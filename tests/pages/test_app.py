@@ -125,7 +125,7 @@ def test_unknown_model_in_the_url_falls_back_to_the_start_model(app):
     at = app(query={"model": "no-such-model"})
     no_exception(at)
     assert at.sidebar.selectbox(key="model").value == START_MODEL
-    assert any("no-such-model" in w.value for w in at.sidebar.warning)
+    assert any("unknown model" in w.value for w in at.sidebar.warning)
 
 
 def test_token_table_shows_the_word_as_typed_next_to_unk(app):
