@@ -34,6 +34,7 @@ class Corpus:
     n_lines: int                            # non-empty lines read
     n_tokens: int                           # tokens in all sequences
     notices: tuple[str, ...] = ()
+    notice_items: tuple = ()  # the notices as (catalogue key, values), for another language
 
 
 def read_corpus(text: str, level: str = "word") -> Corpus:
@@ -59,17 +60,20 @@ def read_corpus(text: str, level: str = "word") -> Corpus:
     if not sequences:
         raise InputError("The corpus is empty: paste or upload some text (one sentence per line).",
                          "corpus_empty")
-    notices = []
+    notices, items = [], []
     if split_lines:
+        items.append(("lines_split", {"n": f"{split_lines:,}", "seq": SEQ_TOKENS,
+                                      "max_t": limits.MAX_TRAIN_T}))
         notices.append(f"{split_lines:,} long line(s) were cut into pieces of {SEQ_TOKENS} tokens "
                        f"(the training length limit is {limits.MAX_TRAIN_T}).")
     if len(sequences) > limits.MAX_UPLOAD_LINES:
+        items.append(("sequences_cut", {"kept": f"{limits.MAX_UPLOAD_LINES:,}", "n": f"{len(sequences):,}"}))
         notices.append(f"Only the first {limits.MAX_UPLOAD_LINES:,} of {len(sequences):,} "
                        "sequences are used.")
         sequences = sequences[: limits.MAX_UPLOAD_LINES]
     first = next(ln for ln in lines if tokenize(ln, level))[: limits.MAX_LINE_CHARS]
     return Corpus(level, tuple(sequences), first, len(lines), sum(map(len, sequences)),
-                  tuple(notices))
+                  tuple(notices), tuple(items))
 
 
 def read_upload(data: bytes, level: str = "word") -> Corpus:

@@ -86,8 +86,8 @@ def corpus_summary(corpus, level: str) -> None:
     distinct = len({tok for s in corpus.sequences for tok in s})
     st.markdown(prose(PAGE, "corpus", n_lines=corpus.n_lines, n_seq=len(corpus.sequences),
                       n_tokens=corpus.n_tokens, unit=t(f"train.unit_{level}"), n_distinct=distinct))
-    for notice in corpus.notices:
-        st.info(notice)
+    for name, values in corpus.notice_items:
+        st.info(t(f"notices.{name}", **values))
 
 
 def settings() -> dict:
