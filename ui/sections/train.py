@@ -26,7 +26,7 @@ from rnnviz.corpus import (
 from rnnviz.data import everyday_corpus
 from rnnviz.errors import InputError
 from rnnviz.export import safe_filename, token_frame
-from rnnviz.figures.train import loss_curve, moving_average
+from rnnviz.figures.train import CURVE_LABELS, loss_curve, moving_average
 from rnnviz.jobs import TRAINING_GATE, Pacer
 from rnnviz.train import TrainConfig
 
@@ -179,7 +179,7 @@ def live_view(total: int):
 def curve(run):
     steps = [r["step"] for r in run.history]
     return loss_curve(steps, [r["loss"] for r in run.history], window=smoothing(run),
-                      vocab_size=len(run.vocab))
+                      vocab_size=len(run.vocab), labels={k: t(f"train.fig_{k}") for k in CURVE_LABELS})
 
 
 def smoothing(run) -> int:
