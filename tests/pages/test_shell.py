@@ -143,9 +143,9 @@ def test_input_errors_carry_a_catalogue_key_for_every_language():
 def test_glossary_filters_and_names_real_notes(app):
     at = app(GLOSSARY)
     no_exception(at)
-    assert len(at.dataframe[0].value) == len(TERMS)
+    assert len(at.table[0].value) == len(TERMS)
     at.text_input(key="glossary_q").input("雅可比").run()
-    assert list(at.dataframe[0].value["English"]) == ["Jacobian matrix"]
+    assert list(at.table[0].value["English"]) == ["Jacobian matrix"]
     from pathlib import Path
     notes = {p.name[:3]: p.read_text(encoding="utf-8") for p in Path(SEEDS).glob("*.txt")}
     for key, _en, _zh, used_in, _ in TERMS:

@@ -62,9 +62,7 @@ def table() -> None:
     if not rows:
         st.info(t("glossary.none"))
         return
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                 row_height=48, column_config={t("glossary.col_meaning"): st.column_config.TextColumn(
-                     width="large")})
+    st.table(pd.DataFrame(rows), hide_index=True, border="horizontal")  # wraps the long meanings
 
 
 def _row(term) -> dict:

@@ -21,9 +21,21 @@ def intro() -> None:
     st.markdown(prose(PAGE, "intro"))
 
 
+def guide(cur: session.Current) -> None:
+    """What to look at first, with this sentence's numbers, and the page's table of contents."""
+    peak = hidden_peak(cur.trace.h.numpy())  # (T, H) -> the largest |h|
+    st.info(prose(PAGE, "look", T=cur.trace.T, H=cur.model.cfg.hidden_size, hmax=peak["value"],
+                  hmax_t=peak["t"] + 1, hmax_tok=md_escape(cur.tokens[peak["t"]])),
+            icon=":material/visibility:")
+    st.markdown(" · ".join(f"[{t(f'home.{key}_header')}](#{anchor})" for key, anchor in TOC))
+
+
+TOC = (("tokens", "home-tokens"), ("model", "home-model"), ("heatmap", "home-heatmap"), ("next", "home-next"))
+
+
 def tokens(cur: session.Current) -> None:
     """The sentence as the model reads it: tokens, ids, the rows of E they hit."""
-    st.subheader(t("home.tokens_header"))
+    st.subheader(t("home.tokens_header"), anchor="home-tokens")
     st.markdown(prose(PAGE, "tokens", n_words=len(cur.prepared.tokens), T=cur.trace.T,
                       bos_note=t("home.bos_note") if cur.vocab.has_specials else ""))
     rows = token_table(cur.model, cur.vocab, cur.input_ids, cur.prepared.tokens)
@@ -39,14 +51,14 @@ def _column_names() -> dict[str, str]:
 
 def sizes(cur: session.Current) -> None:
     """V, d, H, K and the parameter count of the current model."""
-    st.subheader(t("home.model_header"))
+    st.subheader(t("home.model_header"), anchor="home-model")
     st.markdown(prose(PAGE, "sizes", **model_sizes(cur.model)))
     st.caption(md_escape(f"{cur.label}: {session.model_description(cur.key)}"))
 
 
 def heatmap(cur: session.Current) -> None:
     """tokens x hidden units heatmap of h_t, with its largest |h| named in the prose."""
-    st.subheader(t("home.heatmap_header"))
+    st.subheader(t("home.heatmap_header"), anchor="home-heatmap")
     h = cur.trace.h.numpy()  # (T, H)
     peak = hidden_peak(h)
     st.markdown(prose(PAGE, "heatmap", **prose_values(cur.model.cfg), hmax=peak["value"],
@@ -60,6 +72,6 @@ def heatmap(cur: session.Current) -> None:
 
 
 def next_pages() -> None:
-    st.subheader(t("home.next"))
+    st.subheader(t("home.next_header"), anchor="home-next")
     for path, title, _, icon in navigation.existing_pages()[1:]:
         st.page_link(str(navigation.APP_ROOT / path), label=title, icon=icon)
