@@ -77,6 +77,12 @@ def _word_tokens(text: str) -> list[str]:
     return out
 
 
+def has_cjk(text: str) -> bool:
+    """Whether the text holds a Chinese/Japanese/Korean character (the sidebar then points to a
+    model that reads it whole, when one is built in)."""
+    return bool(_CJK.search(str(text)))
+
+
 def tokenize(text: str, level: str = "word") -> list[str]:
     """Split text into tokens: "word" (words and punctuation, CJK per character) or "char"
     (one token per grapheme cluster, runs of spaces as one space)."""

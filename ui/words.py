@@ -7,7 +7,7 @@ import streamlit as st
 
 from rnnviz.catalog import BUILTINS
 from rnnviz.errors import InputError
-from rnnviz.text import Prepared, prepare
+from rnnviz.text import Prepared, has_cjk, prepare
 
 from . import cache, navigation, session
 from .i18n import t
@@ -28,7 +28,8 @@ def read(key: str, text: str) -> Prepared | None:
 def unknown_help(key: str, text: str) -> None:
     """Under the sentence box: the tokenizer and its tokens; help when some are unknown."""
     prep = read(key, text)
-    if prep is None:
+    if prep is None:  # nothing readable (the page says why): a model that reads it, if any
+        _other_models(key, text)
         return
     toks = prep.tokens[:MAX_SHOWN_TOKENS]
     shown = " · ".join(f"`{md_escape(tok)}`" if tok.strip() else "`␣`" for tok in toks)
@@ -37,6 +38,7 @@ def unknown_help(key: str, text: str) -> None:
     st.caption(t("words.tokenizer", name=t(f"tokenizer.{prep.tokenizer}"), n=len(prep.tokens)))
     st.markdown(f"<small>{shown}{more}</small>", unsafe_allow_html=True)
     if not prep.unknown:
+        _cjk_hint(key, text, prep)
         return
     unknown = list(dict.fromkeys(prep.unknown))
     st.warning(t("words.unknown", n=len(unknown), tokens=", ".join(md_escape(u) for u in unknown[:12])),
@@ -50,21 +52,32 @@ def unknown_help(key: str, text: str) -> None:
                          icon=":material/model_training:")
 
 
-def readers(key: str, text: str) -> list[str]:
-    """The other built-in models that read `text` with no unknown token (Chinese text finds the
-    Chinese model, whatever its key)."""
+def readers(key: str, text: str, fewer_than: int | None = None) -> list[str]:
+    """The other built-in models that read `text` with no unknown token (and, if given, in fewer
+    than `fewer_than` tokens). Chinese text finds the Chinese model, whatever its key."""
     found = []
     for other in BUILTINS:
         if other == key:
             continue
         prep = read(other, text)
-        if prep is not None and not prep.unknown:
+        if prep is not None and not prep.unknown and (fewer_than is None or len(prep.tokens) < fewer_than):
             found.append(other)
     return found
 
 
-def _other_models(key: str, text: str) -> None:
-    for other in readers(key, text):
+def _cjk_hint(key: str, text: str, prep: Prepared) -> None:
+    """Chinese on a model that reads it only as bytes or characters: point to a model that
+    reads it in fewer tokens (a Chinese model, once one is built in)."""
+    if not has_cjk(text):
+        return
+    better = readers(key, text, fewer_than=len(prep.tokens))
+    if better:
+        st.info(t("words.cjk_hint"), icon=":material/translate:")
+        _other_models(key, text, better)
+
+
+def _other_models(key: str, text: str, found: list[str] | None = None) -> None:
+    for other in readers(key, text) if found is None else found:
         st.button(t("words.use_model", label=session.model_label(other)), key=f"words_use_{other}",
                   on_click=_use_builtin, args=(other, text), icon=":material/swap_horiz:")
 

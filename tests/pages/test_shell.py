@@ -166,3 +166,18 @@ def test_builtin_labels_name_their_vocabulary_size():
             label = i18n.text_for("en", f"models.{key}.label", V=len(vocab))
             assert str(len(vocab)) in label or key == "notes"
     assert f"({len(load_builtin('default')[1])} words)" in BUILTINS["default"].label
+
+
+def test_chinese_on_the_word_model_points_to_a_model_that_reads_it(app):
+    at = app()
+    at.sidebar.text_area(key="text").input("我喜欢猫，也喜欢狗。").run()
+    no_exception(at)
+    assert any(b.key == "words_use_subword" for b in at.sidebar.button)
+    at = app(query={"model": "notes", "text": "我喜欢猫"})  # nothing known: an error, and a way out
+    no_exception(at)
+    assert at.error and any(b.key == "words_use_subword" for b in at.sidebar.button)
+
+
+def test_has_cjk():
+    from rnnviz.text import has_cjk
+    assert has_cjk("我喜欢猫") and has_cjk("I like 猫") and has_cjk("ねこ") and not has_cjk("the cat")
