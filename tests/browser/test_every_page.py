@@ -101,3 +101,14 @@ def test_phone_sentence_box_is_reachable(browser, server):
         assert bb and bb["x"] >= 0 and bb["x"] + bb["width"] <= 390
     finally:
         ctx.close()
+
+
+def test_share_link_keeps_the_open_page_and_names_the_model(server, page):
+    url = "train" if any(p[2] == "train" for p in PAGES) else "glossary"
+    page.goto(f"{server}/{url}")
+    wait_ready(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary').first.click()
+    code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"] code').first
+    code.wait_for(timeout=10_000)
+    link = code.inner_text().strip()
+    assert f"/{url}?" in link and "model=" in link, link
