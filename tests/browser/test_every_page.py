@@ -15,17 +15,6 @@ PAGES = existing_pages()
 SIZES = {"1366x768": (1366, 768), "390x844": (390, 844)}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def warm(server, browser):
-    """One visit to "/" first: a fresh server's very first request runs in Streamlit's pages/
-    folder mode, where /overview is unknown until app.py has run once (tests/browser/
-    test_deep_link.py covers that first request)."""
-    pg = browser.new_page()
-    pg.goto(server)
-    wait_ready(pg)
-    pg.close()
-
-
 @pytest.fixture
 def sized(browser, request):
     ctx = browser.new_context(viewport=dict(zip(("width", "height"), SIZES[request.param])),
