@@ -181,3 +181,14 @@ def test_chinese_on_the_word_model_points_to_a_model_that_reads_it(app):
 def test_has_cjk():
     from rnnviz.text import has_cjk
     assert has_cjk("我喜欢猫") and has_cjk("I like 猫") and has_cjk("ねこ") and not has_cjk("the cat")
+
+
+def test_switching_language_keeps_a_page_setting(app):
+    at = app(TRAIN)
+    at.number_input(key="train_steps").set_value(20).run()
+    at.radio(key="train_level").set_value("char").run()
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exception(at)
+    assert at.number_input(key="train_steps").value == 20 and at.radio(key="train_level").value == "char"
+    assert at.number_input(key="train_steps").label == i18n.text_for("zh", "train.steps")
