@@ -35,7 +35,6 @@ def sidebar():
     sb = st.sidebar
     notices_slot, link_slot = sb.empty(), sb.empty()
     links.show_notices(notices_slot, dismiss=False)  # redrawn with a Dismiss button by share_link
-    _language_switch(sb)
     chosen = _model_select(sb)
     sb.text_area(t("sidebar.sentence"), value=session.default_sentence(chosen), key="text",
                  bind="query-params", height=90,
@@ -43,6 +42,7 @@ def sidebar():
     with sb:
         unknown_help(chosen, st.session_state.get("text", ""))
     _line_picker(sb)
+    _language_switch(sb)  # below the sentence: on a phone the sentence box comes first
     if navigation.has_page("glossary"):
         sb.page_link(str(navigation.APP_ROOT / "pages/glossary.py"), label=t("nav.glossary"),
                      icon=":material/translate:")
