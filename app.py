@@ -5,9 +5,11 @@
 import streamlit as st
 
 from ui import navigation, sidebar
-from ui.i18n import t
+from ui.i18n import first_visit_lang, t
 
+first_visit_lang()  # before the first t(): the link's ?lang= or the browser's language
 st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
+navigation.phone_style()
 nav = st.navigation(navigation.available_pages())
 slots = sidebar.sidebar()
 nav.run()

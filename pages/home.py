@@ -4,6 +4,7 @@ from ui.sections import home
 
 home.intro()
 cur = session.current()
+home.guide(cur)
 home.tokens(cur)
 home.sizes(cur)
 home.heatmap(cur)

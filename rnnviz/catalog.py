@@ -44,7 +44,7 @@ class Builtin:
 
 
 BUILTINS = {
-    "default": Builtin("default", "Default language model",
+    "default": Builtin("default", "Word-level travel model (79 words)",
                        "A word-level Elman RNN (tanh) trained on the built-in travel and "
                        "everyday sentences.", "Arrive Taipei on November 2nd"),
     "notes": Builtin("notes", "Notes example (V=5, d=3, H=4)",

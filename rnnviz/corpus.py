@@ -34,19 +34,22 @@ class Corpus:
     n_lines: int                            # non-empty lines read
     n_tokens: int                           # tokens in all sequences
     notices: tuple[str, ...] = ()
+    notice_items: tuple = ()  # the notices as (catalogue key, values), for another language
 
 
 def read_corpus(text: str, level: str = "word") -> Corpus:
     """Pasted or decoded text -> Corpus: one line is one sentence, long lines are cut into
     pieces of SEQ_TOKENS tokens (so nothing is lost), at most MAX_UPLOAD_LINES sequences."""
     if not isinstance(text, str):
-        raise InputError("The corpus must be text.")
+        raise InputError("The corpus must be text.", "not_text")
     if level not in ("word", "char"):
-        raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.")
+        raise InputError(f"Unknown tokenizer level {level!r}: use 'word' or 'char'.", "bad_level",
+                         {"level": repr(level)})
     size = len(text.encode("utf-8"))
     if size > limits.MAX_UPLOAD_BYTES:
         raise InputError(f"The corpus is {size:,} bytes; the limit is "
-                         f"{limits.MAX_UPLOAD_BYTES:,} bytes.")
+                         f"{limits.MAX_UPLOAD_BYTES:,} bytes.", "corpus_too_big",
+                         {"size": f"{size:,}", "max_bytes": f"{limits.MAX_UPLOAD_BYTES:,}"})
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     sequences, split_lines = [], 0
     for line in lines:
@@ -55,18 +58,22 @@ def read_corpus(text: str, level: str = "word") -> Corpus:
             split_lines += 1
         sequences += [tuple(toks[i:i + SEQ_TOKENS]) for i in range(0, len(toks), SEQ_TOKENS)]
     if not sequences:
-        raise InputError("The corpus is empty: paste or upload some text (one sentence per line).")
-    notices = []
+        raise InputError("The corpus is empty: paste or upload some text (one sentence per line).",
+                         "corpus_empty")
+    notices, items = [], []
     if split_lines:
+        items.append(("lines_split", {"n": f"{split_lines:,}", "seq": SEQ_TOKENS,
+                                      "max_t": limits.MAX_TRAIN_T}))
         notices.append(f"{split_lines:,} long line(s) were cut into pieces of {SEQ_TOKENS} tokens "
                        f"(the training length limit is {limits.MAX_TRAIN_T}).")
     if len(sequences) > limits.MAX_UPLOAD_LINES:
+        items.append(("sequences_cut", {"kept": f"{limits.MAX_UPLOAD_LINES:,}", "n": f"{len(sequences):,}"}))
         notices.append(f"Only the first {limits.MAX_UPLOAD_LINES:,} of {len(sequences):,} "
                        "sequences are used.")
         sequences = sequences[: limits.MAX_UPLOAD_LINES]
     first = next(ln for ln in lines if tokenize(ln, level))[: limits.MAX_LINE_CHARS]
     return Corpus(level, tuple(sequences), first, len(lines), sum(map(len, sequences)),
-                  tuple(notices))
+                  tuple(notices), tuple(items))
 
 
 def read_upload(data: bytes, level: str = "word") -> Corpus:

@@ -2,4 +2,13 @@
 
 
 class InputError(ValueError):
-    """Bad user input: the message is written for the learner and is shown as is."""
+    """Bad user input: the message is written for the learner and is shown as is.
+
+    `key` (optional) names the message in the interface's string catalogue (locales/*.toml,
+    under "errors.<key>") and `values` fills its placeholders, so the app can show it in the
+    learner's language; str(err) stays the English text for plain Python callers."""
+
+    def __init__(self, message: str = "", key: str = "", values: dict | None = None):
+        super().__init__(message)
+        self.key = key
+        self.values = dict(values or {})

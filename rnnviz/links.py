@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 from . import limits
 from .catalog import BUILTINS
-from .safe_text import quote
+from .safe_text import escape_md, quote, short
 
 OWN_PREFIX = "own:"  # model keys of a session's own models
 
@@ -31,6 +31,16 @@ def overflowing(values: list[str]) -> bool:
     return False
 
 
+def link_model_problem_item(asked: str, options: list[str]) -> tuple[str, dict] | None:
+    """link_model_problem as (catalogue key under "links.", values), for another language."""
+    if asked in options:
+        return None
+    shown = asked[:40] + ("…" if len(asked) > 40 else "")
+    if asked.startswith(OWN_PREFIX):
+        return "model_own", {"shown": shown}
+    return "model_unknown", {"shown": shown, "models": ", ".join(BUILTINS)}
+
+
 def link_model_problem(asked: str, options: list[str]) -> str | None:
     """Why a model named in a link cannot be shown (None if it can)."""
     if asked in options:
@@ -44,16 +54,20 @@ def link_model_problem(asked: str, options: list[str]) -> str | None:
             f"{', '.join(BUILTINS)}. Showing the default model.")
 
 
-def rejected_params(initial: dict, state: dict, skip=("model",),
-                    current: dict | None = None) -> tuple[list[str], list[str]]:
+REJECTED = "The link's value “{shown}” for “{name}” is not valid here; showing {value} instead."
+
+
+def rejected_items(initial: dict, state: dict, skip=("model",),
+                   current: dict | None = None) -> tuple[list[dict], list[str]]:
     """Compare the link's parameters with the values the widgets ended up with.
 
     Streamlit drops a bound value it cannot use (wrong type, out of range, unknown option)
     without a word; this finds those. `current` is the URL's parameters at the end of the run:
     Streamlit writes a bound widget's value there as its *label* (format_func: "characters"
     for "char", "Jordan" for "jordan", "u1" for unit 0) and removes a value it rejected, so a
-    link value still there unchanged was accepted. Returns (messages about rejected values,
-    names of parameters no widget on this page uses; names unescaped, see unused_notice)."""
+    link value still there unchanged was accepted. Returns ({shown, name, value} of each
+    rejected value, shortened but NOT escaped: the caller escapes; names of parameters no
+    widget on this page uses, unescaped, see unused_notice)."""
     rejected, unused = [], []
     for name, values in initial.items():
         if name in skip or not values:
@@ -62,9 +76,16 @@ def rejected_params(initial: dict, state: dict, skip=("model",),
         if name not in state:
             unused.append(name)
         elif not (_same_value(raw, state[name], values) or _kept(name, values, current)):
-            rejected.append(f"The link's value “{quote(raw)}” for “{quote(name)}” is not valid "
-                            f"here; showing {quote(state[name])} instead.")
+            rejected.append({"shown": short(raw, 40), "name": short(name, 40),
+                             "value": short(str(state[name]), 40)})
     return rejected, unused
+
+
+def rejected_params(initial: dict, state: dict, skip=("model",),
+                    current: dict | None = None) -> tuple[list[str], list[str]]:
+    """rejected_items with the rejected values as English messages (every value escaped)."""
+    rejected, unused = rejected_items(initial, state, skip, current)
+    return [REJECTED.format(**{k: escape_md(v) for k, v in r.items()}) for r in rejected], unused
 
 
 def _kept(name: str, values: list[str], current: dict | None) -> bool:

@@ -77,6 +77,12 @@ def _word_tokens(text: str) -> list[str]:
     return out
 
 
+def has_cjk(text: str) -> bool:
+    """Whether the text holds a Chinese/Japanese/Korean character (the sidebar then points to a
+    model that reads it whole, when one is built in)."""
+    return bool(_CJK.search(str(text)))
+
+
 def tokenize(text: str, level: str = "word") -> list[str]:
     """Split text into tokens: "word" (words and punctuation, CJK per character), "char"
     (one token per grapheme cluster, runs of spaces as one space), or "zh_word" (Chinese words
@@ -88,7 +94,8 @@ def tokenize(text: str, level: str = "word") -> list[str]:
         return graphemes(" ".join(text.split()))
     if level in text_zh.LEVELS:
         return text_zh.segment(text)
-    raise InputError(f"Unknown tokenizer level {level!r}: use 'word', 'char' or 'zh_word'.")
+    raise InputError(f"Unknown tokenizer level {level!r}: use 'word', 'char' or 'zh_word'.", "bad_level",
+                     {"level": repr(level)})
 
 
 @dataclass(frozen=True)
@@ -189,6 +196,18 @@ class Prepared:
     tokenizer: str = "word"     # what made the tokens: "word", "char", "bpe", "zh_char", "zh_word"
 
     @property
+    def notice_items(self) -> list[tuple[str, dict]]:
+        """The notices as (catalogue key, values), for an interface in another language."""
+        out = []
+        if self.chars_cut:
+            out.append(("chars_cut", {"cut": f"{self.chars_cut:,}", "limit": f"{limits.MAX_TEXT_CHARS:,}"}))
+        if self.dropped:
+            out.append(("tokens_dropped", {"limit": limits.MAX_TOKENS, "dropped": f"{self.dropped:,}"}))
+        if self.unknown:
+            out.append(("unknown", {"tokens": ", ".join(dict.fromkeys(self.unknown[:20]))}))
+        return out
+
+    @property
     def notices(self) -> list[str]:
         out = []
         if self.chars_cut:
@@ -211,7 +230,7 @@ def prepare(text: str, vocab: Vocab, level: str | None = "word",
     subwords, whatever `level` says); level None means "word" for any other vocabulary.
     """
     if not isinstance(text, str):
-        raise InputError("The sentence must be text.")
+        raise InputError("The sentence must be text.", "not_text")
     chars_cut = max(0, len(text) - limits.MAX_TEXT_CHARS)
     level = vocab.tokenizer or level or "word"
     if level == "bpe":
@@ -222,17 +241,16 @@ def prepare(text: str, vocab: Vocab, level: str | None = "word",
     else:
         tokens = tokenize(text[: limits.MAX_TEXT_CHARS], level)
     if not tokens:
-        raise InputError("The sentence is empty: type at least one word.")
+        raise InputError("The sentence is empty: type at least one word.", "empty_sentence")
     dropped = max(0, len(tokens) - max_tokens)
     tokens = tokens[:max_tokens]
     ids, unknown = vocab.encode(tokens)
     if not ids:
         raise InputError("None of these words is in the model's vocabulary "
-                         f"({len(vocab)} tokens): {', '.join(tokens[:10])}.")
+                         f"({len(vocab)} tokens): {', '.join(tokens[:10])}.", "none_known",
+                         {"V": len(vocab), "tokens": ", ".join(tokens[:10])})
     return Prepared(tuple(tokens), tuple(ids), tuple(unknown), dropped, chars_cut,
                     text_zh.tokenizer_name(level, text))
-
-
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
          (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
@@ -242,26 +260,30 @@ def decode_upload(data: bytes, max_bytes: int = limits.MAX_UPLOAD_BYTES) -> str:
     a byte-order mark (Windows Notepad's "Unicode"), are read; empty, oversized, binary and
     other files are refused, UTF-16 without a mark by name."""
     if len(data) == 0:
-        raise InputError("The file is empty.")
+        raise InputError("The file is empty.", "file_empty")
     if len(data) > max_bytes:
-        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.")
+        raise InputError(f"The file is {len(data):,} bytes; the limit is {max_bytes:,} bytes.",
+                         "file_too_big",
+                         {"size": f"{len(data):,}", "max_bytes": f"{max_bytes:,}"})
     for bom, codec in _BOMS:
         if data.startswith(bom):
             try:
                 return data.decode(codec)
             except UnicodeDecodeError:
                 raise InputError(f"The file starts as {codec.upper()} text but is not valid "
-                                 f"{codec.upper()}: save it as UTF-8 and upload it again.") from None
+                                 f"{codec.upper()}: save it as UTF-8 and upload it again.",
+                                 "file_bad_bom", {"codec": codec.upper()}) from None
     if b"\x00" in data[:8192]:
         if _looks_utf16(data[:8192]):
             raise InputError("This looks like UTF-16 text without a byte-order mark: save it "
-                             "as UTF-8 (or UTF-16 with BOM) and upload it again.")
-        raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.")
+                             "as UTF-8 (or UTF-16 with BOM) and upload it again.", "file_utf16")
+        raise InputError("This looks like a binary file, not text: upload a UTF-8 .txt file.", "file_binary")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"The file is not UTF-8 text (bad byte at position {err.start}): "
-                         "save it as UTF-8 and upload it again.") from None
+                         "save it as UTF-8 and upload it again.", "file_not_utf8",
+                         {"position": err.start}) from None
 
 
 def _looks_utf16(head: bytes) -> bool:
@@ -277,7 +299,7 @@ def upload_lines(text: str, max_lines: int = limits.MAX_UPLOAD_LINES) -> tuple[l
     skipped = max(0, len(lines) - max_lines)
     lines = [ln[: limits.MAX_LINE_CHARS] for ln in lines[:max_lines]]
     if not lines:
-        raise InputError("The file has no non-empty line.")
+        raise InputError("The file has no non-empty line.", "file_no_lines")
     return lines, skipped
 
 

@@ -36,3 +36,9 @@ def figure_titles(at) -> list[str]:
 
 def no_exception(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def overview_h(at) -> np.ndarray:
+    """The overview's h_t heatmap as (T, H) like the Trace (it is drawn units x steps)."""
+    fig = next(f for f in figures(at) if f["data"] and f["data"][0].get("type") == "heatmap")
+    return np.asarray(fig["data"][0]["z"], dtype=float).T

@@ -16,9 +16,15 @@ def app():
     """A fresh AppTest of the whole app (one per test: sessions never share state)."""
     from streamlit.testing.v1 import AppTest
 
-    def make(page: str | None = None, query: dict | None = None):
+    def make(page: str | None = None, query: dict | None = None, model: str | None = "default"):
+        """model: pinned to the word-level model ("default") that these tests were written for,
+        unless the query names one; model=None opens what a fresh session opens (the start
+        model, rnnviz.catalog.START_MODEL)."""
         at = AppTest.from_file(APP, default_timeout=60)
-        for k, v in (query or {}).items():
+        query = dict(query or {})
+        if model is not None:
+            query.setdefault("model", model)
+        for k, v in query.items():
             at.query_params[k] = v
         at.run()
         if page:

@@ -342,3 +342,16 @@ def _shifted(key: tuple, _model, _data) -> dict:
 def shifted_scores(model, data) -> dict:
     """A tagger's scores on tagging.shifted_heldout(...) (the shifted split is the only one)."""
     return _shifted(key_of(model) + ("shifted",), model, data)
+
+
+# ---- pshell (app shell): the sidebar's help for a sentence with unknown tokens -------------
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _known(key: tuple, n: int, level: str | None, _vocab) -> list[str]:
+    from rnnviz.data import known_examples as _known_examples
+    return _known_examples(_vocab, n, level)
+
+
+def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> list[str]:
+    """Built-in sentences this model reads with no unknown token (cached per model)."""
+    return _known(key_of(model) + (len(vocab), vocab.itos[-1] if len(vocab) else ""), n, level, vocab)

@@ -59,6 +59,28 @@ def languages() -> list[str]:
     return [DEFAULT_LANG] + sorted(x for x in found if x != DEFAULT_LANG)
 
 
+def lang_from_locale(locale: str | None) -> str:
+    """The interface language for a browser locale ("zh-CN", "zh_TW", "en-US"): its first part
+    when a catalogue exists for it, English otherwise. Pure."""
+    base = str(locale or "").replace("_", "-").split("-")[0].strip().lower()
+    return base if base in languages() else DEFAULT_LANG
+
+
+def first_visit_lang() -> str:
+    """Before any widget: the language the sidebar's switch starts on. The link's ?lang= when it
+    names a language, else the browser's (st.context.locale) on the first visit; once the
+    switch exists, its value."""
+    import streamlit as st
+    if "lang" not in st.session_state:
+        asked = st.query_params.get("lang")
+        if asked not in languages():
+            asked = lang_from_locale(getattr(st.context, "locale", None))
+            if "lang" in st.query_params:
+                del st.query_params["lang"]  # a link's unknown language: the sidebar says nothing
+        st.session_state["lang"] = asked  # the bound switch shows it (and keeps it in the URL)
+    return current_lang()
+
+
 def current_lang() -> str:
     """The session's language (the sidebar's `lang` widget), English when unset or unknown."""
     try:
@@ -67,6 +89,23 @@ def current_lang() -> str:
     except Exception:  # no Streamlit session (plain Python, core tests): English
         return DEFAULT_LANG
     return lang if lang in languages() else DEFAULT_LANG
+
+
+def has(key: str) -> bool:
+    """Whether the English catalogue defines `key` (models added later may have no entry yet)."""
+    return key in catalogue(DEFAULT_LANG)
+
+
+def error_text(err: Exception) -> str:
+    """An InputError in the learner's language: its catalogue key ("errors.<key>") when it has
+    one, else its English message."""
+    key = getattr(err, "key", "")
+    if key and has(f"errors.{key}"):
+        try:
+            return t(f"errors.{key}", **getattr(err, "values", {}))
+        except (KeyError, IndexError, ValueError):
+            pass
+    return str(err)
 
 
 def text_for(lang: str, key: str, **values) -> str:

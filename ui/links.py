@@ -13,7 +13,7 @@ from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
 
 from rnnviz import replica
-from rnnviz.links import OWN_PREFIX, _short, link_model_problem, overflowing, rejected_params, share_url
+from rnnviz.links import OWN_PREFIX, _short, link_model_problem_item, overflowing, rejected_items, share_url
 
 from .i18n import t
 from .widgets import md_escape
@@ -73,9 +73,10 @@ def read_link(options: list[str]) -> None:
     asked = st.query_params.get("model")
     if asked is None:
         return
-    problem = link_model_problem(asked, options)
+    problem = link_model_problem_item(asked, options)
     if problem:
-        notices().append(problem)
+        key, values = problem
+        notices().append(t(f"links.{key}", **{k: md_escape(v) for k, v in values.items()}))
         del st.query_params["model"]
     else:
         st.session_state["model"] = asked
@@ -91,12 +92,10 @@ def _drop_overflowing_params() -> None:
     notices().append(t("links.too_large", names=", ".join(_short(k) for k in bad[:10])))
 
 
-def sync_model_param(key: str, default: str) -> None:
-    """Keep ?model= in the URL equal to the chosen model (absent for the default)."""
-    now = st.query_params.get("model")
-    if key == default and now is not None:
-        del st.query_params["model"]
-    elif key != default and now != key:
+def sync_model_param(key: str, default: str | None = None) -> None:
+    """Keep ?model= in the URL equal to the chosen model, always present: a link opens the same
+    model whatever a fresh session starts on. (`default` is ignored; kept for old callers.)"""
+    if st.query_params.get("model") != key:
         st.query_params["model"] = key
 
 
@@ -126,9 +125,9 @@ def check_link_once() -> None:
     if st.session_state.get("_link_checked"):
         return
     st.session_state["_link_checked"] = True
-    rejected, unused = rejected_params(st.session_state.get("_link_initial", {}), dict(st.session_state),
-                                       current=current_params())
-    notices().extend(rejected)
+    rejected, unused = rejected_items(st.session_state.get("_link_initial", {}), dict(st.session_state),
+                                      current=current_params())
+    notices().extend(t("links.rejected", **{k: md_escape(v) for k, v in r.items()}) for r in rejected)
     if unused:
         notices().append(t("links.unused", names=", ".join(_short(u) for u in unused[:10])))
 

@@ -21,7 +21,11 @@ PAGES = (
     ("pages/train.py", "nav.train", "train", ":material/model_training:"),
     ("pages/origins.py", "nav.origins", "origins", ":material/hub:"),
     ("pages/gates.py", "nav.gates", "gates", ":material/join_inner:"),
+    ("pages/glossary.py", "nav.glossary", "glossary", ":material/translate:"),
 )
+# The default page is served at "/", and Streamlit reserves its url_path too; so the overview
+# is the default page under "start" and /overview opens it through a hidden second entry.
+DEFAULT_URL, DEFAULT_ALIAS = "overview", "start"
 
 
 def existing_pages() -> list[tuple[str, str, str, str]]:
@@ -29,7 +33,42 @@ def existing_pages() -> list[tuple[str, str, str, str]]:
     return [(path, t(key), url, icon) for path, key, url, icon in PAGES if (APP_ROOT / path).exists()]
 
 
+def has_page(url: str) -> bool:
+    """Whether the page with this url path exists (its file is there)."""
+    return any(u == url for _, _, u, _ in existing_pages())
+
+
 def available_pages() -> list:
-    """st.Page objects for st.navigation (the overview is the default page)."""
-    return [st.Page(str(APP_ROOT / path), title=title, url_path=url, icon=icon,
-                    default=(url == "overview")) for path, title, url, icon in existing_pages()]
+    """st.Page objects for st.navigation: the overview is the default page ("/"), and
+    /overview opens it too (a hidden entry: links and bookmarks to /overview keep working)."""
+    pages = []
+    for path, title, url, icon in existing_pages():
+        if url == DEFAULT_URL:
+            pages.append(st.Page(str(APP_ROOT / path), title=title, url_path=DEFAULT_ALIAS, icon=icon,
+                                 default=True))
+            pages.append(st.Page(str(APP_ROOT / path), title=title, url_path=url, icon=icon,
+                                 visibility="hidden"))
+        else:
+            pages.append(st.Page(str(APP_ROOT / path), title=title, url_path=url, icon=icon))
+    return pages
+
+
+# On a phone (390 px): long equations scroll sideways instead of overflowing the page, titles
+# wrap and shrink to fit, and the top toolbar does not cover the first title.
+PHONE_CSS = """
+<style>
+.katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
+h1, h2, h3 { overflow-wrap: anywhere; }
+@media (max-width: 640px) {
+  h1 { font-size: 1.6rem !important; }
+  h2 { font-size: 1.3rem !important; }
+  h3 { font-size: 1.15rem !important; }
+  .stMainBlockContainer, .block-container { padding-top: 3.5rem !important; }
+}
+</style>
+"""
+
+
+def phone_style() -> None:
+    """The small style block above (no layout change at desktop width)."""
+    st.html(PHONE_CSS)

@@ -12,7 +12,7 @@ import streamlit as st
 
 from rnnviz import limits
 from rnnviz.bytecache import trim_to_budget
-from rnnviz.catalog import BUILTINS
+from rnnviz.catalog import BUILTINS, START_MODEL
 from rnnviz.data import lm_pair
 from rnnviz.errors import InputError
 from rnnviz.links import OWN_PREFIX
@@ -21,11 +21,12 @@ from rnnviz.text import Prepared, Vocab, prepare
 from rnnviz.trace import Trace
 
 from . import cache, links
-from .i18n import current_lang, t
+from .i18n import current_lang, error_text, has, t
 from .widgets import md_escape
 
-DEFAULT_MODEL = "default"
+DEFAULT_MODEL = "default"  # the word-level model: what ?model=default opens (links made before)
 DEFAULT_TEXT = BUILTINS[DEFAULT_MODEL].default_sentence
+START_TEXT = BUILTINS[START_MODEL].default_sentence  # a fresh session with no model in its link
 TRAIN_RUN = "train_run"  # session key of the training page's current TrainingRun
 
 
@@ -73,13 +74,19 @@ def get_model(key: str) -> tuple[RNNModel, Vocab, dict]:
 
 
 def model_label(key: str) -> str:
+    """The model's name in the learner's language (models.<key>.label; the catalogue's English
+    label for a built-in the string files do not name yet)."""
     if key in BUILTINS:
+        if has(f"models.{key}.label"):
+            return t(f"models.{key}.label", V=len(cache.builtin(key)[1]))
         return BUILTINS[key].label
     return t("session.own_label", name=key.removeprefix(OWN_PREFIX))
 
 
 def model_description(key: str) -> str:
     if key in BUILTINS:
+        if has(f"models.{key}.description"):
+            return t(f"models.{key}.description")
         return BUILTINS[key].description
     return get_model(key)[2].get("description", t("session.own_description"))
 
@@ -87,12 +94,21 @@ def model_description(key: str) -> str:
 def default_sentence(key: str) -> str:
     if key in BUILTINS:
         return BUILTINS[key].default_sentence
-    return get_model(key)[2].get("default_sentence", DEFAULT_TEXT)
+    return get_model(key)[2].get("default_sentence", START_TEXT)
 
 
 def selected_key() -> str:
-    key = st.session_state.get("model", DEFAULT_MODEL)
-    return key if key in model_options() else DEFAULT_MODEL
+    """The chosen model; the start model (subword English) when none is chosen or it is gone."""
+    key = st.session_state.get("model", START_MODEL)
+    return key if key in model_options() else START_MODEL
+
+
+def model_has_effect(page: str) -> bool:
+    """Whether the sidebar's model changes what `page` shows (page 5's taggers are its own)."""
+    return page not in PAGES_WITHOUT_MODEL
+
+
+PAGES_WITHOUT_MODEL = frozenset({"slots"})
 
 
 def use_model(name: str, model: RNNModel, vocab: Vocab, meta: dict) -> str:
@@ -162,18 +178,18 @@ def current() -> Current:
     key = selected_key()
     model, vocab, meta = get_model(key)
     level = meta.get("level", "word")
-    text = st.session_state.get("text", DEFAULT_TEXT)
+    text = st.session_state.get("text", default_sentence(key))
     good = st.session_state.setdefault("last_good", {})
     try:
         prepared = prepare(text, vocab, level)
         good[key] = text
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         text = good.get(key, default_sentence(key))
         prepared = prepare(text, vocab, level)
         st.info(t("session.last_good", text=md_escape(text)))
-    for notice in prepared.notices:
-        st.warning(md_escape(notice))
+    for name, values in prepared.notice_items:
+        st.warning(t(f"notices.{name}", **{k: md_escape(v) for k, v in values.items()}))
     input_ids, target_ids = lm_pair(list(prepared.ids), vocab)
     tr = cache.cached_trace(model, input_ids, target_ids)
     return Current(key, model_label(key), model, vocab, meta, text, prepared,

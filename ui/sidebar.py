@@ -1,5 +1,6 @@
 """The shared sidebar, drawn by app.py on every page: link notices, "Share this view" (at the
-top, so it is seen), the model, the sentence, a .txt line picker and the language switch.
+top, so it is seen), the language switch, the model, the sentence with the tokens it made (and
+help when some are unknown), a .txt line picker and the glossary.
 
 Order of a run: sidebar() (before the page; reads the link, applies queued models) -> the page
 -> share_link(slots) (after the page, whose widgets have put their values in the URL by then).
@@ -9,11 +10,14 @@ from __future__ import annotations
 import streamlit as st
 
 from rnnviz import limits
+from rnnviz.catalog import START_MODEL
 from rnnviz.errors import InputError
 from rnnviz.text import decode_upload, upload_lines
 
-from . import links, session
-from .i18n import LANG_NAMES, languages, t
+from . import links, navigation, session
+from .i18n import LANG_NAMES, error_text, first_visit_lang, languages, t
+from .widgets import labels_of
+from .words import unknown_help
 
 
 def _on_line_pick():
@@ -25,30 +29,36 @@ def _on_line_pick():
 def sidebar():
     """Draw the shared sidebar. Returns the (notices, share link) slots that share_link fills
     at the end of the run."""
+    first_visit_lang()
     links.read_link(session.model_options())
     session.start_of_run()
     sb = st.sidebar
     notices_slot, link_slot = sb.empty(), sb.empty()
     links.show_notices(notices_slot, dismiss=False)  # redrawn with a Dismiss button by share_link
-    _model_select(sb)
-    sb.text_area(t("sidebar.sentence"), value=session.DEFAULT_TEXT, key="text", bind="query-params",
-                 height=90, max_chars=limits.MAX_TEXT_CHARS,  # a longer link sentence is cut, URL too
+    chosen = _model_select(sb)
+    sb.text_area(t("sidebar.sentence"), value=session.default_sentence(chosen), key="text",
+                 bind="query-params", height=90, max_chars=limits.MAX_TEXT_CHARS,  # a link sentence is cut
                  help=t("sidebar.sentence_help", max_tokens=limits.MAX_TOKENS))
+    with sb:
+        unknown_help(chosen, st.session_state.get("text", ""))
     _line_picker(sb)
-    _language_switch(sb)
+    _language_switch(sb)  # below the sentence: on a phone the sentence box comes first
+    if navigation.has_page("glossary"):
+        sb.page_link(str(navigation.APP_ROOT / "pages/glossary.py"), label=t("nav.glossary"),
+                     icon=":material/translate:")
     return notices_slot, link_slot
 
 
 def _model_select(sb) -> str:
     options = session.model_options()
-    if "model" in st.session_state and st.session_state["model"] not in options:
-        st.session_state["model"] = session.DEFAULT_MODEL  # e.g. an own model of a lost session
-    chosen = sb.selectbox(t("sidebar.model"), options, format_func=session.model_label, key="model",
-                          help=t("sidebar.model_help"))
+    if st.session_state.get("model") not in options:
+        st.session_state["model"] = START_MODEL  # a fresh session, or an own model of a lost one
+    chosen = sb.selectbox(t("sidebar.model"), options, format_func=labels_of(options, session.model_label),
+                          key="model", help=t("sidebar.model_help"))
     if st.session_state.get("_shown_model", chosen) != chosen:
         st.session_state["text"] = session.default_sentence(chosen)  # a new model starts on its own sentence
     st.session_state["_shown_model"] = chosen
-    links.sync_model_param(chosen, session.DEFAULT_MODEL)
+    links.sync_model_param(chosen)
     return chosen
 
 
@@ -62,7 +72,7 @@ def _line_picker(sb) -> None:
     try:
         lines, skipped = upload_lines(decode_upload(up.getvalue()))
     except InputError as err:
-        sb.error(str(err))
+        sb.error(error_text(err))
         return
     if skipped:
         sb.warning(t("sidebar.lines_skipped", kept=f"{limits.MAX_UPLOAD_LINES:,}", skipped=f"{skipped:,}"))
@@ -71,13 +81,14 @@ def _line_picker(sb) -> None:
 
 
 def _language_switch(sb) -> None:
-    """The interface language, kept in the link (?lang=zh); only languages with a catalogue."""
+    """The interface language, kept in the link (?lang=zh); only languages with a catalogue.
+    Its first value comes from the link or the browser (i18n.first_visit_lang)."""
     options = languages()
     if st.session_state.get("lang") not in (None, *options):
         st.session_state["lang"] = options[0]
-    sb.selectbox(t("sidebar.language"), options, format_func=lambda k: LANG_NAMES.get(k, k), key="lang",
-                 bind="query-params", disabled=len(options) == 1,
-                 help=t("sidebar.language_help"))
+    sb.radio(t("sidebar.language"), options, format_func=lambda k: LANG_NAMES.get(k, k), key="lang",
+             bind="query-params", disabled=len(options) == 1, horizontal=True,
+             help=t("sidebar.language_help"))
 
 
 def share_link(slots) -> None:

@@ -15,7 +15,7 @@ from rnnviz.errors import InputError
 from rnnviz.exercises import Verdict
 from rnnviz.safe_text import escape_md
 
-from .i18n import t
+from .i18n import error_text, t
 
 
 def md_escape(text: str) -> str:
@@ -30,7 +30,7 @@ def guard():
     try:
         yield
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
 
 
 def show_figure(fig, name: str, key: str | None = None) -> None:
@@ -58,11 +58,21 @@ TRACE_TABLES = ("tokens", "h", "a", "p", "grad_h", "delta", "grad_x", "grads")
 def download_trace(tr, vocab, key: str) -> None:
     """Pick a table of a trace (tokens, h_t, p, gradients...) and download it as CSV."""
     c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-    table = c1.selectbox(t("widgets.trace_table"), list(TRACE_TABLES),
-                         format_func=lambda k: t(f"widgets.trace.{k}"), key=f"{key}_table")
+    names = {k: t(f"widgets.trace.{k}") for k in TRACE_TABLES}  # translated now (see labels_of)
+    table = c1.selectbox(t("widgets.trace_table"), list(TRACE_TABLES), format_func=names.__getitem__,
+                         key=f"{key}_table")
     with c2:
         download_csv(export.trace_frame(tr, vocab, table), f"trace-{table}", key=f"{key}_{table}",
                      label=t("widgets.download_csv_short"))
+
+
+def labels_of(options, label) -> Callable[[object], str]:
+    """A format_func with every option's label computed now, in this run's language.
+
+    Streamlit (and AppTest) may call a format_func outside the run; one that calls t() there
+    would label the options in English while the run drew them in Chinese."""
+    names = {opt: label(opt) for opt in options}
+    return lambda opt: names.get(opt, str(opt))
 
 
 def clamp_kept(key: str, lo: int, hi: int) -> None:

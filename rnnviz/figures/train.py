@@ -19,37 +19,53 @@ def moving_average(values, window: int) -> np.ndarray:
     return (c[idx] - c[lo]) / (idx - lo)
 
 
-def loss_curve(steps, losses, window: int = 20, vocab_size: int | None = None) -> go.Figure:
+CURVE_LABELS = {"loss_title": "Loss (cross-entropy per token)", "ppl_title": "Perplexity exp(loss)",
+                "batch": "loss of each batch", "average": "average of last {window}",
+                "ppl": "perplexity (of the average)", "uniform_lnV": "uniform guess: ln V = {lnV:.2f}",
+                "uniform_V": "uniform guess: V = {V}", "step": "step", "loss": "loss",
+                "average_loss": "average loss", "x": "training step", "y_loss": "loss (nats)",
+                "y_ppl": "perplexity", "title": "Training curve"}
+
+
+def loss_curve(steps, losses, window: int = 20, vocab_size: int | None = None,
+               labels: dict | None = None) -> go.Figure:
     """Training loss per step (batch mean cross-entropy, nats) and perplexity exp(loss).
 
     The faint line is each step's batch; the bold one its moving average. A uniform guess
-    over V tokens has loss ln V and perplexity V: drawn as a dotted line when V is given."""
+    over V tokens has loss ln V and perplexity V: drawn as a dotted line when V is given.
+    `labels` (keys of CURVE_LABELS) gives the words in the learner's language."""
+    lab = CURVE_LABELS | (labels or {})
     steps = list(steps)
     avg = moving_average(losses, window)
     with np.errstate(over="ignore"):
         ppl = np.exp(avg)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Loss (cross-entropy per token)",
-                                                        "Perplexity exp(loss)"))
-    fig.add_trace(go.Scatter(x=steps, y=list(losses), name="loss of each batch", mode="lines",
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(lab["loss_title"], lab["ppl_title"]))
+    fig.add_trace(go.Scatter(x=steps, y=list(losses), name=lab["batch"], mode="lines",
                              line={"width": 1, "color": "rgba(31,119,180,0.35)"},
-                             hovertemplate="step %{x}<br>loss %{y:.4f}<extra></extra>"), 1, 1)
-    fig.add_trace(go.Scatter(x=steps, y=avg, name=f"average of last {window}", mode="lines",
+                             hovertemplate=f"{lab['step']} %{{x}}<br>{lab['loss']} %{{y:.4f}}"
+                                           "<extra></extra>"),
+                  1, 1)
+    fig.add_trace(go.Scatter(x=steps, y=avg, name=lab["average"].format(window=window), mode="lines",
                              line={"width": 2.5, "color": "#1f77b4"},
-                             hovertemplate="step %{x}<br>average loss %{y:.4f}<extra></extra>"), 1, 1)
-    fig.add_trace(go.Scatter(x=steps, y=ppl, name="perplexity (of the average)", mode="lines",
+                             hovertemplate=f"{lab['step']} %{{x}}<br>{lab['average_loss']} %{{y:.4f}}"
+                                           "<extra></extra>"), 1, 1)
+    fig.add_trace(go.Scatter(x=steps, y=ppl, name=lab["ppl"], mode="lines",
                              line={"width": 2.5, "color": "#d62728"},
-                             hovertemplate="step %{x}<br>perplexity %{y:.2f}<extra></extra>"), 1, 2)
+                             hovertemplate=f"{lab['step']} %{{x}}<br>{lab['y_ppl']} %{{y:.2f}}"
+                                           "<extra></extra>"),
+                  1, 2)
     if vocab_size and steps:
         ends = [steps[0], steps[-1]]
-        for col, y, label in ((1, math.log(vocab_size), f"uniform guess: ln V = {math.log(vocab_size):.2f}"),
-                              (2, float(vocab_size), f"uniform guess: V = {vocab_size}")):
+        lnV = math.log(vocab_size)
+        for col, y, label in ((1, lnV, lab["uniform_lnV"].format(lnV=lnV)),
+                              (2, float(vocab_size), lab["uniform_V"].format(V=vocab_size))):
             fig.add_trace(go.Scatter(x=ends, y=[y, y], mode="lines", name=label, showlegend=True,
                                      line={"dash": "dot", "color": "gray", "width": 1.5},
                                      hovertemplate=label + "<extra></extra>"), 1, col)
-    fig.update_xaxes(title_text="training step")
-    fig.update_yaxes(title_text="loss (nats)", row=1, col=1)
-    fig.update_yaxes(title_text="perplexity", type="log", row=1, col=2)
+    fig.update_xaxes(title_text=lab["x"])
+    fig.update_yaxes(title_text=lab["y_loss"], row=1, col=1)
+    fig.update_yaxes(title_text=lab["y_ppl"], type="log", row=1, col=2)
     fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 60, "b": 10},
                       legend={"orientation": "h", "y": -0.25},
-                      title={"text": "Training curve"})
+                      title={"text": lab["title"]})
     return fig

@@ -59,6 +59,10 @@ def browser(server):
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        warm = b.new_page()  # a fresh server's first request runs in pages/-folder mode, where
+        warm.goto(server)    # /overview is "not found" until app.py has run once (test_deep_link)
+        wait_ready(warm)
+        warm.close()
         yield b
         b.close()
 

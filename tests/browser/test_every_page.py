@@ -1,20 +1,39 @@
-"""Open every page in the navigation in Chromium: no exception box, a screenshot of each."""
+"""Open every page in Chromium, in English and 中文, on a laptop (1366x768) and a phone (390x844):
+no exception box, a full-page screenshot of each (artifacts/screenshots/<lang>/<size>/<page>.png),
+/overview opens the overview, navigation names equal page titles."""
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, screenshot, wait_ready
+from tests.browser.conftest import SHOTS, exceptions_on, screenshot, wait_ready
+from tests.core.test_no_literal_strings import NOT_YET_CONVERTED
+from ui.i18n import text_for
+from ui.navigation import PAGES as NAV_KEYS
 from ui.navigation import existing_pages
 
 PAGES = existing_pages()
+SIZES = {"1366x768": (1366, 768), "390x844": (390, 844)}
 
 
+@pytest.fixture
+def sized(browser, request):
+    ctx = browser.new_context(viewport=dict(zip(("width", "height"), SIZES[request.param])),
+                              locale="en-US")
+    yield ctx.new_page()
+    ctx.close()
+
+
+@pytest.mark.parametrize("sized", list(SIZES), indirect=True)
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("url_path", [p[2] for p in PAGES])
-def test_page_renders_without_exception(server, page, url_path):
-    page.goto(f"{server}/{'' if url_path == 'overview' else url_path}")  # the default page is "/"
-    wait_ready(page)
-    assert not exceptions_on(page), exceptions_on(page)
-    screenshot(page, f"page-{url_path}")
+def test_page_renders_without_exception(server, sized, url_path, lang, request):
+    size = request.node.callspec.params["sized"]
+    sized.goto(f"{server}/{url_path}?lang={lang}")
+    wait_ready(sized)
+    assert "Page not found" not in sized.locator("body").inner_text()
+    assert not exceptions_on(sized), exceptions_on(sized)
+    screenshot(sized, f"{lang}/{size}/{url_path}")
+    assert (SHOTS / lang / size / f"{url_path}.png").exists()
 
 
 @pytest.mark.skipif(len(PAGES) < 2, reason="Streamlit hides the navigation for a single page")
@@ -23,3 +42,65 @@ def test_navigation_lists_exactly_the_existing_pages(server, page):
     wait_ready(page)
     links = page.query_selector_all('[data-testid="stSidebarNavLink"]')
     assert len(links) == len(PAGES)
+
+
+def test_overview_has_its_own_address(server, page):
+    page.goto(f"{server}/overview")
+    wait_ready(page)
+    assert "Page not found" not in page.locator("body").inner_text()
+    assert page.locator("h1").first.inner_text().strip() == text_for("en", "nav.overview")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_navigation_names_equal_page_titles(server, page, lang):
+    for path, key, url, _ in NAV_KEYS:
+        name = path.split("/")[-1][:-3]
+        if name in NOT_YET_CONVERTED or not any(p[2] == url for p in PAGES):
+            continue
+        page.goto(f"{server}/{url}?lang={lang}")
+        wait_ready(page)
+        nav = page.locator('[data-testid="stSidebarNavLink"]', has_text=text_for(lang, key))
+        assert nav.count() >= 1, (url, lang)
+        assert page.locator("h1").first.inner_text().strip() == text_for(lang, key), (url, lang)
+
+
+def test_browser_language_chooses_chinese_on_a_first_visit(browser, server):
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768}, locale="zh-CN")
+    try:
+        pg = ctx.new_page()
+        pg.goto(server)
+        wait_ready(pg)
+        assert pg.locator("h1").first.inner_text().strip() == text_for("zh", "nav.overview")
+    finally:
+        ctx.close()
+
+
+def test_phone_sentence_box_is_reachable(browser, server):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        pg = ctx.new_page()
+        pg.goto(server)
+        wait_ready(pg)
+        box = pg.locator('[data-testid="stSidebar"] textarea').first
+        bb = box.bounding_box()
+        if not bb or bb["x"] < 0:  # the sidebar starts collapsed on a phone: open it
+            pg.locator('[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
+                       ).first.click()
+            pg.wait_for_timeout(800)
+        box.scroll_into_view_if_needed()
+        box.fill("the cat sat on the mat")
+        bb = box.bounding_box()
+        assert bb and 0 <= bb["x"] and bb["x"] + bb["width"] <= 390 and 0 <= bb["y"] <= 844, bb
+    finally:
+        ctx.close()
+
+
+def test_share_link_keeps_the_open_page_and_names_the_model(server, page):
+    url = "train" if any(p[2] == "train" for p in PAGES) else "glossary"
+    page.goto(f"{server}/{url}")
+    wait_ready(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary').first.click()
+    code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"] code').first
+    code.wait_for(timeout=10_000)
+    link = code.inner_text().strip()
+    assert f"/{url}?" in link and "model=" in link, link

@@ -107,7 +107,7 @@ def test_hostile_links_fall_back_with_a_message(server, browser):
             assert not exceptions_on(pg), exceptions_on(pg)
             alerts = pg.locator('[data-testid="stAlert"]').all_inner_texts()
             assert any(words in a for a in alerts), (words, alerts)
-            assert "Default language model" in sidebar_state(pg)[0]
+            assert "Subword English model" in sidebar_state(pg)[0]  # the start model
         if "train" in URLS:  # a page's own bound widgets: Streamlit drops bad values silently
             open_view(pg, f"{server}/train?train_steps=abc&train_H=99999&train_cell=transformer")
             assert not exceptions_on(pg), exceptions_on(pg)

@@ -77,3 +77,14 @@ def test_translated_prose_has_the_sections_and_placeholders_of_english(lang):
         en, other = core_prose.sections(path.stem), core_prose.sections(path.stem, lang)
         for key, text in other.items():
             assert key in en and placeholders(text) == placeholders(en[key]), (path.stem, key)
+
+
+def test_every_tokenizer_and_built_in_model_has_a_name_in_the_catalogue():
+    """The sidebar names the tokenizer that ran and the model: a tokenizer or model added to
+    the core without its catalogue entry would crash the sidebar (KeyError)."""
+    from rnnviz.catalog import BUILTINS, TOKENIZER_LABELS
+    from ui.i18n import catalogue
+    en = catalogue("en")
+    assert {f"tokenizer.{k}" for k in TOKENIZER_LABELS} <= en.keys()
+    assert {f"origins.tok_{k}" for k in TOKENIZER_LABELS} <= en.keys()
+    assert {f"models.{k}.label" for k in BUILTINS} <= en.keys()

@@ -5,7 +5,7 @@ from rnnviz import limits, trace
 from rnnviz.catalog import load_builtin
 from rnnviz.data import lm_pair
 from rnnviz.text import prepare
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import no_exception, overview_h
 
 
 class FakeUpload:
@@ -29,9 +29,6 @@ def upload(monkeypatch, data: bytes):
     monkeypatch.setattr(type(st.sidebar), "file_uploader", lambda self, *a, **k: fake(*a, **k))
 
 
-def heatmap_z(at) -> np.ndarray:
-    fig = next(f for f in figures(at) if "Hidden states" in f["layout"]["title"]["text"])
-    return np.asarray(fig["data"][0]["z"], dtype=float).T  # drawn units x steps; (T, H) like the Trace
 
 
 def expected_h(key: str, text: str) -> np.ndarray:
@@ -47,7 +44,7 @@ def test_default_model_and_sentence(app):
     assert at.sidebar.text_area(key="text").value == "Arrive Taipei on November 2nd"
     df = at.dataframe[0].value
     assert list(df["token"]) == ["<bos>", "Arrive", "Taipei", "on", "November", "2nd"]
-    np.testing.assert_allclose(heatmap_z(at), expected_h("default", "Arrive Taipei on November 2nd"),
+    np.testing.assert_allclose(overview_h(at), expected_h("default", "Arrive Taipei on November 2nd"),
                                rtol=1e-6, atol=1e-6)
 
 
@@ -55,7 +52,7 @@ def test_typed_sentence_changes_the_heatmap(app):
     at = app()
     at.sidebar.text_area(key="text").input("I like cats today").run()
     no_exception(at)
-    np.testing.assert_allclose(heatmap_z(at), expected_h("default", "I like cats today"), atol=1e-6)
+    np.testing.assert_allclose(overview_h(at), expected_h("default", "I like cats today"), atol=1e-6)
     assert "V = 79" in " ".join(m.value for m in at.markdown)
 
 
@@ -67,7 +64,7 @@ def test_notes_model(app):
     df = at.dataframe[0].value
     assert list(df["id"]) == [0, 1, 2] and list(df["row of E (1-based)"]) == [1, 2, 3]
     assert df["E[id]"].iloc[2] == "[-0.4, 0.8, 0.1]"  # the notes' row 3, as they print it
-    assert heatmap_z(at).shape == (3, 4)
+    assert overview_h(at).shape == (3, 4)
 
 
 def test_empty_sentence_keeps_the_last_good_view(app):
@@ -111,7 +108,7 @@ def test_uploaded_file_line_becomes_the_sentence(app, monkeypatch):
     picker.select("you like dogs today").run()
     no_exception(at)
     assert at.sidebar.text_area(key="text").value == "you like dogs today"
-    np.testing.assert_allclose(heatmap_z(at), expected_h("default", "you like dogs today"), atol=1e-6)
+    np.testing.assert_allclose(overview_h(at), expected_h("default", "you like dogs today"), atol=1e-6)
 
 
 def test_binary_and_non_utf8_uploads_are_refused_and_the_view_stays(app, monkeypatch):
@@ -124,10 +121,12 @@ def test_binary_and_non_utf8_uploads_are_refused_and_the_view_stays(app, monkeyp
         assert list(at.dataframe[0].value["token"])[1:3] == ["Arrive", "Taipei"]
 
 
-def test_unknown_model_in_the_url_falls_back_to_default(app):
+def test_unknown_model_in_the_url_falls_back_to_the_start_model(app):
+    from rnnviz.catalog import START_MODEL
     at = app(query={"model": "no-such-model"})
     no_exception(at)
-    assert at.sidebar.selectbox(key="model").value == "default"
+    assert at.sidebar.selectbox(key="model").value == START_MODEL
+    assert any("unknown model" in w.value for w in at.sidebar.warning)
 
 
 def test_token_table_shows_the_word_as_typed_next_to_unk(app):

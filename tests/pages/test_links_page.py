@@ -1,5 +1,6 @@
 """Links: the sidebar reads ?model= and ?text=, explains what it cannot use, and builds the
 share link; the comparison of a link's values with what the widgets ended up with."""
+from rnnviz.catalog import START_MODEL
 from rnnviz.links import link_model_problem, overflowing, rejected_params, share_url
 from tests.apptest_helpers import no_exception
 
@@ -23,9 +24,9 @@ def test_unknown_and_foreign_models_fall_back_with_a_message(app):
                          ("x" * 5000, "unknown model")):
         at = app(query={"model": asked})
         no_exception(at)
-        assert at.sidebar.selectbox(key="model").value == "default"
+        assert at.sidebar.selectbox(key="model").value == START_MODEL
         assert words in sidebar_alerts(at)
-        assert "model" not in at.query_params
+        assert at.query_params["model"] == START_MODEL  # the link says which model is shown
         assert len(sidebar_alerts(at)) < 400  # a huge value is cut in the message
 
 
@@ -44,7 +45,8 @@ def test_choosing_a_model_updates_the_link_and_dismiss_clears_messages(app):
     no_exception(at)
     assert sidebar_alerts(at) == ""
     at.sidebar.selectbox(key="model").set_value("default").run()
-    assert "model" not in at.query_params
+    assert at.query_params["model"] == "default"  # always in the link: a fresh session opens another
+    assert "model=default" in at.sidebar.code[0].value
 
 
 def test_rejected_params_compares_link_values_with_widget_values():

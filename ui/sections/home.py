@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz.export import trace_frame
-from rnnviz.figures.overview import hidden_heatmap
+from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
 from rnnviz.summary import hidden_peak, model_sizes, token_table
 
 from .. import navigation, session
@@ -21,38 +21,57 @@ def intro() -> None:
     st.markdown(prose(PAGE, "intro"))
 
 
+def guide(cur: session.Current) -> None:
+    """What to look at first, with this sentence's numbers, and the page's table of contents."""
+    peak = hidden_peak(cur.trace.h.numpy())  # (T, H) -> the largest |h|
+    st.info(prose(PAGE, "look", T=cur.trace.T, H=cur.model.cfg.hidden_size, hmax=peak["value"],
+                  hmax_t=peak["t"] + 1, hmax_tok=md_escape(cur.tokens[peak["t"]])),
+            icon=":material/visibility:")
+    st.markdown(" · ".join(f"[{t(f'home.{key}_header')}](#{anchor})" for key, anchor in TOC))
+
+
+TOC = (("tokens", "home-tokens"), ("model", "home-model"), ("heatmap", "home-heatmap"), ("next", "home-next"))
+
+
 def tokens(cur: session.Current) -> None:
     """The sentence as the model reads it: tokens, ids, the rows of E they hit."""
-    st.subheader(t("home.tokens_header"))
+    st.subheader(t("home.tokens_header"), anchor="home-tokens")
     st.markdown(prose(PAGE, "tokens", n_words=len(cur.prepared.tokens), T=cur.trace.T,
                       bos_note=t("home.bos_note") if cur.vocab.has_specials else ""))
     rows = token_table(cur.model, cur.vocab, cur.input_ids, cur.prepared.tokens)
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.dataframe(pd.DataFrame(rows).rename(columns=_column_names()), hide_index=True)
     download_csv(trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
+
+
+def _column_names() -> dict[str, str]:
+    """rnnviz.summary.token_table's column names -> the learner's language."""
+    return {"step t": t("home.col_step"), "token": t("home.col_token"), "you typed": t("home.col_typed"),
+            "id": t("home.col_id"), "row of E (1-based)": t("home.col_row")}
 
 
 def sizes(cur: session.Current) -> None:
     """V, d, H, K and the parameter count of the current model."""
-    st.subheader(t("home.model_header"))
+    st.subheader(t("home.model_header"), anchor="home-model")
     st.markdown(prose(PAGE, "sizes", **model_sizes(cur.model)))
     st.caption(md_escape(f"{cur.label}: {session.model_description(cur.key)}"))
 
 
 def heatmap(cur: session.Current) -> None:
     """tokens x hidden units heatmap of h_t, with its largest |h| named in the prose."""
-    st.subheader(t("home.heatmap_header"))
+    st.subheader(t("home.heatmap_header"), anchor="home-heatmap")
     h = cur.trace.h.numpy()  # (T, H)
     peak = hidden_peak(h)
     st.markdown(prose(PAGE, "heatmap", **prose_values(cur.model.cfg), hmax=peak["value"],
                       hmax_t=peak["t"] + 1,
                       hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
-    show_figure(hidden_heatmap(h, cur.tokens), "hidden states heatmap", key="home_heatmap")
+    labels = {k: t(f"home.fig_{k}") for k in HEATMAP_LABELS}
+    show_figure(hidden_heatmap(h, cur.tokens, labels=labels), t("home.h_file"), key="home_heatmap")
     download_csv(trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
     with st.expander(t("home.any_table"), icon=":material/download:"):
         download_trace(cur.trace, cur.vocab, key="home_trace")
 
 
 def next_pages() -> None:
-    st.subheader(t("home.next"))
+    st.subheader(t("home.next_header"), anchor="home-next")
     for path, title, _, icon in navigation.existing_pages()[1:]:
         st.page_link(str(navigation.APP_ROOT / path), label=title, icon=icon)

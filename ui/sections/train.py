@@ -26,13 +26,13 @@ from rnnviz.corpus import (
 from rnnviz.data import everyday_corpus
 from rnnviz.errors import InputError
 from rnnviz.export import safe_filename, token_frame
-from rnnviz.figures.train import loss_curve, moving_average
+from rnnviz.figures.train import CURVE_LABELS, loss_curve, moving_average
 from rnnviz.jobs import TRAINING_GATE, Pacer
 from rnnviz.train import TrainConfig
 
 from .. import session
-from ..i18n import prose, t
-from ..widgets import download_csv, guard, md_escape, show_figure
+from ..i18n import error_text, prose, t
+from ..widgets import download_csv, guard, labels_of, md_escape, show_figure
 
 PAGE = "train"
 EXAMPLE = "\n".join(" ".join(s) for s in everyday_corpus(60))
@@ -50,9 +50,10 @@ def source() -> tuple[str, str]:
     """(paste | upload, word | char): where the corpus comes from and how it is tokenized."""
     c1, c2 = st.columns(2)
     src = c1.radio(t("train.source"), ["paste", "upload"], key="train_source", horizontal=True, **BIND,
-                   format_func=lambda k: t(f"train.source_{k}"))
+                   format_func=labels_of(["paste", "upload"], lambda k: t(f"train.source_{k}")))
     level = c2.radio(t("train.level"), list(LEVELS), key="train_level", horizontal=True, **BIND,
-                     format_func=lambda k: t(f"train.level_{k}"), help=t("train.level_help"))
+                     format_func=labels_of(LEVELS, lambda k: t(f"train.level_{k}")),
+                     help=t("train.level_help"))
     return src, level
 
 
@@ -77,7 +78,7 @@ def _checked(read, data, level: str):
     try:
         return read(data, level)
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         return None
 
 
@@ -85,8 +86,8 @@ def corpus_summary(corpus, level: str) -> None:
     distinct = len({tok for s in corpus.sequences for tok in s})
     st.markdown(prose(PAGE, "corpus", n_lines=corpus.n_lines, n_seq=len(corpus.sequences),
                       n_tokens=corpus.n_tokens, unit=t(f"train.unit_{level}"), n_distinct=distinct))
-    for notice in corpus.notices:
-        st.info(notice)
+    for name, values in corpus.notice_items:
+        st.info(t(f"notices.{name}", **values))
 
 
 def settings() -> dict:
@@ -178,7 +179,7 @@ def live_view(total: int):
 def curve(run):
     steps = [r["step"] for r in run.history]
     return loss_curve(steps, [r["loss"] for r in run.history], window=smoothing(run),
-                      vocab_size=len(run.vocab))
+                      vocab_size=len(run.vocab), labels={k: t(f"train.fig_{k}") for k in CURVE_LABELS})
 
 
 def smoothing(run) -> int:

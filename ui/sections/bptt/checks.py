@@ -68,7 +68,7 @@ def clipping() -> None:
         help=t("bptt.clip_scale_help"),
     )
     max_norm = c2.select_slider(
-        "max_norm", [0.1, 0.5, 1.0, 5.0, 10.0, 100.0], value=1.0, key="bptt_maxnorm", **BIND
+        t("bptt.max_norm_label"), [0.1, 0.5, 1.0, 5.0, 10.0, 100.0], value=1.0, key="bptt_maxnorm", **BIND
     )
     demo, steps = cache.clipping(explode, max_norm)
     text(
