@@ -87,4 +87,5 @@ def test_every_tokenizer_and_built_in_model_has_a_name_in_the_catalogue():
     en = catalogue("en")
     assert {f"tokenizer.{k}" for k in TOKENIZER_LABELS} <= en.keys()
     assert {f"origins.tok_{k}" for k in TOKENIZER_LABELS} <= en.keys()
+    assert {f"origins.why_{k}" for k in TOKENIZER_LABELS} <= en.keys()
     assert {f"models.{k}.label" for k in BUILTINS} <= en.keys()
