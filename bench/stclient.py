@@ -58,7 +58,10 @@ def fetch_cookie(base: str, timeout: float = 10.0) -> str:
 class Session:
     """One learner. `await s.connect(); run = await s.rerun(page="hidden", widgets={...})`."""
 
-    def __init__(self, base: str, timeout: float = 120.0):
+    def __init__(self, base: str, timeout: float = 120.0, query: str = "model=default"):
+        """query: the link's query string of the first run; by default the word-level model,
+        the one bench/oracle.py computes the expected numbers on (a bare link opens the
+        subword start model)."""
         check_loopback(base)
         self.base, self.timeout = base.rstrip("/"), timeout
         self.ws = None
@@ -67,7 +70,7 @@ class Session:
         self.pages: dict[str, str] = {}       # url path ("" = overview) -> page_script_hash
         self.widget_ids: dict[str, str] = {}  # user key -> element id
         self.states: dict[str, tuple] = {}    # user key -> (field, value)
-        self.query = ""
+        self.query = query
         self.current_page = ""
         self.seen: set[str] = set()           # widget keys drawn by the last run
 
