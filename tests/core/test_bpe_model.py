@@ -259,3 +259,15 @@ def test_subword_sentence_reverses_by_words_not_by_marked_tokens(bpe, word):
     assert hd.reversal_source("word", ["<bos>", "the", "cat"], "the cat") is None
     assert hd.reversal_source("char", ["我", "爱"], "我爱") is None
     assert hd.reversal_source("word", ["<bos>", UNK, "cat"], "zzq cat") == "zzq cat"
+
+
+def test_padded_batch_default_is_the_first_half_as_text(bpe):
+    """The output page's default second sentence reads back as the sentence's first half:
+    no "▁" joined with spaces (re-read as <0xE2> <0x96> <0x81> bytes before)."""
+    _, bvocab, _ = bpe
+    toks = prepare("the cat sat on the mat", bvocab).tokens
+    half = out.first_half_text(toks, "bpe")
+    assert half == "the cat sat"
+    assert list(prepare(half, bvocab).tokens) == list(toks[: (len(toks) + 1) // 2])
+    assert out.first_half_text(["t", "h", "e", " ", "c"], "char") == "the"
+    assert out.first_half_text(["dog", "bites", "man"], "word") == "dog bites"
