@@ -342,6 +342,7 @@ def zh_page():
 
     from tests.conftest import APP, ROOT
     at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["model"] = "default"  # pinned like conftest's app(): the word-level model
     at.session_state["lang"] = "zh"
     at.switch_page(str(ROOT / PAGE))
     return at.run()
