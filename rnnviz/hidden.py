@@ -244,6 +244,19 @@ def reversed_text(text: str) -> str:
     return " ".join(reversed(text.split()))
 
 
+def reversal_source(level: str, tokens, text: str) -> str | None:
+    """The text default_overlay should reverse word by word, or None to reverse the tokens.
+
+    Subwords (level "bpe") carry the word-start mark "▁" and split words; joined back with
+    spaces they are not a sentence the model reads (the mark itself is byte-encoded), so the
+    words as typed are reversed. So are word-level sentences with <unk>, which tokens cannot
+    give back. Characters and Chinese words have no spaces to split at: their tokens reverse.
+    """
+    if level == "bpe" or (level == "word" and UNK in tokens):
+        return text
+    return None
+
+
 def compared_tokens(text_a: str, text_b: str, vocab: Vocab, level: str | None = "word") -> dict:
     """Two sentences as the model reads them, for an order comparison.
 

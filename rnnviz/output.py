@@ -102,6 +102,19 @@ def column_widths(rows: list[dict], max_px: int = 1600) -> dict[str, int]:
 
 # ---- one step, written out ----------------------------------------------------------------
 
+
+def first_half_text(tokens, level: str = "word") -> str:
+    """The first half of the sentence's tokens as text the same tokenizer reads back: the
+    default second sentence of the padded batch (shorter, so padding shows). Subwords are
+    decoded ("▁" is a space: joined with spaces it would be re-read as the bytes <0xE2> <0x96>
+    <0x81>), characters are concatenated (a space is a token of its own), words get spaces."""
+    tokens = list(tokens)
+    half = tokens[: max(1, (len(tokens) + 1) // 2)]
+    if level == "bpe":
+        from .subwords import decode  # subwords imports text; imported here, where it is used
+        return decode(half)
+    return "".join(half) if level == "char" else " ".join(half)
+
 @dataclass(frozen=True)
 class StepView:
     """One output step: logits, softmax, the target, L_t and p_t - y_t (all float64 arrays (K,))."""

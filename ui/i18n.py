@@ -10,6 +10,7 @@ so a half-translated catalogue still shows every string. The language is the sid
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from pathlib import Path
 
@@ -108,11 +109,35 @@ def error_text(err: Exception) -> str:
     return str(err)
 
 
+# rnnviz.formatting.vector ends a shortened row with "… (32 in all)]" (English: the core knows
+# no language); shown in another language, that tail is said in it (key fmt.in_all).
+_IN_ALL = re.compile(r"… \((\d+) in all\)\]")
+
+
+def counted(text, lang: str):
+    """`text` with every "… (n in all)]" tail of a shortened vector in `lang`; anything that is
+    not a string, and any English text, comes back unchanged. Pure."""
+    if lang == DEFAULT_LANG or not isinstance(text, str) or " in all)]" not in text:
+        return text
+    return _IN_ALL.sub(lambda m: "… (" + text_for(lang, "fmt.in_all", n=m.group(1)) + ")]", text)
+
+
+def counted_frame(df, lang: str | None = None):
+    """A table's string cells with counted(): the vector columns of a dataframe."""
+    lang = lang or current_lang()
+    if lang == DEFAULT_LANG:
+        return df
+    numeric = "biufcmM"  # numbers, booleans, dates: no text to say
+    return df.apply(lambda col: col if col.dtype.kind in numeric else col.map(lambda v: counted(v, lang)))
+
+
 def text_for(lang: str, key: str, **values) -> str:
     """The string `key` in `lang` (English if missing there), placeholders filled. Pure."""
     raw = catalogue(lang).get(key)
     if raw is None:
         raw = catalogue(DEFAULT_LANG)[key]  # a key missing in English is a bug: KeyError
+    if lang != DEFAULT_LANG:
+        values = {k: counted(v, lang) for k, v in values.items()}
     return raw.format(**values)  # every string is a format string: a literal brace is {{ }}
 
 
@@ -124,4 +149,7 @@ def t(key: str, **values) -> str:
 def prose(page: str, key: str, **values) -> str:
     """The prose section `key` of prose/<lang>/<page>.md in the learner's language (English if
     missing), with {placeholders} filled. Markdown: escape user text before passing it."""
-    return _prose.section(page, key, current_lang(), **values)
+    lang = current_lang()
+    if lang != DEFAULT_LANG:
+        values = {k: counted(v, lang) for k, v in values.items()}
+    return _prose.section(page, key, lang, **values)

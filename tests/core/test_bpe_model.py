@@ -242,3 +242,32 @@ def test_prepared_says_which_tokenizer_made_the_tokens(bpe):
     assert prepare("a b", v).tokenizer == "word" and prepare("a b", v, None).tokenizer == "word"
     p = prepare("a b", bpe[1], "char")  # a BPE vocabulary reads with its own table
     assert p.tokenizer == "bpe" and p.tokens == ("▁a", "▁b")
+
+
+def test_subword_sentence_reverses_by_words_not_by_marked_tokens(bpe, word):
+    """The page's default second sentence on the subword model: the typed words reversed, never
+    the "▁"-marked subwords joined (the mark was read back as bytes <0xE2> <0x96> <0x81>)."""
+    _, bvocab, _ = bpe
+    text = "the cat sat on the mat"
+    tokens = ["<bos>"] + bvocab.decode(prepare(text, bvocab).ids)
+    src = hd.reversal_source("bpe", tokens, text)
+    rev, note = hd.default_overlay(tokens, bvocab, "bpe", text=src)
+    assert rev == "mat the on sat cat the" and note == ""
+    assert "▁" not in rev and not any(t.startswith("<0x") for t in hd.compared_tokens(text, rev, bvocab)["tokens_b"])
+    # word level without <unk> and characters keep reversing their tokens
+    _, wvocab, _ = word
+    assert hd.reversal_source("word", ["<bos>", "the", "cat"], "the cat") is None
+    assert hd.reversal_source("char", ["我", "爱"], "我爱") is None
+    assert hd.reversal_source("word", ["<bos>", UNK, "cat"], "zzq cat") == "zzq cat"
+
+
+def test_padded_batch_default_is_the_first_half_as_text(bpe):
+    """The output page's default second sentence reads back as the sentence's first half:
+    no "▁" joined with spaces (re-read as <0xE2> <0x96> <0x81> bytes before)."""
+    _, bvocab, _ = bpe
+    toks = prepare("the cat sat on the mat", bvocab).tokens
+    half = out.first_half_text(toks, "bpe")
+    assert half == "the cat sat"
+    assert list(prepare(half, bvocab).tokens) == list(toks[: (len(toks) + 1) // 2])
+    assert out.first_half_text(["t", "h", "e", " ", "c"], "char") == "the"
+    assert out.first_half_text(["dog", "bites", "man"], "word") == "dog bites"

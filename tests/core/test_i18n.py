@@ -89,3 +89,20 @@ def test_every_tokenizer_and_built_in_model_has_a_name_in_the_catalogue():
     assert {f"origins.tok_{k}" for k in TOKENIZER_LABELS} <= en.keys()
     assert {f"origins.why_{k}" for k in TOKENIZER_LABELS} <= en.keys()
     assert {f"models.{k}.label" for k in BUILTINS} <= en.keys()
+
+
+def test_a_shortened_vector_says_how_many_in_the_learners_language():
+    """rnnviz.formatting.vector's English tail "… (32 in all)]" is said in Chinese on a 中文
+    page (cells and prose values), and left alone in English."""
+    import numpy as np
+    import pandas as pd
+
+    from rnnviz.formatting import vector
+    row = vector(np.arange(32.0), shown=3)
+    assert row == "[0, 1, 2, … (32 in all)]"
+    assert i18n.counted(row, "zh") == "[0, 1, 2, … (共 32 个)]"
+    assert i18n.counted(row, "en") == row and i18n.counted(3.5, "zh") == 3.5
+    df = i18n.counted_frame(pd.DataFrame({"E[id]": [row], "id": [7]}), "zh")
+    assert list(df["E[id]"]) == ["[0, 1, 2, … (共 32 个)]"] and list(df["id"]) == [7]
+    assert "in all" not in i18n.text_for("zh", "fmt.in_all", n=4)
+    assert i18n.counted("[1, 2]", "zh") == "[1, 2]"

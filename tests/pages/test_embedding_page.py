@@ -342,6 +342,7 @@ def zh_page():
 
     from tests.conftest import APP, ROOT
     at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["model"] = "default"  # pinned like conftest's app(): the word-level model
     at.session_state["lang"] = "zh"
     at.switch_page(str(ROOT / PAGE))
     return at.run()
@@ -377,3 +378,14 @@ def test_padding_prose_shows_the_model_s_own_step():
     at = link_app({"emb_batch2": "man bites dog"})
     md = text(at)
     assert r"h_t = \tanh\!\left(W_x x_t + W_h h_{t-1} + b_h\right)" in md and "h_(t-1)" not in md
+
+
+def test_word_order_suggestion_on_the_subword_model_is_a_sentence(app):
+    """On the subword model the untouched word-order boxes compare "dog bites man" with "man
+    bites dog", not the vocabulary's first entries (▁, !, ") with ▁ read back as bytes."""
+    at = on_page(app, model="subword")
+    no_exception(at)
+    rows = frame_with(at, "tokens compared")
+    shown = " | ".join(rows["tokens compared"])
+    assert "<0x" not in shown and "dog" in shown and "man" in shown, shown
+    assert "the same sum" in text(at)

@@ -16,7 +16,7 @@ from rnnviz.formatting import num, vector
 from rnnviz.text import prepare
 
 from .. import cache, session
-from ..i18n import prose, t
+from ..i18n import counted_frame, prose, t
 from ..widgets import first_word_step, guard, md_escape, shared_step, show_figure
 
 PAGE = "gates"
@@ -147,7 +147,7 @@ def one_step(run: Run) -> None:
     st.latex(LSTM_TEX if lstm else GRU_TEX)
     rows = [{t("gates.col.quantity"): f"${tex}$", t("gates.col.shape"): f"({H},)",
              t("gates.col.values"): vector(s[k], shown=8)} for k, tex in (LSTM_ROWS if lstm else GRU_ROWS)]
-    st.table(pd.DataFrame(rows))
+    st.table(counted_frame(pd.DataFrame(rows)))
     u = s["peak"]
     factors = ("f", "c_prev", "i", "g", "o") if lstm else ("z", "n", "h_prev")
     vals = {k: _factor(s[k][u]) for k in factors} | {k: _tex(s[k][u]) for k in ("c", "h") if k in s}

@@ -312,7 +312,8 @@ def _pair(a: str, b: str) -> None:
 def overlay_input(cur: session.Current) -> tuple[str, bool]:
     """Preset pairs and the second sentence box; (text to trace, typed by the learner?)."""
     st.header(t("hidden.h_trajectory"), anchor="hid-trajectory")
-    default, note = hd.default_overlay(cur.tokens, cur.vocab, cur.level)
+    default, note = hd.default_overlay(cur.tokens, cur.vocab, cur.level,
+                                       text=hd.reversal_source(cur.level, cur.tokens, cur.text))
     row = st.container(horizontal=True)
     for a, b in hd.order_presets(cur.vocab):
         row.button(f"{a} ⇄ {b}", key=f"hid_pair_{a}", on_click=_pair, args=(a, b), help=t("hidden.pair_help"))

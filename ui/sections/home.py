@@ -9,7 +9,7 @@ from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
 from rnnviz.summary import hidden_peak, model_sizes, token_table
 
 from .. import navigation, session
-from ..i18n import prose, t
+from ..i18n import counted_frame, prose, t
 from ..model_text import prose_values
 from ..widgets import download_csv, download_trace, md_escape, show_figure
 
@@ -39,7 +39,7 @@ def tokens(cur: session.Current) -> None:
     st.markdown(prose(PAGE, "tokens", n_words=len(cur.prepared.tokens), T=cur.trace.T,
                       bos_note=t("home.bos_note") if cur.vocab.has_specials else ""))
     rows = token_table(cur.model, cur.vocab, cur.input_ids, cur.prepared.tokens)
-    st.dataframe(pd.DataFrame(rows).rename(columns=_column_names()), hide_index=True)
+    st.dataframe(counted_frame(pd.DataFrame(rows).rename(columns=_column_names())), hide_index=True)
     download_csv(trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
 
 

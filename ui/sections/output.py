@@ -16,7 +16,7 @@ from rnnviz.formatting import num, vector
 from rnnviz.text import EOS
 
 from .. import session
-from ..i18n import prose, t
+from ..i18n import counted_frame, prose, t
 from ..widgets import md_escape, shared_step, show_figure
 
 PAGE = "output"
@@ -56,7 +56,7 @@ def table(rows: list[dict], **kw) -> None:
         for r in out.display_rows(rows)
     ]
     widths = {c: st.column_config.Column(width=w) for c, w in out.column_widths(rows).items()}
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=widths, **kw)
+    st.dataframe(counted_frame(pd.DataFrame(rows)), hide_index=True, column_config=widths, **kw)
 
 
 def intro(cur: session.Current) -> bool:

@@ -109,7 +109,7 @@ def padded_batch(cur: session.Current) -> None:
     """Two sentences in one batch: padding, the mask, IGNORE targets, sum vs mean."""
     st.header(t("output.h_batch"), anchor="out-batch")
     vocab = cur.vocab
-    half = " ".join(cur.prepared.tokens[: max(1, (len(cur.prepared.tokens) + 1) // 2)])
+    half = out.first_half_text(cur.prepared.tokens, cur.level)
     other = (
         st.text_input(
             t("output.batch2"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ...i18n import prose, t
+from ...i18n import counted_frame, prose, t
 
 P = "bptt"
 BIND = {"bind": "query-params"}
@@ -63,7 +63,7 @@ def table(rows, height="auto") -> None:
     df = headers(df)
     named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
     fmt = {named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}
-    st.dataframe(df, hide_index=True, column_config=fmt, height=height)
+    st.dataframe(counted_frame(df), hide_index=True, column_config=fmt, height=height)
 
 
 def coded(widget, label: str, codes, names, key: str, **kw):

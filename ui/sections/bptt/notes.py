@@ -12,7 +12,7 @@ from rnnviz import notes_errata as errata
 from rnnviz.formatting import num, vector
 
 from ... import cache, session
-from ...i18n import t
+from ...i18n import counted_frame, t
 from ...model_text import prose_values
 from .common import anchor, elman_1d, text
 
@@ -118,7 +118,7 @@ def vector_chain(cur: session.Current) -> None:
             {t("bptt.col.order"): t(f"bptt.order_{k}"), t("bptt.col.vector"): vector(v[k], shown=8)}
             for k in ("grad_h_s", "right", "swapped", "no_transpose")
         ]
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        st.dataframe(counted_frame(pd.DataFrame(rows)), hide_index=True)
 
 
 def backward_cost(cur: session.Current) -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 from rnnviz import embedding as emb
 
 from ... import session
-from ...i18n import prose, t
+from ...i18n import counted_frame, prose, t
 
 PAGE = "embedding"
 RADIUS = 3  # rows shown either side of the looked-up row in the term-by-term tables
@@ -36,7 +36,7 @@ def table(rows, **kw) -> None:
     """Rows of plain values with their headers in the learner's language."""
     df = pd.DataFrame(rows)
     df = df.rename(columns=lambda c: tr(COLUMNS[c]) if c in COLUMNS else c)
-    st.dataframe(df, hide_index=True, **kw)
+    st.dataframe(counted_frame(df), hide_index=True, **kw)
 
 
 def header(key: str) -> None:

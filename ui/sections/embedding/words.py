@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import embedding as emb
+from rnnviz import hidden as hd
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
 from rnnviz.formatting import num
@@ -86,9 +87,13 @@ def output_rows(cur: session.Current, k: int, word: str) -> None:
 
 
 def order_suggestions(cur: session.Current) -> tuple[str, str]:
-    if all(cur.vocab.id_of(w) is not None for w in ("dog", "bites", "man")):
-        return "dog bites man", "man bites dog"
-    words = [w for w in cur.vocab.itos if w not in SPECIALS][:3]
+    """Two sentences with the same words in another order, every word known to the model. A
+    preset pair first (read with the model's own tokenizer, so subword models get "dog bites
+    man" too, not their first vocabulary entries "▁", "!", '"'); else three whole words."""
+    for pair in hd.order_presets(cur.vocab):
+        return pair
+    words = [w.removeprefix("▁") for w in cur.vocab.itos if w not in SPECIALS]
+    words = [w for w in words if w.isalpha()][:3] or words[:3]
     return " ".join(words), " ".join(reversed(words))
 
 
