@@ -52,7 +52,9 @@ def sidebar():
 def _model_select(sb) -> str:
     options = session.model_options()
     if st.session_state.get("model") not in options:
-        st.session_state["model"] = START_MODEL  # a fresh session, or an own model of a lost one
+        # lost widget state (a fresh session, an own model of a lost one): the URL names the model
+        asked = st.query_params.get("model")
+        st.session_state["model"] = asked if asked in options else START_MODEL
     chosen = sb.selectbox(t("sidebar.model"), options, format_func=labels_of(options, session.model_label),
                           key="model", help=t("sidebar.model_help"))
     if st.session_state.get("_shown_model", chosen) != chosen:

@@ -79,7 +79,7 @@ async def scenario(cluster: Cluster) -> None:
             await s.rerun("")
         await s.close()
         await s.connect(cookie=s.cookie, resume=True)   # the browser reconnects by itself
-        s.query = urllib.parse.urlencode({"text": text})  # its address bar holds the sentence
+        s.query = urllib.parse.urlencode({"model": "default", "text": text})  # its address bar: model, sentence
         run = await s.rerun("")
         assert MOVED in run.text() and own_view_ok(run, text)
     for s in sessions:
