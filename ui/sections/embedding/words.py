@@ -41,8 +41,11 @@ def similar(cur: session.Current, E, step: int) -> None:
     header("similar")
     itos = cur.vocab.itos
     drift, seed, cfg_key = drift_of(cur, E)
-    if st.session_state.get("emb_word") not in itos:
-        st.session_state["emb_word"] = itos[drift["best"] if drift else cur.input_ids[step]]
+    preset = itos[drift["best"] if drift else cur.input_ids[step]]
+    shown_for, this = st.session_state.get("_emb_word_for"), (cur.key, cur.text)
+    if st.session_state.get("emb_word") not in itos or (shown_for is not None and shown_for != this):
+        st.session_state["emb_word"] = preset  # a new sentence starts at its own word (a link's kept)
+    st.session_state["_emb_word_for"] = this
     word = st.selectbox(tr("word"), list(itos), key="emb_word", **BIND)
     k = itos.index(word)
     say("similarity", word=md_escape(word), near=near_text(E, k, itos),
