@@ -110,7 +110,7 @@ def test_concurrent_sessions_each_see_their_own_sentence(server, browser):
             text = sentence(i)
             trainer = TRAINS > 0 and i % TRAINS == TRAINS - 1
             path = "train" if trainer else ""
-            query = f"text={urllib.parse.quote(text)}" + ("&train_steps=150" if trainer else "")
+            query = f"model=default&text={urllib.parse.quote(text)}" + ("&train_steps=150" if trainer else "")
             pg.goto(f"{server}/{path}?{query}", wait_until="commit")
             sessions.append({"ctx": ctx, "page": pg, "text": text, "trainer": trainer,
                              "start": time.perf_counter(), "clicked": not trainer})
