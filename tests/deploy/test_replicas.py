@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import shutil
 import urllib.parse
 
@@ -86,7 +87,25 @@ async def scenario(cluster: Cluster) -> None:
         await s.close()
 
 
+def run_in_own_thread(coro) -> None:
+    """asyncio.run in a thread of its own: the browser tests' Playwright (sync API, session-scoped)
+    keeps an event loop running in the main thread for the whole pytest session."""
+    failure: list[BaseException] = []
+
+    def target():
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:  # handed back to the test's thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name="replica-scenario")
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+
+
 def test_two_replicas_sticky_no_crosstalk_failover():
     require_haproxy()
     with Cluster(2) as cluster:
-        asyncio.run(scenario(cluster))
+        run_in_own_thread(scenario(cluster))
