@@ -395,10 +395,9 @@ def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float) -> OutputSt
     z = m(tr.ids)  # (T, K)
     loss = F.cross_entropy(z[t:t + 1], tr.targets[t:t + 1])
     gW, gb = torch.autograd.grad(loss, [m.W_o, m.b_o])
-    opt = torch.optim.SGD([m.W_o, m.b_o], lr=lr)
-    m.W_o.grad, m.b_o.grad = gW, gb
-    opt.step()
-    with torch.no_grad():
+    with torch.no_grad():  # SGD written out: torch.optim's first step imports torch._dynamo (~3 s)
+        m.W_o.sub_(lr * gW)
+        m.b_o.sub_(lr * gb)
         p_after = torch.softmax(m(tr.ids), dim=-1)  # (T, K)
     return OutputStep(t, lr, gW.detach(), gb.detach(), tr.p, p_after)
 

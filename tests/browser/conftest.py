@@ -38,6 +38,9 @@ def require_browser() -> None:
 @contextlib.contextmanager
 def running_app(log_name: str = "streamlit-browser.log"):
     """The app's base URL while it runs (a start-up failure fails the test)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # pytest -n 2: one server per worker, one log each
+    if worker:
+        log_name = log_name.replace(".log", f"-{worker}.log")
     try:
         with app_process(log_name) as (url, _):
             yield url

@@ -91,6 +91,18 @@ def test_clip_demo_equals_clip_grad_norm(max_norm):
         gc.clip_demo(grads, 0.0)
 
 
+def test_sgd_step_equals_torch_optim_sgd():
+    params, x, y = gc.exploding_setting(3.0)
+    grads = gc.autograd_grads(params, x, y)
+    leaves = {k: torch.nn.Parameter(v.detach().clone()) for k, v in params.items()}
+    for k, p in leaves.items():
+        p.grad = grads[k].clone()
+    torch.optim.SGD(leaves.values(), lr=0.5).step()
+    ours = gc.sgd_step(params, grads, 0.5)
+    for k in params:
+        torch.testing.assert_close(ours[k], leaves[k].detach(), rtol=0, atol=0)
+
+
 def test_clipping_tames_the_exploding_step():
     params, x, y = gc.exploding_setting()
     free, clipped = gc.step_with_and_without_clipping(params, x, y, max_norm=1.0, lr=0.5)
