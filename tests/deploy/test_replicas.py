@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 import shutil
+import threading
 import urllib.parse
 
 import pytest
