@@ -52,26 +52,31 @@ def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
         return J
 
 
-def jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torch.Tensor:
+def jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None, start: int = 0) -> torch.Tensor:
     """N[s, t] = ||dh_s/dh_t|| for t <= s (diagonal ||I||, above it NaN), float64, (T, T).
 
     ord: "fro" (exact) or 2 (spectral, each within a certified relative SPECTRAL_TOL of
     the exact value; inf / NaN Jacobians give inf / NaN). progress(done, total) is called
-    after each step.
+    after each step. start: only steps start..T-1 (a jacwindow.Window), (T - start, T - start):
+    the block [start:, start:] of the full matrix (its products use only the window's J).
     """
     if ord not in ("fro", 2):
         raise ValueError("ord must be 'fro' or 2")
     if tr.T > limits.MAX_JACOBIAN_T:
         raise InputError(f"The all-pairs Jacobian norms take up to {limits.MAX_JACOBIAN_T} "
                          f"steps; this sentence has {tr.T}.")
-    return product_norms(step_jacobians(model, tr), ord, progress)
+    return product_norms(step_jacobians(model, tr)[start:], ord, progress)
 
 
-def backward_jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None) -> torch.Tensor:
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None,
+                            start: int = 0) -> torch.Tensor:
     """The backward (right-to-left) direction of a bidirectional model: N[s, t] =
     ||dh<-_s/dh<-_t|| for t >= s (the backward state at s has read t first), NaN below the
     diagonal, (T, T). Its steps are J<-[t] = dh<-_t/dh<-_{t+1} = diag(phi'(a<-_t)) W_h_rev,
-    multiplied in its own reading order by the same engine as jacobian_norms."""
+    multiplied in its own reading order by the same engine as jacobian_norms.
+    start: only sentence positions start..T-1 (the same window as the forward map), the block
+    [start:, start:] of the full matrix: a product between two positions of the window uses
+    only the window's steps."""
     if not model.cfg.bidirectional:
         raise ValueError("only a bidirectional model has a backward direction")
     if ord not in ("fro", 2):
@@ -81,9 +86,9 @@ def backward_jacobian_norms(model: RNNModel, tr: Trace, ord="fro", progress=None
                          f"steps; this sentence has {tr.T}.")
     H = model.cfg.hidden_size
     with torch.no_grad():
-        slope = activation_slope(tr.a[:, H:], model.cfg.nonlinearity)  # (T, H) backward half
-        J = slope[:, :, None] * model.W_h_rev[None]  # (T, H, H): J<-[t] = dh<-_t/dh<-_{t+1}
-    N = product_norms(torch.flip(J, (0,)), ord, progress)  # in reading order T-1 .. 0
+        slope = activation_slope(tr.a[start:, H:], model.cfg.nonlinearity)  # (w, H) backward half
+        J = slope[:, :, None] * model.W_h_rev[None]  # (w, H, H): J<-[t] = dh<-_t/dh<-_{t+1}
+    N = product_norms(torch.flip(J, (0,)), ord, progress)  # in reading order T-1 .. start
     return torch.flip(N, (0, 1))  # back to sentence positions
 
 

@@ -240,8 +240,10 @@ def input_step_jacobians(model, tr) -> torch.Tensor:
         return torch.cat([dh, dc], dim=1)  # (T, 2H, d)
 
 
-def input_jacobian_norms(model, tr) -> torch.Tensor:
+def input_jacobian_norms(model, tr, start: int = 0) -> torch.Tensor:
     """N[s, t] = ||dh_s/dx_t||_F for t <= s (forward direction's h), NaN above. (T, T), float64.
+    start: only steps start..T-1 (a jacwindow.Window): the block [start:, start:] of the full
+    matrix, (T - start, T - start); dh_s/dx_t for t, s in the window uses only its own steps.
 
     One scale for every cell: the input x_t is the same kind of thing for Elman, GRU and
     LSTM, whereas their states differ. Stepping s -> s+1 multiplies ALL columns
@@ -255,14 +257,35 @@ def input_jacobian_norms(model, tr) -> torch.Tensor:
         raise InputError(f"The input Jacobian norms take up to {limits.MAX_JACOBIAN_T} "
                          f"steps; this sentence has {tr.T}.")
     H = model.cfg.hidden_size
-    J = any_step_jacobians(model, tr).to(torch.float64)      # (T, S, S)
-    B = input_step_jacobians(model, tr).to(torch.float64)    # (T, S, d)
+    J = any_step_jacobians(model, tr)[start:].to(torch.float64)      # (w, S, S)
+    B = input_step_jacobians(model, tr)[start:].to(torch.float64)    # (w, S, d)
     T, S, d = B.shape
     out = torch.full((T, T), float("nan"), dtype=torch.float64)
     M = B.new_zeros(S, 0)  # (S, s*d) columns of every earlier input
     for s in range(T):
         M = torch.cat([J[s] @ M, B[s]], dim=1) if s else B[0].clone()  # (S, (s+1)*d)
         out[s, :s + 1] = torch.linalg.vector_norm(M[:H].reshape(H, s + 1, d), dim=(0, 2))
+    return out
+
+
+def last_state_input_norms(model, tr) -> torch.Tensor:
+    """||dh_{T-1}/dx_t||_F for every t (the last row of input_jacobian_norms), (T,), float64.
+
+    Backwards from the end: R_s = dh_{T-1}/dstate_s (H, S), R_{s-1} = R_s J[s], and
+    dh_{T-1}/dx_s = R_s B[s]: S^2 (H + d) work per step, so the first word's reach on the last
+    state stays exact when the all-pairs map shows only a window of a long sentence."""
+    from .bptt import step_jacobians as any_step_jacobians
+
+    H = model.cfg.hidden_size
+    J = any_step_jacobians(model, tr).to(torch.float64)      # (T, S, S)
+    B = input_step_jacobians(model, tr).to(torch.float64)    # (T, S, d)
+    T, S = B.shape[0], B.shape[1]
+    out = torch.empty(T, dtype=torch.float64)
+    R = torch.eye(S, dtype=torch.float64)[:H]  # (H, S): dh_{T-1}/dstate_{T-1}
+    for s in range(T - 1, -1, -1):
+        out[s] = torch.linalg.matrix_norm(R @ B[s])
+        if s:
+            R = R @ J[s]  # (H, S)
     return out
 
 
@@ -378,6 +401,13 @@ def kept_cells(tr, H: int, start: int = 0, threshold: float = 0.5) -> dict:
     order = torch.argsort(kept, descending=True)
     return {"kept": kept, "order": [int(u) for u in order], "start": start,
             "n_kept": int((kept >= threshold).sum()), "threshold": threshold}
+
+
+def first_word_reach_row(last_row, start: int = 0) -> float:
+    """first_word_reach from last_state_input_norms (T,) alone: row[start] / row[T-1]."""
+    row = torch.as_tensor(last_row, dtype=torch.float64)
+    start = min(max(int(start), 0), row.shape[0] - 1)
+    return float(row[start] / row[-1]) if row[-1] > 0 else float("nan")
 
 
 def first_word_reach(norms, start: int = 0) -> float:

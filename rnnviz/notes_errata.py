@@ -83,7 +83,7 @@ def step_radii(J: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION) -> dict:
+def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0) -> dict:
     """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
     Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
 
@@ -91,21 +91,23 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
     W_h), rho_j / rho_j_max (mean / largest spectral radius of the J_t), saturated (share of
     |h| > thr), peak (largest ||dh_s/dh_t||_2 over all pairs) at distance peak_d, n = T - 1
     (the longest distance), last (the largest norm at distance n), rho_power = rho_w^n (what
-    the notes' reading predicts), and by_distance: the largest norm at each distance."""
+    the notes' reading predicts), and by_distance: the largest norm at each distance.
+    start: only steps start..T-1 (a jacwindow.Window of a long sentence): the norms, the J_t
+    and the distances are the window's, n = its number of steps - 1."""
     if model.cfg.cell != "elman":
         raise ValueError("the notes' claim is about W_h: an Elman model")
     H = model.cfg.hidden_size
     with torch.no_grad():
         W = model.W_h.detach().double()  # (H, H)
         rho_W = float(torch.linalg.eigvals(W).abs().max())
-        J = step_jacobians(model, tr).double()  # (T, H, H)
-        rho_J = step_radii(J)  # (T-1,)
-        N = jacobian_norms(model, tr, 2)  # (T, T)
-        T = tr.T
+        J = step_jacobians(model, tr).double()[start:]  # (w, H, H)
+        rho_J = step_radii(J)  # (w-1,)
+        N = jacobian_norms(model, tr, 2, start=start)  # (w, w)
+        T = N.shape[0]
         by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]
         peak_d = int(torch.tensor(by_distance).argmax()) + 1 if by_distance else 0
     return {"rho_w": rho_W, "rho_j": float(rho_J.mean()), "rho_j_max": float(rho_J.max()),
-            "saturated": float((tr.h[:, :H].abs() > threshold).double().mean()), "thr": threshold,
+            "saturated": float((tr.h[start:, :H].abs() > threshold).double().mean()), "thr": threshold,
             "peak": max(by_distance) if by_distance else 1.0, "peak_d": peak_d, "n": T - 1,
             "by_distance": by_distance, "last": by_distance[-1] if by_distance else 1.0,
             "rho_power": rho_W ** (T - 1)}  # what rho(W_h)^(s-t) would predict at the longest distance

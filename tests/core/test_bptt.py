@@ -343,3 +343,96 @@ def test_log_ticks_are_decades_or_one_two_five():
     y = t_sweep_plot([{"T": 4, "a": 0.4032}, {"T": 32, "a": 0.0803}]).layout.yaxis  # under a decade
     assert list(y.ticktext) == ["0.08", "0.1", "0.15", "0.2", "0.3", "0.4"]  # not the lone digits 2 3 4
     np.testing.assert_allclose(y.tickvals, [0.08, 0.1, 0.15, 0.2, 0.3, 0.4])
+
+
+# ---- issue 17: the all-pairs views on a window of the last steps (rnnviz/jacwindow.py) ----------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rnnviz import gates, jacwindow, notes_errata  # noqa: E402
+from rnnviz.bptt import backward_jacobian_norms  # noqa: E402
+
+
+def _cell_model(cell, bidirectional=False, H=5, seed=1):
+    return RNNModel(RNNConfig(12, 3, H, cell=cell, bidirectional=bidirectional), seed=seed).double()
+
+
+@pytest.mark.parametrize("cell", ["elman", "jordan", "lstm", "gru"])
+def test_windowed_norms_are_the_block_of_the_full_computation(cell):
+    model = _cell_model(cell)
+    ids = torch.tensor([1, 4, 2, 9, 9, 0, 3, 7, 11, 5, 6])
+    tr = trace(model, ids)
+    S = step_jacobians(model, tr).shape[1]
+    budget = jacwindow.work(4, S)  # a tiny budget: 4 of the 11 steps
+    win = jacwindow.jacobian_window(tr.T, S, budget=budget)
+    assert (win.start, win.stop, win.size, win.first, win.last) == (7, 11, 4, 8, 11) and not win.full
+    for ord_ in ("fro", 2):
+        full = jacobian_norms(model, tr, ord_)
+        part = jacobian_norms(model, tr, ord_, start=win.start)  # (4, 4)
+        assert part.shape == (4, 4)
+        torch.testing.assert_close(part, full[win.start:, win.start:], rtol=1e-12 if ord_ == "fro" else 3e-6,
+                                   atol=0, equal_nan=True)
+    # the oracle: explicit products of the window's own step Jacobians, with SVD
+    J = step_jacobians(model, tr).double()
+    spec = jacobian_norms(model, tr, 2, start=win.start)
+    for i, s in enumerate(range(win.start, win.stop)):
+        P = torch.eye(S, dtype=torch.float64)
+        for j in range(i, -1, -1):
+            t = win.start + j
+            torch.testing.assert_close(spec[i, j], torch.linalg.matrix_norm(P, ord=2), rtol=1e-6, atol=1e-300)
+            P = P @ J[t]
+
+
+def test_windowed_backward_norms_and_input_norms_are_blocks():
+    model = _cell_model("elman", bidirectional=True)
+    tr = trace(model, torch.tensor([3, 1, 4, 1, 5, 9, 2, 6]))
+    for ord_ in ("fro", 2):
+        full = backward_jacobian_norms(model, tr, ord_)
+        torch.testing.assert_close(backward_jacobian_norms(model, tr, ord_, start=5), full[5:, 5:],
+                                   rtol=1e-12 if ord_ == "fro" else 3e-6, atol=0, equal_nan=True)
+    for cell in ("elman", "lstm", "gru"):
+        m = _cell_model(cell)
+        tr = trace(m, torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5]))
+        full = gates.input_jacobian_norms(m, tr)  # (T, T)
+        torch.testing.assert_close(gates.input_jacobian_norms(m, tr, start=6), full[6:, 6:], rtol=1e-12,
+                                   atol=0, equal_nan=True)
+        row = gates.last_state_input_norms(m, tr)  # (T,) exact at any length
+        torch.testing.assert_close(row, full[-1], rtol=1e-10, atol=1e-300)
+        assert gates.first_word_reach_row(row, 1) == pytest.approx(gates.first_word_reach(full, 1), rel=1e-10)
+
+
+def test_notes_eigen_claim_on_a_window_is_the_windows():
+    model = small_model(scale=1.5)
+    tr = trace(model, torch.tensor([1, 4, 2, 9, 9, 0, 3, 8]))
+    part = notes_errata.note002_eigen_claim(model, tr, start=5)
+    N = jacobian_norms(model, tr, 2)[5:, 5:]
+    assert part["n"] == 2 and part["by_distance"] == pytest.approx(
+        [float(torch.diagonal(N, -d).max()) for d in (1, 2)], rel=3e-6)
+    assert part["rho_power"] == pytest.approx(part["rho_w"] ** 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(T=st.integers(0, 600), S=st.integers(1, 300), budget=st.integers(0, 10**11), k=st.none() | st.integers(1, 300))
+def test_window_respects_the_budget_and_is_monotone(T, S, budget, k):
+    w = jacwindow.jacobian_window(T, S, k=k, budget=budget)
+    assert w.stop == T and 0 <= w.start <= T and w.size == T - w.start and w.size >= min(T, 2)
+    per = S * S * (S if k is None else k)
+    assert jacwindow.work(w.size, S, k) == per * w.size * (w.size - 1)
+    # within budget, or the two-step minimum; and the largest such window
+    assert jacwindow.work(w.size, S, k) <= budget or w.size == min(T, 2)
+    if w.size < T:
+        assert jacwindow.work(w.size + 1, S, k) > budget
+    if jacwindow.work(T, S, k) <= budget:
+        assert w.full and w.size == T
+    # monotone: a longer sentence never shows fewer steps, a larger state never more
+    assert jacwindow.jacobian_window(T + 1, S, k=k, budget=budget).size >= w.size
+    assert jacwindow.jacobian_window(T, S + 1, k=k, budget=budget).size <= w.size
+    assert jacwindow.jacobian_window(T, S, k=k, budget=budget + per * 7).size >= w.size
+
+
+def test_window_default_budget_is_the_limit(monkeypatch):
+    assert jacwindow.jacobian_window(200, 16).full  # the small built-in models: everything shown
+    assert jacwindow.jacobian_window(200, 256).size < 200  # H = 128 LSTM: a window
+    monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(10, 8))
+    assert jacwindow.jacobian_window(60, 8).size == 10
