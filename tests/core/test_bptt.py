@@ -376,7 +376,7 @@ def test_windowed_norms_are_the_block_of_the_full_computation(cell):
     # the oracle: explicit products of the window's own step Jacobians, with SVD
     J = step_jacobians(model, tr).double()
     spec = jacobian_norms(model, tr, 2, start=win.start)
-    for i, s in enumerate(range(win.start, win.stop)):
+    for i in range(win.size):
         P = torch.eye(S, dtype=torch.float64)
         for j in range(i, -1, -1):
             t = win.start + j
