@@ -45,6 +45,12 @@ class Window:
         return self.stop
 
 
+def state_size(cfg) -> int:
+    """S, the recurrent state the step Jacobians act on: H, or 2H ([h; c]) for an LSTM
+    (the forward direction only for a bidirectional model, as every Jacobian view)."""
+    return 2 * cfg.hidden_size if cfg.cell == "lstm" else cfg.hidden_size
+
+
 def work(w: int, S: int, k: int | None = None) -> int:
     """Work units of w steps' all pairs: S^2 k w (w - 1), k = S for dh_s/dh_t (the products
     are S x S by S x S), k = d for dh_s/dx_t (S x S by S x d)."""

@@ -103,9 +103,10 @@ def _norms(key: tuple, ord_, _J) -> torch.Tensor:
     return bptt.product_norms(_J, ord_)
 
 
-def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro") -> torch.Tensor:
-    """(T, T) ||dh_s/dh_t|| from the cached step Jacobians."""
-    return _norms(_tr_key(model, tr), ord_, step_jacobians(model, tr))
+def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
+    """(T, T) ||dh_s/dh_t|| from the cached step Jacobians; start > 0: only the window of steps
+    start..T-1 (jacobian_window), (T - start, T - start)."""
+    return _norms(_tr_key(model, tr) + (start,), ord_, step_jacobians(model, tr)[start:])
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -265,13 +266,13 @@ def tied_parts(model, ids, targets) -> dict:
 @st.cache_data(max_entries=64, show_spinner=False)
 def _input_norms(key: tuple, _model, _tr) -> torch.Tensor:
     from rnnviz import gates
-    return gates.input_jacobian_norms(_model, _tr)
+    return gates.input_jacobian_norms(_model, _tr, start=key[-1])
 
 
-def input_jacobian_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
+def input_jacobian_norms(model: RNNModel, tr: Trace, start: int = 0) -> torch.Tensor:
     """(T, T) ||dh_s/dx_t|| (any cell), once per (model, sentence); InputError above
-    limits.MAX_JACOBIAN_T steps."""
-    return _input_norms(_tr_key(model, tr), model, tr)
+    limits.MAX_JACOBIAN_T steps. start > 0: the window of steps start..T-1 only."""
+    return _input_norms(_tr_key(model, tr) + (start,), model, tr)
 
 
 @st.cache_resource(show_spinner=False)
@@ -285,12 +286,13 @@ def longrange_results() -> dict:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _backward_norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
-    return bptt.backward_jacobian_norms(_model, _tr, ord_)
+    return bptt.backward_jacobian_norms(_model, _tr, ord_, start=key[-1])
 
 
-def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro") -> torch.Tensor:
-    """(T, T) ||dh<-_s/dh<-_t|| of a bidirectional model's backward direction."""
-    return _backward_norms(_tr_key(model, tr), ord_, model, tr)
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
+    """(T, T) ||dh<-_s/dh<-_t|| of a bidirectional model's backward direction (start > 0: the
+    window of positions start..T-1, as the forward map)."""
+    return _backward_norms(_tr_key(model, tr) + (start,), ord_, model, tr)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -298,13 +300,14 @@ def _note002(key: tuple, _model, _tr) -> dict:
     from rnnviz import notes_errata
     rec = notes_errata.note002_recursion(_model, _tr)
     return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
-            "eigen": notes_errata.note002_eigen_claim(_model, _tr)}
+            "eigen": notes_errata.note002_eigen_claim(_model, _tr, start=key[-1])}
 
 
-def note002_errata(model: RNNModel, tr: Trace) -> dict:
+def note002_errata(model: RNNModel, tr: Trace, start: int = 0) -> dict:
     """note 002's recursion read literally ("recursion": the off_* numbers) and its eigenvalue
-    claim ("eigen"), once per (model, sentence); a one-directional Elman model only."""
-    return _note002(_tr_key(model, tr), model, tr)
+    claim ("eigen", on the window start..T-1 of a long sentence), once per (model, sentence);
+    a one-directional Elman model only."""
+    return _note002(_tr_key(model, tr) + (start,), model, tr)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)
@@ -355,3 +358,23 @@ def _known(key: tuple, n: int, level: str | None, _vocab) -> list[str]:
 def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> list[str]:
     """Built-in sentences this model reads with no unknown token (cached per model)."""
     return _known(key_of(model) + (len(vocab), vocab.itos[-1] if len(vocab) else ""), n, level, vocab)
+
+
+# ---- issue 17 (c17): the all-pairs Jacobian views of a long sentence on a window ----------------
+
+def jacobian_window(model: RNNModel, tr: Trace, k: int | None = None):
+    """The steps the all-pairs views cover (rnnviz.jacwindow.Window): all of them within
+    limits.MAX_JACOBIAN_WORK, else the last ones. k = d for the input Jacobians dh_s/dx_t."""
+    from rnnviz import jacwindow
+    return jacwindow.jacobian_window(tr.T, jacwindow.state_size(model.cfg), k=k)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _last_row(key: tuple, _model, _tr) -> torch.Tensor:
+    from rnnviz import gates
+    return gates.last_state_input_norms(_model, _tr)
+
+
+def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
+    """(T,) ||dh_T/dx_t|| for every t: exact at any length (the first word's reach)."""
+    return _last_row(_tr_key(model, tr), model, tr)

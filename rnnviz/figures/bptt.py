@@ -108,15 +108,17 @@ HEATMAP_LABELS = {"no_path": "no path (t > s)", "row": "s (row)", "col": "t (col
 
 
 def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
-                     labels: dict | None = None) -> go.Figure:
+                     labels: dict | None = None, start: int = 0) -> go.Figure:
     """log10 of an all-pairs norm matrix (rows s, columns t). NaN where there is no path;
-    exact 0 and inf cells are left uncoloured and their hover says 0 / inf."""
+    exact 0 and inf cells are left uncoloured and their hover says 0 / inf.
+    start: N covers steps start.. of the sentence's tokens (a window): the axes keep the
+    true step numbers."""
     L = {**HEATMAP_LABELS, **(labels or {})}
     N = np.asarray(N, dtype=float)
     logs = _log10(N)
     shown = np.where(np.isfinite(logs), logs, np.nan)
     text = np.vectorize(lambda v: L["no_path"] if np.isnan(v) else fmt(v))(N)
-    step = step_labels(tokens)
+    step = step_labels(tokens)[start:start + N.shape[0]]
     fig = go.Figure(go.Heatmap(
         z=shown, x=step, y=step, customdata=text, colorscale="Viridis",
         colorbar={"title": {"text": colorbar}},

@@ -17,9 +17,11 @@ INFLUENCE_LABELS = {"title": "log10 ||dh_s/dx_t||: how much input x_t moves the 
                     "hover": "||dh_s/dx_t||", "blank": "blank: t > s (no path from the future)"}
 
 
-def influence_heatmaps(norms: dict, tokens, labels: dict | None = None) -> go.Figure:
+def influence_heatmaps(norms: dict, tokens, labels: dict | None = None, start: int = 0) -> go.Figure:
     """norms {panel title: (T, T) ||dh_s/dx_t|| (NaN above the diagonal)} side by side on ONE
-    log10 colour scale (shared min and max), so the cells' decay compares at a glance."""
+    log10 colour scale (shared min and max), so the cells' decay compares at a glance.
+    start: the norms cover steps start.. of the tokens (a window): the axes keep the true
+    step numbers."""
     lab = INFLUENCE_LABELS | (labels or {})
     names = list(norms)
     logs = {k: np.log10(np.where(np.asarray(v, float) > 0, np.asarray(v, float), np.nan)) for k, v in
@@ -27,11 +29,12 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None) -> go.Fi
     finite = np.concatenate([z[np.isfinite(z)] for z in logs.values()] or [np.zeros(1)])
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.06)
-    ax = [str(t + 1) for t in range(len(tokens))]
+    w = next(iter(norms.values())).shape[0] if norms else len(tokens) - start
+    ax = [str(t + 1) for t in range(start, start + w)]
     for j, k in enumerate(names, start=1):
         raw = np.asarray(norms[k], float)
         fig.add_trace(go.Heatmap(
-            z=logs[k], x=ax, y=step_labels(tokens), coloraxis="coloraxis",
+            z=logs[k], x=ax, y=step_labels(tokens)[start:start + w], coloraxis="coloraxis",
             customdata=np.vectorize(num)(raw),
             hovertemplate=(f"{lab['y']}: %{{y}}<br>{lab['x']}: %{{x}}<br>{lab['hover']}: "
                            "%{customdata}<extra></extra>")), row=1, col=j)

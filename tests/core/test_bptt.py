@@ -436,3 +436,10 @@ def test_window_default_budget_is_the_limit(monkeypatch):
     assert jacwindow.jacobian_window(200, 256).size < 200  # H = 128 LSTM: a window
     monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(10, 8))
     assert jacwindow.jacobian_window(60, 8).size == 10
+
+
+@pytest.mark.parametrize("cell", ["elman", "jordan", "lstm", "gru"])
+def test_state_size_is_the_step_jacobians(cell):
+    model = _cell_model(cell, H=4)
+    J = step_jacobians(model, trace(model, torch.tensor([1, 2, 3])))
+    assert J.shape[1] == J.shape[2] == jacwindow.state_size(model.cfg)

@@ -248,3 +248,82 @@ def test_links_made_before_the_option_codes_still_open(app):
     assert at.radio(key="bptt_gc").value == "The current model and sentence"
     assert any("(Frobenius)" in (f["layout"].get("title") or {}).get("text", "") for f in figures(at))
     assert at.selectbox(key="bptt_chain").value == "w = 2, 10 steps"
+
+
+# ---- issue 17: an own model over the all-pairs budget is shown on a window of its last steps ----
+
+def _own_over_budget(monkeypatch, cell, H, steps=20, bidirectional=False):
+    """An own model of the default vocabulary, a 60-word sentence, and MAX_JACOBIAN_WORK
+    patched down so that only the last `steps` steps fit."""
+    from streamlit.testing.v1 import AppTest
+
+    from rnnviz import jacwindow, limits
+    from rnnviz.links import OWN_PREFIX
+    from rnnviz.model import RNNConfig, RNNModel
+
+    _, vocab, _ = load_builtin("default")
+    model = RNNModel(RNNConfig(len(vocab), 8, H, cell=cell, bidirectional=bidirectional), seed=0)
+    S = jacwindow.state_size(model.cfg)
+    monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(steps, S))
+    words = [w for w in vocab.itos if w.isalpha()][:12]
+    text = " ".join(words[i % len(words)] for i in range(60))
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["own_models"] = {"big": (model, vocab, {"level": "word"})}
+    at.session_state["model"] = OWN_PREFIX + "big"
+    at.session_state["text"] = text
+    at.run()
+    no_exception(at)
+    ids, targets = lm_pair(list(prepare(text, vocab, "word").ids), vocab)
+    return at, model, trace(model, ids, targets), S
+
+
+def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
+    at, model, tr, S = _own_over_budget(monkeypatch, "elman", 12)
+    T = tr.T
+    first = T - 20 + 1
+    assert T > 60
+    infos = [i.value for i in at.info]
+    assert any(f"has {T} tokens and the model's state has {S} numbers" in v and f"steps {first}–{T} " in v
+               and "(the last 20 steps)" in v for v in infos), infos
+    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    from rnnviz.bptt import jacobian_norms
+    want = jacobian_norms(model, tr, 2, start=T - 20).numpy()  # == the full matrix's block (core test)
+    np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
+    ys = list(hm["data"][0]["y"])
+    assert len(ys) == 20 and ys[0].startswith(f"{first} ") and ys[-1].startswith(f"{T} ")
+    assert list(hm["data"][0]["x"]) == ys
+    # the verdict next to the slider is over the window's longest distance, and says so
+    assert any(f"over {20 - 1} steps" in m.value for m in at.markdown)
+    assert any(f"steps {first}–{T} (the last 20 of {T})" in c.value for c in at.caption)
+    # the chain stays exact for a cell before the window, and says it lies outside
+    at.slider(key="bptt_cell_t").set_value(1).run()
+    no_exception(at)
+    assert any("outside the heatmap's window" in c.value for c in at.caption)
+    # the scaled-W_h recomputation uses the same window
+    at.select_slider(key="bptt_scale").set_value(3.0).run()
+    no_exception(at)
+    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    assert len(hm["data"][0]["z"]) == 20
+
+
+def test_over_budget_lstm_and_chinese_say_so(monkeypatch):
+    at, model, tr, S = _own_over_budget(monkeypatch, "lstm", 6, steps=12)
+    assert S == 12
+    assert any(f"steps {tr.T - 11}–{tr.T}" in i.value for i in at.info)
+    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    assert np.asarray(hm["data"][0]["z"]).shape == (12, 12)
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exception(at)
+    assert any(f"第 {tr.T - 11}–{tr.T} 步" in i.value and "最后 12 步" in i.value for i in at.info)
+
+
+def test_over_budget_bidirectional_backward_map_is_windowed(monkeypatch):
+    at, model, tr, S = _own_over_budget(monkeypatch, "elman", 6, steps=15, bidirectional=True)
+    at.radio(key="bptt_dir").set_value(at.radio(key="bptt_dir").options[1]).run()
+    no_exception(at)
+    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    from rnnviz.bptt import backward_jacobian_norms
+    want = backward_jacobian_norms(model, tr, 2, start=tr.T - 15).numpy()
+    np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
+    assert list(hm["data"][0]["y"])[0].startswith(f"{tr.T - 14} ")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from rnnviz import gates
+from rnnviz import gates, jacwindow
 from rnnviz.data import lm_pair
 from rnnviz.errors import InputError
 from rnnviz.figures.gates import gate_heatmaps, influence_heatmaps, kept_figure
@@ -63,15 +63,29 @@ def _read(cell: str, cur: session.Current) -> Run:
 
 
 def trio(cur: session.Current) -> dict:
-    """{cell: (Run, norms (T, T), horizon dict with 'reach')} for Elman, LSTM and GRU, once."""
+    """{cell: (Run, norms (w, w), horizon dict with 'reach' and 'window')} for Elman, LSTM and
+    GRU, once. A long sentence with a large state is shown on its last w steps, the same w for
+    the three maps (one figure, one axis): the smallest window of the three within
+    limits.MAX_JACOBIAN_WORK. The reach on the last state is exact over the whole sentence."""
+    runs = [_read(cell, cur) for cell in TRIO]
+    w = min(cache.jacobian_window(r.model, r.trace, k=r.model.cfg.embed_dim).size for r in runs)
     out = {}
-    for cell in TRIO:
-        run = _read(cell, cur)
-        norms = cache.input_jacobian_norms(run.model, run.trace)  # (T, T)
+    for run in runs:
+        win = jacwindow.Window(run.trace.T - w, run.trace.T, run.trace.T)
+        norms = cache.input_jacobian_norms(run.model, run.trace, win.start)  # (w, w)
         horizon = gates.memory_horizon(norms)
-        horizon["reach"] = gates.first_word_reach(norms, first_word_step(run.has_bos) - 1)
-        out[cell] = (run, norms, horizon)
+        row = cache.last_state_input_norms(run.model, run.trace)  # (T,)
+        horizon["reach"] = gates.first_word_reach_row(row, first_word_step(run.has_bos) - 1)
+        horizon["window"] = win
+        out[run.cell] = (run, norms, horizon)
     return out
+
+
+def window_note(runs: dict) -> None:
+    """Next to the maps of a long sentence: which steps they show, and why."""
+    win = runs["lstm"][2]["window"]
+    if not win.full:
+        st.info(t("gates.window", T=win.T, first=win.first, last=win.last, n=win.size, n1=win.size - 1))
 
 
 def look_here(runs: dict) -> None:
@@ -97,11 +111,12 @@ def compare(runs: dict) -> None:
              t("gates.col.horizon"): runs[c][2]["horizon"], t("gates.col.median"): runs[c][2]["median"],
              t("gates.col.reach"): num(runs[c][2]["reach"])} for c in TRIO]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-    if any(runs[c][2]["reached_start"] for c in TRIO):
+    window_note(runs)
+    if any(runs[c][2]["reached_start"] for c in TRIO) and runs["lstm"][2]["window"].full:
         st.caption(t("gates.horizon_all"))
     labels = {k: t(f"gates.fig.infl_{k}") for k in ("title", "x", "y", "colorbar", "hover", "blank")}
     fig = influence_heatmaps({names[c]: runs[c][1].numpy() for c in TRIO}, runs["lstm"][0].tokens,
-                             labels)
+                             labels, start=runs["lstm"][2]["window"].start)  # true step numbers
     show_figure(fig, t("gates.file.influence"), key="gates_influence")
     with st.expander(t("gates.compare_more")):
         st.markdown(prose(PAGE, "compare_more"))

@@ -73,3 +73,16 @@ def coded(widget, label: str, codes, names, key: str, **kw):
     codes, names = list(codes), list(names)
     value = widget(label, names, key=key, bind="query-params", **kw)
     return codes[names.index(value)] if value in names else codes[0]
+
+
+def window_caption(win) -> None:
+    """Under a number computed on a window of a long sentence: which steps (nothing when the
+    window is the whole sentence)."""
+    if not win.full:
+        st.caption(t("bptt.window_short", first=win.first, last=win.last, n=win.size, T=win.T))
+
+
+def window_note(win, S: int) -> None:
+    """Next to the heatmap: why only the last steps are shown, with the numbers."""
+    if not win.full:
+        st.info(t("bptt.window", T=win.T, S=S, first=win.first, last=win.last, n=win.size))

@@ -10,7 +10,7 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...i18n import t
 from ...widgets import shared_step
-from .common import P, elman_1d, text
+from .common import P, elman_1d, text, window_caption
 
 SECTIONS = ("paths", "shared", "jacobians", "vanish", "precision", "gradcheck", "clipping", "notes", "byhand")
 
@@ -28,11 +28,13 @@ def jacobians(cur: session.Current):
 def look_here(cur: session.Current) -> None:
     """'What to look at' with this sentence's numbers: T, and how much a gradient grows or
     shrinks from the last step back to the first (from the cached all-pairs norms)."""
-    v = growth_verdict(cache.jacobian_norms(cur.model, cur.trace, 2))
+    win = cache.jacobian_window(cur.model, cur.trace)  # the last steps of a long sentence
+    v = growth_verdict(cache.jacobian_norms(cur.model, cur.trace, 2, win.start))
     verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
     with st.container(border=True):
         st.markdown(t("bptt.look_header"))
         text("look", T=cur.trace.T, verdict=verdict)
+        window_caption(win)
 
 
 def toc() -> None:

@@ -18,7 +18,7 @@ from ... import cache, session
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import show_figure, step_slider
-from .common import BIND, P, anchor, coded, elman_1d, labels, text
+from .common import BIND, P, anchor, coded, elman_1d, labels, text, window_caption, window_note
 
 SCALES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]
 
@@ -31,9 +31,10 @@ class View:
     model: object
     trace: object
     J: torch.Tensor  # (T, H, H)
-    N: torch.Tensor  # (T, T) in the chosen norm
-    N2: torch.Tensor  # (T, T) spectral (the bound needs it)
+    N: torch.Tensor  # (w, w) in the chosen norm, steps win.start..T-1
+    N2: torch.Tensor  # (w, w) spectral (the bound needs it)
     ord_: object
+    win: object  # rnnviz.jacwindow.Window: the steps the all-pairs views cover
 
 
 def _preset(value: float) -> None:
@@ -72,14 +73,16 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
     m2 = cur.model if scale == 1.0 else chains.scaled_model(cur.model, scale)
     tr2 = cur.trace if scale == 1.0 else cache.cached_trace(m2, cur.input_ids, cur.target_ids)
     J2 = J if scale == 1.0 else cache.step_jacobians(m2, tr2)
-    N2 = cache.jacobian_norms(m2, tr2, 2)
+    win = cache.jacobian_window(cur.model, cur.trace)  # same T and state size at every scale
+    N2 = cache.jacobian_norms(m2, tr2, 2, win.start)
     v = chains.growth_verdict(N2)
     with c2.container(border=True):  # the live verdict, next to the slider it answers
         st.caption(t("bptt.verdict_label", scale=f"{scale:g}"))
         verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
         st.markdown(f"**{verdict}**")
-    N = N2 if ord_ == 2 else cache.jacobian_norms(m2, tr2, ord_)
-    return View(scale, m2, tr2, J2, N, N2, ord_)
+        window_caption(win)
+    N = N2 if ord_ == 2 else cache.jacobian_norms(m2, tr2, ord_, win.start)
+    return View(scale, m2, tr2, J2, N, N2, ord_, win)
 
 
 def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
@@ -119,7 +122,7 @@ def heatmap(cur: session.Current, view: View) -> None:
         direction = coded(st.radio, t("bptt.direction"), dirs, [t(f"bptt.dir_{k}") for k in dirs], "bptt_dir",
                           horizontal=True)
         if direction == "bwd":
-            N = cache.backward_jacobian_norms(view.model, view.trace, view.ord_)
+            N = cache.backward_jacobian_norms(view.model, view.trace, view.ord_, view.win.start)
         text(
             "heatmap-bidirectional",
             direction=t(f"bptt.dir_{direction}"),
@@ -135,6 +138,7 @@ def heatmap(cur: session.Current, view: View) -> None:
         infs=int(np.isinf(Nn).sum()),
         **prose_values(cfg),
     )
+    window_note(view.win, view.J.shape[1])
     title = t("bptt.fig.heatmap.title", norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
     show_figure(
         figs.log_norm_heatmap(
@@ -144,6 +148,7 @@ def heatmap(cur: session.Current, view: View) -> None:
             t("bptt.fig.heatmap.colorbar"),
             "||dh_s/dh_t||",
             labels=labels("heatmap", *figs.HEATMAP_LABELS),
+            start=view.win.start,  # the axes keep the true step numbers of the window
         ),
         "bptt-norms",
         key="bptt_norms",
@@ -183,8 +188,12 @@ def chain(cur: session.Current, view: View) -> None:
         if s == t_:
             st.caption(t("bptt.same_step"))
             return
-        rows = product_chain(view.J, s, t_)["rows"]
-        text("chain", s=s + 1, t=t_ + 1, n=s - t_, value=num(float(view.N[s, t_])))
+        rows = product_chain(view.J, s, t_)["rows"]  # exact at any distance (S^3 per factor)
+        value = rows[-1]["product_norm_2" if view.ord_ == 2 else "product_norm_fro"]
+        text("chain", s=s + 1, t=t_ + 1, n=s - t_, value=num(value))
+        win = view.win
+        if t_ < win.start:
+            st.caption(t("bptt.chain_outside", first=win.first, last=win.last))
         show_figure(
             figs.chain_plot(rows, s, t_, labels=labels("chain", *figs.CHAIN_LABELS)),
             "bptt-chain",

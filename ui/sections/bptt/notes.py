@@ -14,7 +14,7 @@ from rnnviz.formatting import num, vector
 from ... import cache, session
 from ...i18n import counted_frame, t
 from ...model_text import prose_values
-from .common import anchor, elman_1d, text
+from .common import anchor, elman_1d, text, window_caption
 
 
 def notes_errata(cur: session.Current) -> None:
@@ -23,7 +23,8 @@ def notes_errata(cur: session.Current) -> None:
     with st.expander(t("bptt.errata_header")):
         pv = prose_values(cur.model.cfg)
         if elman_1d(cur):
-            e = cache.note002_errata(cur.model, cur.trace)
+            win = cache.jacobian_window(cur.model, cur.trace)
+            e = cache.note002_errata(cur.model, cur.trace, win.start)
             r, g = e["recursion"], e["eigen"]
             text("notes-recursion", **{k: num(v) for k, v in r.items()})
             text(
@@ -39,6 +40,7 @@ def notes_errata(cur: session.Current) -> None:
                 rho_j=num(g["rho_j"]),
                 **pv,
             )
+            window_caption(win)
         else:
             text("not_elman")
         gc = cache.note003_gradient_check()

@@ -14,7 +14,7 @@ from ... import session
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import show_figure
-from .common import BIND, anchor, coded, headers, labels, text
+from .common import BIND, anchor, coded, headers, labels, text, window_caption
 from .norms import View
 
 
@@ -22,16 +22,18 @@ def distance(cur: session.Current, view: View) -> None:
     """||dh_s/dh_t||_2 against s - t, with the bound (max ||J_k||)^d and rho(W_h)^d."""
     anchor("vanish")
     elman = cur.model.cfg.cell == "elman"
-    dist = chains.norm_vs_distance(view.N2, view.J, view.model.W_h if elman else None)
+    J = view.J[view.win.start:]  # (w, S, S): the window's steps, as N2
+    dist = chains.norm_vs_distance(view.N2, J, view.model.W_h if elman else None)
     rho = num(dist["rho"]) if dist["rho"] is not None else t("bptt.na")
     text(
         "distance",
         maxj=num(dist["max_J"]),
         rho=rho,
         scale=f"{view.scale:g}",
-        rho_j=num(float(step_radii(view.J).mean())),
+        rho_j=num(float(step_radii(J).mean())),
         **prose_values(cur.model.cfg),
     )
+    window_caption(view.win)
     show_figure(
         figs.distance_plot(dist, chains.PRACTICAL_FLOOR, labels=labels("distance", *figs.DISTANCE_LABELS)),
         "bptt-distance",
