@@ -177,3 +177,43 @@ def test_train_one_now_shows_the_runs_numbers():
     line = next(m.value for m in at.markdown if m.value.startswith("**GRU at distance 10**"))
     assert f"20 steps: accuracy {num(100 * want['accuracy'])} %" in line
     assert f"after {num(want['grad_first_after'])}." in line
+
+
+def test_over_budget_maps_show_a_window_of_true_steps(monkeypatch):
+    """Issue 17: an own LSTM, a 60-word sentence and a small MAX_JACOBIAN_WORK: the three maps
+    show the same last w steps (the core's window), numbered as in the sentence, the message
+    says so, and the first word's reach stays exact over the whole sentence."""
+    from rnnviz import jacwindow, limits
+    from rnnviz.links import OWN_PREFIX
+    from rnnviz.model import RNNConfig, RNNModel
+
+    _, vocab, _ = load_builtin("lstm")
+    model = RNNModel(RNNConfig(len(vocab), 8, 6, cell="lstm"), seed=0)
+    monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(15, 12, 8))
+    words = [w for w in vocab.itos if w.isalpha()][:12]
+    text = " ".join(words[i % len(words)] for i in range(60))
+    at = _open(OWN_PREFIX + "big", text, own_models={"big": (model, vocab, {"level": "word"})})
+    no_exception(at)
+    trs = {"lstm": trace(model, *lm_pair(vocab.encode(text.split())[0], vocab))}
+    for key in ("default", "gru"):
+        trs[key] = _traced(key, text)[1]
+    T = trs["lstm"].T
+    models = {"default": load_builtin("default")[0], "lstm": model, "gru": load_builtin("gru")[0]}
+    w = min(jacwindow.jacobian_window(T, jacwindow.state_size(m.cfg), k=m.cfg.embed_dim).size
+            for m in models.values())
+    assert 2 <= w <= 15 and T > 60
+    assert any(f"has {T} tokens" in i.value and f"steps {T - w + 1}–{T} (the last {w})" in i.value
+               for i in at.info), [i.value for i in at.info]
+    fig = _fig(at, "log10 ||dh_s/dx_t||")
+    for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
+        N = gates.input_jacobian_norms(models[key], trs[key], start=T - w).numpy()  # (w, w)
+        got = np.asarray(trace_["z"], dtype=float)
+        assert np.allclose(got, np.log10(np.where(N > 0, N, np.nan)), equal_nan=True, atol=1e-9)
+        assert list(trace_["x"])[0] == str(T - w + 1) and list(trace_["x"])[-1] == str(T)
+        assert list(trace_["y"])[0].startswith(f"{T - w + 1} ")
+        full = gates.input_jacobian_norms(models[key], trs[key])
+        assert f"{num(gates.first_word_reach(full, 1))} (" in _md(at)  # exact, whole sentence
+    at.session_state["lang"] = "zh"
+    at.run()
+    no_exception(at)
+    assert any(f"第 {T - w + 1}–{T} 步" in i.value for i in at.info)
