@@ -378,3 +378,44 @@ def _last_row(key: tuple, _model, _tr) -> torch.Tensor:
 def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
     """(T,) ||dh_T/dx_t|| for every t: exact at any length (the first word's reach)."""
     return _last_row(_tr_key(model, tr), model, tr)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _sources(key: tuple, t: int, _model, _tr) -> dict:
+    G, _ = gradient_flow(_model, _tr)  # (T, T, S), copied out once here, not on every rerun
+    src = bptt.state_grad_sources(G, _tr, t)
+    src["none_norm"] = float(G[0, 1].norm()) if _tr.T > 1 else 0.0  # dL_1/dh_2 (no path back)
+    return src
+
+
+def grad_sources(model: RNNModel, tr: Trace, t: int) -> dict:
+    """bptt.state_grad_sources at step t (0-based), and "none_norm" = ||dL_1/dh_2|| (0)."""
+    return _sources(_tr_key(model, tr), t, model, tr)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _chain(key: tuple, s: int, t: int, _J) -> dict:
+    return bptt.product_chain(_J, s, t)
+
+
+def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
+    """The chain behind cell (s, t), exact at any distance; once per (model, sentence, s, t)."""
+    return _chain(_tr_key(model, tr), s, t, step_jacobians(model, tr))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _distance(key: tuple, _model, _tr) -> dict:
+    from rnnviz import chains
+    from rnnviz.notes_errata import step_radii
+    start = key[-1]
+    J = step_jacobians(_model, _tr)[start:]  # (w, S, S): the window's steps
+    W = _model.W_h if _model.cfg.cell == "elman" else None
+    dist = chains.norm_vs_distance(jacobian_norms(_model, _tr, 2, start), J, W)
+    dist["rho_j"] = float(step_radii(J).mean())
+    return dist
+
+
+def distance_data(model: RNNModel, tr: Trace, start: int = 0) -> dict:
+    """chains.norm_vs_distance on the window start..T-1 and "rho_j", the mean spectral radius
+    of its step Jacobians: once per (model, sentence, window), not on every rerun."""
+    return _distance(_tr_key(model, tr) + (start,), model, tr)

@@ -443,3 +443,41 @@ def test_state_size_is_the_step_jacobians(cell):
     model = _cell_model(cell, H=4)
     J = step_jacobians(model, trace(model, torch.tensor([1, 2, 3])))
     assert J.shape[1] == J.shape[2] == jacwindow.state_size(model.cfg)
+
+
+def test_exact_norm2_is_the_svd_norm_at_any_scale():
+    from rnnviz.bptt import exact_norm2
+    g = torch.Generator().manual_seed(0)
+    M = torch.randn(6, 9, 9, dtype=torch.float64, generator=g)
+    M[1] *= 1e160  # Gram would overflow without the rescaling
+    M[2] *= 1e-170  # ... or underflow
+    M[3] = 0
+    M[4, 0, 0] = float("inf")
+    M[5] = torch.outer(torch.arange(9.0, dtype=torch.float64), torch.ones(9, dtype=torch.float64))  # rank 1
+    got = exact_norm2(M)
+    for i in (0, 1, 2, 5):
+        want = torch.linalg.svdvals(M[i] / M[i].abs().max())[0] * M[i].abs().max()
+        torch.testing.assert_close(got[i], want, rtol=1e-12, atol=0)
+    assert got[3] == 0 and torch.isnan(got[4])
+
+
+def test_product_chain_rows_are_svd_norms_of_the_products():
+    model = _cell_model("lstm", H=4)
+    tr = trace(model, torch.tensor([1, 2, 3, 4, 5, 6, 7]))
+    J = step_jacobians(model, tr).double()
+    rows = product_chain(J, 6, 1)["rows"]
+    P = torch.eye(J.shape[1], dtype=torch.float64)
+    for r, k in zip(rows, range(2, 7)):
+        P = J[k] @ P
+        assert r["factor_norm_2"] == pytest.approx(float(torch.linalg.matrix_norm(J[k], ord=2)), rel=1e-12)
+        assert r["product_norm_2"] == pytest.approx(float(torch.linalg.matrix_norm(P, ord=2)), rel=1e-12)
+        assert r["product_norm_fro"] == pytest.approx(float(torch.linalg.matrix_norm(P)), rel=1e-14)
+
+
+def test_shared_weight_running_norms_are_the_partial_sums():
+    from rnnviz.bptt import shared_weight_terms
+    model = small_model()
+    tr = trace(model, torch.tensor([1, 4, 2, 9, 0]), torch.tensor([4, 2, 9, 0, 3]))
+    for v in shared_weight_terms(model, tr).values():
+        want = [float(v["terms"][: k + 1].sum(0).norm()) for k in range(tr.T)]
+        assert v["running"].tolist() == pytest.approx(want, rel=1e-12)

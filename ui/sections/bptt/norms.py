@@ -10,7 +10,7 @@ import streamlit as st
 import torch
 
 from rnnviz import chains, limits
-from rnnviz.bptt import jacobian_factors, product_chain
+from rnnviz.bptt import jacobian_factors
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
@@ -181,14 +181,14 @@ def chain(cur: session.Current, view: View) -> None:
         with c1:
             s = step_slider(t("bptt.cell_s"), 1, T, T, "bptt_cell_s") - 1
         with c2:
-            t_ = step_slider(t("bptt.cell_t"), 1, T, 1, "bptt_cell_t") - 1
+            t_ = step_slider(t("bptt.cell_t"), 1, T, view.win.first, "bptt_cell_t") - 1  # window's start
         if t_ > s:
             st.caption(t("bptt.swapped"))
             s, t_ = t_, s
         if s == t_:
             st.caption(t("bptt.same_step"))
             return
-        rows = product_chain(view.J, s, t_)["rows"]  # exact at any distance (S^3 per factor)
+        rows = cache.product_chain(view.model, view.trace, s, t_)["rows"]  # exact at any distance
         value = rows[-1]["product_norm_2" if view.ord_ == 2 else "product_norm_fro"]
         text("chain", s=s + 1, t=t_ + 1, n=s - t_, value=num(value))
         win = view.win

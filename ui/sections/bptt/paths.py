@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz.bptt import delta_steps, shared_weight_terms, state_grad_sources
+from rnnviz.bptt import delta_steps, shared_weight_terms
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
@@ -19,8 +19,7 @@ def paths(cur: session.Current, t_: int) -> None:
     """dL/dh_t as a sum over the losses at t and after, bar per source loss."""
     anchor("paths")
     tr, H = cur.trace, cur.model.cfg.hidden_size
-    G, _ = cache.gradient_flow(cur.model, tr)  # from the cached step Jacobians
-    src = state_grad_sources(G, tr, t_)
+    src = cache.grad_sources(cur.model, tr, t_)  # from the cached step Jacobians
     direct = (
         prose(P, "paths_direct", t=t_ + 1, direct=num(float(src["parts"][0].norm())))
         if src["has_direct"]
@@ -37,7 +36,7 @@ def paths(cur: session.Current, t_: int) -> None:
         if src["later_steps"]
         else prose(P, "paths_no_later")
     )
-    none = " " + prose(P, "paths_none", none=num(float(G[0, 1].norm()))) if tr.T > 1 else ""
+    none = " " + prose(P, "paths_none", none=num(src["none_norm"])) if tr.T > 1 else ""
     text(
         "paths",
         t=t_ + 1,
@@ -127,7 +126,7 @@ def shared(cur: session.Current) -> None:
                         c["step"]: k + 1,
                         c["token"]: cur.tokens[k],
                         c["term_norm"]: float(wh["terms"][k].norm()),
-                        c["running"]: float(wh["terms"][: k + 1].sum(0).norm()),
+                        c["running"]: float(wh["running"][k]),
                     }
                     for k in range(cur.trace.T)
                 ]

@@ -8,9 +8,8 @@ import streamlit as st
 from rnnviz import chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
-from rnnviz.notes_errata import step_radii
 
-from ... import session
+from ... import cache, session
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import show_figure
@@ -21,16 +20,14 @@ from .norms import View
 def distance(cur: session.Current, view: View) -> None:
     """||dh_s/dh_t||_2 against s - t, with the bound (max ||J_k||)^d and rho(W_h)^d."""
     anchor("vanish")
-    elman = cur.model.cfg.cell == "elman"
-    J = view.J[view.win.start:]  # (w, S, S): the window's steps, as N2
-    dist = chains.norm_vs_distance(view.N2, J, view.model.W_h if elman else None)
+    dist = cache.distance_data(view.model, view.trace, view.win.start)  # the window's steps, as N2
     rho = num(dist["rho"]) if dist["rho"] is not None else t("bptt.na")
     text(
         "distance",
         maxj=num(dist["max_J"]),
         rho=rho,
         scale=f"{view.scale:g}",
-        rho_j=num(float(step_radii(J).mean())),
+        rho_j=num(dist["rho_j"]),
         **prose_values(cur.model.cfg),
     )
     window_caption(view.win)
