@@ -394,8 +394,7 @@ def delta_steps(model: RNNModel, tr: Trace) -> dict:
 
 def shared_weight_terms(model: RNNModel, tr: Trace) -> dict:
     """dL/dW as a sum over time, term by term: name -> (terms (T, ...), their sum, autograd's
-    gradient, max |sum - autograd|, and "running" (T,): ||sum of the terms up to t||, one cumulative
-    sum instead of T partial sums). W_h: delta_t h_{t-1}^T; W_x: delta_t x_t^T; b_h: delta_t;
+    gradient, max |sum - autograd|). W_h: delta_t h_{t-1}^T; W_x: delta_t x_t^T; b_h: delta_t;
     W_o: e_t h_t^T; b_o: e_t."""
     hand = hand_bptt(model, tr)
     with torch.no_grad():
@@ -406,10 +405,29 @@ def shared_weight_terms(model: RNNModel, tr: Trace) -> dict:
         out = {}
         for name, term in terms.items():
             total = term.sum(0)
-            running = torch.linalg.vector_norm(term.cumsum(0).reshape(term.shape[0], -1), dim=1)  # (T,)
             out[name] = {"terms": term, "sum": total, "autograd": tr.grads[name],
-                         "max_diff": float((total - tr.grads[name]).abs().max()), "running": running}
+                         "max_diff": float((total - tr.grads[name]).abs().max())}
     return out
+
+
+def shared_weight_summary(model: RNNModel, tr: Trace) -> dict:
+    """What the page shows of shared_weight_terms, without stacking every term: W_o's terms
+    alone are (T, K, H), 512 MB for K = 5,000, H = 128, T = 200. "W_h_term" (T,):
+    ||delta_t h_{t-1}^T||_F = ||delta_t|| ||h_{t-1}||; "W_h_running" (T,): ||sum_{k<=t} delta_k
+    h_{k-1}^T|| (one cumulative sum of W_h's (T, H, H) terms); "params": name -> the same
+    "sum", "autograd" and "max_diff" as shared_weight_terms, each sum as one matrix product."""
+    hand = hand_bptt(model, tr)
+    with torch.no_grad():
+        delta = hand["delta"]  # (T, H)
+        h_prev = torch.cat([torch.zeros_like(tr.h[:1]), tr.h[:-1]])  # (T, H)
+        term_norms = delta.norm(dim=1) * h_prev.norm(dim=1)  # (T,)
+        running = torch.linalg.vector_norm((delta[:, :, None] * h_prev[:, None, :]).cumsum(0), dim=(1, 2))
+        params = {}
+        for name in ("W_h", "W_x", "b_h", "W_o", "b_o"):
+            total = hand[name]
+            params[name] = {"sum": total, "autograd": tr.grads[name],
+                            "max_diff": float((total - tr.grads[name]).abs().max())}
+    return {"W_h_term": term_norms, "W_h_running": running, "params": params}
 
 
 def jacobian_factors(model: RNNModel, tr: Trace, t: int, J_all: torch.Tensor | None = None) -> dict:

@@ -419,3 +419,13 @@ def distance_data(model: RNNModel, tr: Trace, start: int = 0) -> dict:
     """chains.norm_vs_distance on the window start..T-1 and "rho_j", the mean spectral radius
     of its step Jacobians: once per (model, sentence, window), not on every rerun."""
     return _distance(_tr_key(model, tr) + (start,), model, tr)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _shared(key: tuple, _model, _tr) -> dict:
+    return bptt.shared_weight_summary(_model, _tr)
+
+
+def shared_summary(model: RNNModel, tr: Trace) -> dict:
+    """bptt.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
+    return _shared(_tr_key(model, tr), model, tr)

@@ -474,10 +474,15 @@ def test_product_chain_rows_are_svd_norms_of_the_products():
         assert r["product_norm_fro"] == pytest.approx(float(torch.linalg.matrix_norm(P)), rel=1e-14)
 
 
-def test_shared_weight_running_norms_are_the_partial_sums():
-    from rnnviz.bptt import shared_weight_terms
+def test_shared_weight_summary_is_shared_weight_terms_without_the_stack():
+    from rnnviz.bptt import shared_weight_summary, shared_weight_terms
     model = small_model()
     tr = trace(model, torch.tensor([1, 4, 2, 9, 0]), torch.tensor([4, 2, 9, 0, 3]))
-    for v in shared_weight_terms(model, tr).values():
-        want = [float(v["terms"][: k + 1].sum(0).norm()) for k in range(tr.T)]
-        assert v["running"].tolist() == pytest.approx(want, rel=1e-12)
+    terms, summ = shared_weight_terms(model, tr), shared_weight_summary(model, tr)
+    wh = terms["W_h"]["terms"]
+    assert summ["W_h_term"].tolist() == pytest.approx([float(wh[k].norm()) for k in range(tr.T)], rel=1e-12)
+    want = [float(wh[: k + 1].sum(0).norm()) for k in range(tr.T)]
+    assert summ["W_h_running"].tolist() == pytest.approx(want, rel=1e-12)
+    for name, v in terms.items():
+        torch.testing.assert_close(summ["params"][name]["sum"], v["sum"], rtol=1e-12, atol=1e-14)
+        assert summ["params"][name]["max_diff"] < 1e-12

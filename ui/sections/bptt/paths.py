@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz.bptt import delta_steps, shared_weight_terms
+from rnnviz.bptt import delta_steps
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
@@ -101,9 +101,9 @@ def shared(cur: session.Current) -> None:
     if not elman_1d(cur):
         return
     anchor("shared")
-    terms = shared_weight_terms(cur.model, cur.trace)
-    wh = terms["W_h"]
-    text("shared", max_diff=num(wh["max_diff"]), T=cur.trace.T)
+    summ = cache.shared_summary(cur.model, cur.trace)  # no (T, K, H) stack of W_o's terms
+    terms = summ["params"]
+    text("shared", max_diff=num(terms["W_h"]["max_diff"]), T=cur.trace.T)
     c = {
         k: t(f"bptt.col.{k}")
         for k in (
@@ -125,8 +125,8 @@ def shared(cur: session.Current) -> None:
                     {
                         c["step"]: k + 1,
                         c["token"]: cur.tokens[k],
-                        c["term_norm"]: float(wh["terms"][k].norm()),
-                        c["running"]: float(wh["running"][k]),
+                        c["term_norm"]: float(summ["W_h_term"][k]),
+                        c["running"]: float(summ["W_h_running"][k]),
                     }
                     for k in range(cur.trace.T)
                 ]
