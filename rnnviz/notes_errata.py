@@ -83,7 +83,8 @@ def step_radii(J: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0) -> dict:
+def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0,
+                        N: torch.Tensor | None = None) -> dict:
     """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
     Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
 
@@ -93,7 +94,8 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
     (the longest distance), last (the largest norm at distance n), rho_power = rho_w^n (what
     the notes' reading predicts), and by_distance: the largest norm at each distance.
     start: only steps start..T-1 (a jacwindow.Window of a long sentence): the norms, the J_t
-    and the distances are the window's, n = its number of steps - 1."""
+    and the distances are the window's, n = its number of steps - 1. N: jacobian_norms(model, tr,
+    2, start=start) if the caller has it already (a page computes it once)."""
     if model.cfg.cell != "elman":
         raise ValueError("the notes' claim is about W_h: an Elman model")
     H = model.cfg.hidden_size
@@ -102,7 +104,7 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
         rho_W = float(torch.linalg.eigvals(W).abs().max())
         J = step_jacobians(model, tr).double()[start:]  # (w, H, H)
         rho_J = step_radii(J)  # (w-1,)
-        N = jacobian_norms(model, tr, 2, start=start)  # (w, w)
+        N = jacobian_norms(model, tr, 2, start=start) if N is None else N  # (w, w)
         T = N.shape[0]
         by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]
         peak_d = int(torch.tensor(by_distance).argmax()) + 1 if by_distance else 0

@@ -300,7 +300,8 @@ def _note002(key: tuple, _model, _tr) -> dict:
     from rnnviz import notes_errata
     rec = notes_errata.note002_recursion(_model, _tr)
     return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
-            "eigen": notes_errata.note002_eigen_claim(_model, _tr, start=key[-1])}
+            "eigen": notes_errata.note002_eigen_claim(_model, _tr, start=key[-1],
+                                                      N=jacobian_norms(_model, _tr, 2, key[-1]))}
 
 
 def note002_errata(model: RNNModel, tr: Trace, start: int = 0) -> dict:
