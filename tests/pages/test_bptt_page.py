@@ -294,7 +294,8 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     assert list(hm["data"][0]["x"]) == ys
     # the verdict next to the slider is over the window's longest distance, and says so
     assert any(f"over {20 - 1} steps" in m.value for m in at.markdown)
-    assert any(f"steps {first}–{T} (the last 20 of {T})" in c.value for c in at.caption)
+    assert any(f"steps {first}–{T} only (the last 20 of {T}): here \"the first step\" is step {first}" in c.value
+               for c in at.caption)
     # the chain stays exact for a cell before the window, and says it lies outside
     at.slider(key="bptt_cell_t").set_value(1).run()
     no_exception(at)
