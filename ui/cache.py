@@ -99,14 +99,15 @@ def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
 
 
 @st.cache_data(max_entries=64, show_spinner="Computing all-pair Jacobian norms…")
-def _norms(key: tuple, ord_, _J) -> torch.Tensor:
-    return bptt.product_norms(_J, ord_)
+def _norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
+    return bptt.product_norms(step_jacobians(_model, _tr)[key[-1]:], ord_)
 
 
 def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
     """(T, T) ||dh_s/dh_t|| from the cached step Jacobians; start > 0: only the window of steps
-    start..T-1 (jacobian_window), (T - start, T - start)."""
-    return _norms(_tr_key(model, tr) + (start,), ord_, step_jacobians(model, tr)[start:])
+    start..T-1 (jacobian_window), (T - start, T - start). The (T, S, S) Jacobians are fetched
+    only on a miss (a hit copies out the (w, w) norms, not 50 MB of an LSTM's J)."""
+    return _norms(_tr_key(model, tr) + (start,), ord_, model, tr)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -395,13 +396,13 @@ def grad_sources(model: RNNModel, tr: Trace, t: int) -> dict:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _chain(key: tuple, s: int, t: int, _J) -> dict:
-    return bptt.product_chain(_J, s, t)
+def _chain(key: tuple, s: int, t: int, _model, _tr) -> dict:
+    return bptt.product_chain(step_jacobians(_model, _tr), s, t)
 
 
 def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
     """The chain behind cell (s, t), exact at any distance; once per (model, sentence, s, t)."""
-    return _chain(_tr_key(model, tr), s, t, step_jacobians(model, tr))
+    return _chain(_tr_key(model, tr), s, t, model, tr)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
