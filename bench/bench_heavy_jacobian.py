@@ -126,8 +126,9 @@ def light_runs(reps: int, gap: float) -> list[float]:
     return out
 
 
-def with_heavy(reps: int, gap: float, bounded: bool, think: float) -> tuple[list[float], int]:
-    """Light runs while a heavy learner moves a slider every `think` s (Elman, H = 128, T = 200)."""
+def with_heavy(reps: int, gap: float, bounded: bool, think: float, tabs: int) -> tuple[list[float], int]:
+    """Light runs while `tabs` heavy tabs each move a slider every `think` s (Elman, H = 128,
+    T = 200)."""
     J, win = heavy_setup("elman")
     start = win.start if bounded else 0
     stop, moves = threading.Event(), [0]
@@ -142,14 +143,16 @@ def with_heavy(reps: int, gap: float, bounded: bool, think: float) -> tuple[list
             moves[0] += 1
             stop.wait(max(0.0, think - (time.perf_counter() - t0)))
 
-    th = threading.Thread(target=learner, daemon=True)
-    th.start()
-    time.sleep(0.5)  # the heavy job is under way
+    threads = [threading.Thread(target=learner, daemon=True) for _ in range(tabs)]
+    for th in threads:
+        th.start()
+        time.sleep(think / tabs)  # the tabs' moves spread over the think time
     try:
         return light_runs(reps, gap), moves[0]
     finally:
         stop.set()
-        th.join()
+        for th in threads:
+            th.join()
 
 
 def fmt_runs(name: str, xs: list[float], base: list[float] | None = None) -> str:
@@ -167,6 +170,7 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=50, help="steps timed for the unbounded job")
     ap.add_argument("--full", action="store_true", help="time the unbounded job on all 200 steps")
     ap.add_argument("--think", type=float, default=5.0, help="seconds between the heavy learner's moves")
+    ap.add_argument("--tabs", type=int, default=2, help="heavy tabs (threads) at once; 2 fill the 2 cores")
     args = ap.parse_args()
     torch.set_num_threads(1)
     print(f"bench_heavy_jacobian  {time.strftime('%Y-%m-%d %H:%M')}  torch threads 1, "
@@ -174,14 +178,14 @@ def main() -> None:
     for line in heavy_table(args.sample, args.full):
         print(line, flush=True)
     print(f"Light job: default model, '{LIGHT_SENTENCE}' + <bos>, trace and the BPTT page's computations, "
-          f"uncached, {args.reps} runs {args.gap:g} s apart; heavy learner: Elman H = {H}, T = {T}, "
-          f"a slider move every {args.think:g} s")
+          f"uncached, {args.reps} runs {args.gap:g} s apart; heavy learner: {args.tabs} tab(s), Elman "
+          f"H = {H}, T = {T}, a slider move every {args.think:g} s in each")
     alone = light_runs(args.reps, args.gap)
     print(fmt_runs("alone", alone), flush=True)
-    before, n_before = with_heavy(args.reps, args.gap, False, args.think)
+    before, n_before = with_heavy(args.reps, args.gap, False, args.think, args.tabs)
     print(fmt_runs("beside the unbounded heavy job", before, alone) + f"   ({n_before} heavy moves done)",
           flush=True)
-    after, n_after = with_heavy(args.reps, args.gap, True, args.think)
+    after, n_after = with_heavy(args.reps, args.gap, True, args.think, args.tabs)
     print(fmt_runs("beside the bounded heavy job", after, alone) + f"   ({n_after} heavy moves done)",
           flush=True)
     print(f"  p95 beside the heavy job, before / after: {pct(before, 0.95) / pct(after, 0.95):.2f}x; "
