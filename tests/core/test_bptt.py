@@ -486,3 +486,12 @@ def test_shared_weight_summary_is_shared_weight_terms_without_the_stack():
     for name, v in terms.items():
         torch.testing.assert_close(summ["params"][name]["sum"], v["sum"], rtol=1e-12, atol=1e-14)
         assert summ["params"][name]["max_diff"] < 1e-12
+
+
+def test_budget_boundary_on_both_sides(monkeypatch):
+    S, T = 32, 120
+    monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(T, S))
+    assert jacwindow.jacobian_window(T, S).full  # exactly the budget: everything
+    monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(T, S) - 1)
+    win = jacwindow.jacobian_window(T, S)  # one unit less: the last T - 1 steps
+    assert (win.start, win.size, win.first, win.last) == (1, T - 1, 2, T)
