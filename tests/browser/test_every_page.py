@@ -104,3 +104,16 @@ def test_share_link_keeps_the_open_page_and_names_the_model(server, page):
     code.wait_for(timeout=10_000)
     link = code.inner_text().strip()
     assert f"/{url}?" in link and "model=" in link, link
+
+
+def test_a_chinese_link_shares_a_chinese_link(server, page):
+    """Opened with ?lang=zh, the page's share link keeps lang=zh (a radio bound to the URL wrote
+    its label, 中文, and dropped the code: the shared view opened in English, with a warning)."""
+    page.goto(f"{server}/glossary?lang=zh")
+    wait_ready(page)
+    assert "lang=zh" in page.url, page.url
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary').first.click()
+    code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"] code').first
+    code.wait_for(timeout=10_000)
+    assert "lang=zh" in code.inner_text(), code.inner_text()
+    assert not page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').count()

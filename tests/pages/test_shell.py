@@ -189,3 +189,14 @@ def test_switching_language_keeps_a_page_setting(app):
     no_exception(at)
     assert at.number_input(key="train_steps").value == 20 and at.radio(key="train_level").value == "char"
     assert at.number_input(key="train_steps").label == i18n.text_for("zh", "train.steps")
+
+
+def test_the_link_keeps_the_language_as_its_code(app):
+    """?lang=zh stays in the link (a bound radio would drop it as not one of its labels, and a
+    share link made in 中文 would open in English); switching writes the new code."""
+    at = app(query={"lang": "zh"})
+    no_exception(at)
+    assert at.query_params["lang"] == "zh" and not at.sidebar.warning
+    at.session_state["lang"] = "en"
+    at.run()
+    assert at.query_params["lang"] == "en"
