@@ -50,6 +50,9 @@ ALL_KINDS = KINDS + (FLAT,)  # KINDS stays the four taggers the slot page has al
 LABELS[FLAT] = "FNN over the padded sentence"
 FLAT_LEN = 12  # words the flattened FNN reads (the travel corpus has at most 9)
 FLAT_FORMAT = "rnnviz-flat-fnn-tagger-1"
+# shifted_heldout's prefix for the Chinese taggers: 请 ("please"), a character they know and
+# saw tagged other (请帮我查一下..., 请问...); the English "please" is an unknown word to them
+ZH_SHIFT_PREFIX = ("请",)
 TAGGERS_DIR = Path(__file__).parent / "pretrained" / "taggers"
 
 
@@ -218,10 +221,12 @@ def param_count(model) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def make_tagger(kind: str, vocab_size: int, hidden_size: int = HIDDEN, seed: int = 0):
-    """A fresh (untrained) tagger of this kind with K = len(TAGS) outputs."""
+def make_tagger(kind: str, vocab_size: int, hidden_size: int = HIDDEN, seed: int = 0,
+                max_len: int = FLAT_LEN):
+    """A fresh (untrained) tagger of this kind with K = len(TAGS) outputs (max_len: the tokens
+    the flattened FNN reads; the Chinese corpus, one token per character, needs more)."""
     if kind == FLAT:
-        return FlatFNNTagger(FlatFNNConfig(vocab_size, FLAT_LEN, EMBED_DIM, hidden_size), seed=seed)
+        return FlatFNNTagger(FlatFNNConfig(vocab_size, max_len, EMBED_DIM, hidden_size), seed=seed)
     if kind == "fnn":
         return FNNTagger(FNNConfig(vocab_size, EMBED_DIM, hidden_size), seed=seed)
     if kind not in KINDS:
@@ -268,9 +273,9 @@ def with_unknowns(tagged, rate: float = UNK_RATE, seed: int = 0) -> list:
 
 
 def train_tagger(kind: str, data: TaggingData, hidden_size: int = HIDDEN, seed: int = 0,
-                 steps: int = TRAIN_CFG.steps, callback=None):
+                 steps: int = TRAIN_CFG.steps, callback=None, max_len: int = FLAT_LEN):
     """Train one tagger on the training split; returns (model in eval mode, loss history)."""
-    model = make_tagger(kind, len(data.vocab), hidden_size, seed)
+    model = make_tagger(kind, len(data.vocab), hidden_size, seed, max_len)
     ids, tags = tag_tensors(with_unknowns(data.train, seed=seed), data.vocab)  # (N, T), (N, T)
     cfg = TrainConfig(steps=steps, batch_size=TRAIN_CFG.batch_size, optimizer=TRAIN_CFG.optimizer,
                       lr=TRAIN_CFG.lr, clip=TRAIN_CFG.clip, seed=seed)

@@ -18,6 +18,7 @@ from rnnviz.catalog import (
     PRETRAINED,
     ZH_TAGGERS_DIR,
     load_builtin,
+    zh_flat_tagger,
     zh_model,
     zh_taggers,
     zh_taggers_report,
@@ -36,7 +37,17 @@ from rnnviz.data import (
 from rnnviz.embedding import order_comparison as embedding_order
 from rnnviz.export import csv_bytes, trace_frame
 from rnnviz.hidden import order_comparison as hidden_order
-from rnnviz.tagging import KINDS, compare_word, evaluate, kind_of, tag_sentence
+from rnnviz.tagging import (
+    FLAT,
+    KINDS,
+    ZH_SHIFT_PREFIX,
+    compare_word,
+    context_reach,
+    evaluate,
+    kind_of,
+    shifted_heldout,
+    tag_sentence,
+)
 from rnnviz.text import UNK, prepare
 from rnnviz.train import perplexity
 from scripts.build_zh import lm_splits
@@ -215,3 +226,53 @@ def test_chinese_csv_round_trip(lm):
     assert list(back["token"]) == list(df["token"]) == vocab.decode(inp)
     assert "".join(back["token"][1:]) == ZH_DEFAULT_SENTENCE
     assert raw.decode("utf-8-sig").count("喜") >= 2
+
+
+# ---- the fifth tagger: note 004's flattened FNN, in Chinese ------------------------------------
+
+def test_flat_tagger_file_and_length_cover_the_corpus():
+    """flat.pt is small, registered as Chinese, and its fixed length covers the longest
+    per-character sentence of the corpus with room for the shifted test's prefix."""
+    path = ZH_TAGGERS_DIR / f"{FLAT}.pt"
+    assert path.stat().st_size < MAX_BYTES
+    obj = torch.load(path, weights_only=True)
+    assert obj["meta"]["kind"] == FLAT and obj["meta"]["language"] == "zh"
+    model, vocab, _ = zh_flat_tagger()
+    data = zh_tagging_data()
+    longest = max(len(toks) for toks, _ in data.train + data.heldout)
+    report = zh_taggers_report()
+    assert report["longest_sentence"] == longest > 12  # the English FLAT_LEN would not do
+    assert model.cfg.max_len == report["flat_max_len"] == longest + len(ZH_SHIFT_PREFIX)
+    assert kind_of(model) == FLAT and vocab == data.vocab
+    assert vocab.itos[model.cfg.pad_id] == "<pad>"
+
+
+def test_flat_tagger_reaches_its_recorded_scores_and_the_shift_costs_it():
+    """Re-evaluated on the held-out split it equals the JSON; with 请 in front (every slot one
+    place later) it loses more than the Elman tagger, which shares its weights over positions."""
+    model, _, _ = zh_flat_tagger()
+    data = zh_tagging_data()
+    entry = zh_taggers_report()["taggers"][FLAT]
+    scores = evaluate(model, data)
+    assert scores["accuracy"] == pytest.approx(entry["heldout_accuracy"], abs=0.002)
+    for tag in TAGS:
+        assert scores["f1"][tag] == pytest.approx(entry["heldout_f1"][tag], abs=0.002)
+    assert scores["accuracy"] > zh_taggers_report()["taggers"]["fnn"]["heldout_accuracy"]
+    moved = shifted_heldout(data, ZH_SHIFT_PREFIX)
+    elman = zh_taggers()["elman"][0]
+    flat_drop = scores["accuracy"] - evaluate(model, moved)["accuracy"]
+    elman_drop = evaluate(elman, data)["accuracy"] - evaluate(elman, moved)["accuracy"]
+    assert flat_drop > elman_drop + 0.05
+
+
+def test_flat_tagger_sees_both_sides(taggers):
+    """||dz_t/dx_s|| on 到达台北: the per-word FNN is diagonal, the flattened FNN is not, and
+    (oracle) the flattened FNN's tags at 台北 differ between 到达 and 离开."""
+    model, vocab, _ = zh_flat_tagger()
+    ids = list(prepare(ZH_SLOT_PAIR[0], vocab).ids)
+    fnn_reach = context_reach(taggers["fnn"][0], ids)
+    flat_reach = context_reach(model, ids)
+    assert np.count_nonzero(fnn_reach - np.diag(np.diag(fnn_reach))) == 0
+    assert (flat_reach > 1e-6).all()
+    arrive, leave = (tag_sentence(model, vocab, s).tags[2:] for s in ZH_SLOT_PAIR)
+    assert arrive == ("destination",) * 2 and leave == ("departure",) * 2
