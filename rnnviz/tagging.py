@@ -310,8 +310,9 @@ def tag_sentence(model, vocab: Vocab, text: str) -> Tagged:
                   tuple(replace(prep, unknown=()).notices))
 
 
-def extract_slots(tokens, tags) -> dict[str, str]:
-    """The form: each slot's words (a run of equal tags joined by spaces, runs by ' / '), and
+def extract_slots(tokens, tags, sep: str = " ") -> dict[str, str]:
+    """The form: each slot's words (a run of equal tags joined by `sep`: a space between
+    English words, nothing between Chinese characters; runs by ' / '), and
     whether the date/time is of the arrival or the departure, as in the notes' "Time of
     Arrival: November 2nd": it belongs to the nearest city slot before it (else after it)."""
     runs: dict[str, list[list[str]]] = {tag: [] for tag in SLOTS}
@@ -322,7 +323,7 @@ def extract_slots(tokens, tags) -> dict[str, str]:
                 runs[tag].append([])
             runs[tag][-1].append(tok)
         prev = tag
-    form = {SLOTS[tag]: " / ".join(" ".join(r) for r in rs) for tag, rs in runs.items()}
+    form = {SLOTS[tag]: " / ".join(sep.join(r) for r in rs) for tag, rs in runs.items()}
     form[WHEN_OF] = _when_of(list(tags))
     return form
 
@@ -407,30 +408,59 @@ def hidden_states(model, ids) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class HiddenPair:
     word: str
-    position: int        # 0-based position of the word in both sentences
+    position: int        # 0-based position of the word's LAST token in both sentences
     h_a: np.ndarray      # (H_out,)
     h_b: np.ndarray      # (H_out,)
     tag_a: str
     tag_b: str
+    token: str = ""      # the token at `position` (the word itself, or 北 of 台北)
+    start: int = -1      # 0-based position of the word's first token (= position for one token)
 
     @property
     def distance(self) -> float:
         return float(np.linalg.norm(self.h_a - self.h_b))
 
 
+def word_span(tokens, word: str) -> tuple[int, int]:
+    """(start, end) of the first occurrence of `word` among the tokens, end exclusive: one
+    token (case-insensitive), or a run of tokens that spell it when joined (a Chinese word read
+    one character at a time: 台北 -> 台, 北). InputError if it is not there."""
+    lowered, w = [t.lower() for t in tokens], word.lower()
+    if w in lowered:
+        i = lowered.index(w)
+        return i, i + 1
+    for i in range(len(lowered)):
+        joined = ""
+        for j in range(i, len(lowered)):
+            joined += lowered[j]
+            if joined == w:
+                return i, j + 1
+            if not w.startswith(joined):
+                break
+    raise InputError(f"“{word}” is not a word of “{' '.join(tokens)}”.")
+
+
 def compare_word(model, vocab: Vocab, text_a: str, text_b: str, word: str) -> HiddenPair:
-    """The hidden state and the tag of `word` in two sentences (its first occurrence in each)."""
+    """The hidden state and the tag of `word` in two sentences (its first occurrence in each).
+    A word of several tokens (台北, per character) is compared at its last token, whose
+    state has read all of it."""
     out = []
     for text in (text_a, text_b):
         prep = prepare(text, vocab)
-        lowered = [t.lower() for t in prep.tokens]
-        if word.lower() not in lowered:
-            raise InputError(f"“{word}” is not a word of “{text}”.")
-        t = lowered.index(word.lower())
-        out.append((t, hidden_states(model, prep.ids)[t], TAGS[int(tag_probs(model, prep.ids)[t].argmax())]))
+        start, end = word_span(prep.tokens, word)
+        t = end - 1
+        out.append((t, hidden_states(model, prep.ids)[t], TAGS[int(tag_probs(model, prep.ids)[t].argmax())],
+                    prep.tokens[t], start))
     if out[0][0] != out[1][0]:
         raise InputError("Pick a word at the same position in both sentences.")
-    return HiddenPair(word, out[0][0], out[0][1], out[1][1], out[0][2], out[1][2])
+    return HiddenPair(word, out[0][0], out[0][1], out[1][1], out[0][2], out[1][2], out[0][3], out[0][4])
+
+
+def word_tag(tagged: Tagged, word: str) -> str:
+    """The tag a tagger gave `word` in a tagged sentence: its tokens' tag, or the distinct tags
+    joined by "/" when the tokens of one word (东, 京) got different ones."""
+    start, end = word_span(tagged.tokens, word)
+    return "/".join(dict.fromkeys(tagged.tags[start:end]))
 
 
 def force_tag(model, ids, t: int, tag: str, strength: float = 30.0) -> np.ndarray:

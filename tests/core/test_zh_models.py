@@ -276,3 +276,32 @@ def test_flat_tagger_sees_both_sides(taggers):
     assert (flat_reach > 1e-6).all()
     arrive, leave = (tag_sentence(model, vocab, s).tags[2:] for s in ZH_SLOT_PAIR)
     assert arrive == ("destination",) * 2 and leave == ("departure",) * 2
+
+
+# ---- a Chinese word of several characters, for the slot page --------------------------------
+
+def test_a_word_of_several_characters(taggers):
+    """台北 is two tokens: compared at 北 (its state has read all of it), the form joins its
+    characters with nothing between them, and word_tag reads the tags of 东京 in the
+    right-context pair. Oracles: compare_word at the single token 北, the tags by position."""
+    from rnnviz.tagging import extract_slots, word_span, word_tag
+
+    assert word_span(("到", "达", "台", "北"), "台北") == (2, 4)
+    assert word_span(("Arrive", "Taipei", "on"), "taipei") == (1, 2)
+    with pytest.raises(Exception, match="not a word"):
+        word_span(("到", "达", "台"), "台北")
+    vocab = taggers["elman"][1]
+    for kind in KINDS:
+        model = taggers[kind][0]
+        whole = compare_word(model, vocab, *ZH_SLOT_PAIR, ZH_SLOT_WORD)
+        last = compare_word(model, vocab, *ZH_SLOT_PAIR, "北")
+        assert (whole.position, whole.start, whole.token) == (3, 2, "北")
+        np.testing.assert_array_equal(whole.h_a, last.h_a)
+        assert (whole.tag_a, whole.tag_b, whole.distance) == (last.tag_a, last.tag_b, last.distance)
+    arrive = tag_sentence(taggers["elman"][0], vocab, "十一月二日到达台北")
+    form = extract_slots(arrive.tokens, arrive.tags, sep="")
+    assert form["Destination"] == "台北" and form["Date"] == "十一月二日"
+    bi = taggers["bi"][0]
+    for text, tag in (("东京是我的目的地", "destination"), ("东京是我的出发地", "departure")):
+        tagged = tag_sentence(bi, vocab, text)
+        assert word_tag(tagged, "东京") == "/".join(dict.fromkeys(tagged.tags[:2])) == tag
