@@ -30,24 +30,30 @@ def _axes(labels: dict | None) -> dict:
     return {**AXES, **(labels or {})}
 
 
+def _names(tag_names: dict | None) -> list[str]:
+    """The tags as shown (tag_names: code -> the learner's word for it; the codes by default)."""
+    return [(tag_names or {}).get(tag, tag) for tag in TAGS]
+
+
 def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
-             labels: dict | None = None) -> go.Figure:
+             labels: dict | None = None, tag_names: dict | None = None) -> go.Figure:
     """Rows = words, columns = taggers; each cell shows the chosen tag, coloured by tag,
-    with every tag's probability on hover. probs_by_tagger: label -> (T, K) array."""
-    A = _axes(labels)
+    with every tag's probability on hover. probs_by_tagger: label -> (T, K) array;
+    tag_names: code -> the name shown (目的地 for destination), the codes by default."""
+    A, names = _axes(labels), _names(tag_names)
     labels = list(probs_by_tagger)
     P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
     best = P.argmax(-1)  # (T, n)
-    text = [[f"{TAGS[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
-    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(TAGS))
+    text = [[f"{names[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
+    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(names))
               for j in range(len(labels))] for t in range(P.shape[0])]
     fig = go.Figure(go.Heatmap(
         z=best + 0.5, x=labels, y=step_labels(tokens), zmin=0, zmax=len(TAGS),
         colorscale=_discrete_scale(), showscale=False, text=text, texttemplate="%{text}",
         customdata=hover, xgap=2, ygap=2,
         hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>"))
-    for tag in TAGS:  # a legend for the colours
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=tag,
+    for tag, name in zip(TAGS, names):  # a legend for the colours
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
                                  marker={"size": 12, "color": TAG_COLOURS[tag], "symbol": "square"}))
     fig.update_layout(title={"text": title}, xaxis_title=A["tagger"], yaxis_title=A["step"],
                       height=140 + 38 * len(tokens), margin={"l": 10, "r": 10, "t": 50, "b": 10},
@@ -71,10 +77,11 @@ def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str, labels: dict | N
     return fig
 
 
-def confusion_figure(cm, title: str, labels: dict | None = None) -> go.Figure:
+def confusion_figure(cm, title: str, labels: dict | None = None,
+                     tag_names: dict | None = None) -> go.Figure:
     """Counts of (true tag, predicted tag) on held-out words; the diagonal is correct."""
-    A = _axes(labels)
-    fig = heatmap(np.asarray(cm, dtype=float), x=list(TAGS), y=list(TAGS), title=title,
+    A, names = _axes(labels), _names(tag_names)
+    fig = heatmap(np.asarray(cm, dtype=float), x=names, y=names, title=title,
                   x_title=A["predicted"], y_title=A["true"], colorbar=A["words"],
                   colorscale="Blues", zmid=None, hover_name=A["words"])
     counts = np.asarray(cm).astype(int).astype(str)

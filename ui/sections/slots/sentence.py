@@ -13,7 +13,7 @@ from rnnviz.figures import slots as figs
 from ... import session
 from ...i18n import t
 from ...widgets import md_escape
-from .common import ARRIVE, BIND, SlotSetup, anchor, coded, labelled, tagger_label, text
+from .common import BIND, SlotSetup, anchor, coded, labelled, tag_names, tagger_label, text
 
 SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
 SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
@@ -38,7 +38,7 @@ def choose(cur: session.Current, s: SlotSetup):
     if source == "own":
         sentence = st.text_input(
             t("slots.your_sentence"),
-            "Arrive Seoul at 9 am",
+            s.own,
             key="slot_text",
             **BIND,
             max_chars=limits.MAX_TEXT_CHARS,
@@ -51,7 +51,7 @@ def choose(cur: session.Current, s: SlotSetup):
     except InputError as err:
         st.error(str(err))
         st.info(t("slots.fallback"))
-        sentence = ARRIVE
+        sentence = s.presets["arrive"]
         tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     st.code(sentence[:2000], language=None, wrap_lines=True)
     for notice in next(iter(tagged.values())).notices:
@@ -83,15 +83,21 @@ def grid(tagged: dict) -> None:
         text("unknown", unknown=md_escape(", ".join(dict.fromkeys(unknown))))
     st.plotly_chart(
         figs.tag_grid(
-            first.tokens, {k: v.probs for k, v in tagged.items()}, title=t("slots.fig.grid"), labels=_axes()
+            first.tokens,
+            {k: v.probs for k, v in tagged.items()},
+            title=t("slots.fig.grid"),
+            labels=_axes(),
+            tag_names=tag_names(),
         ),
         width="stretch",
     )
 
 
-def form(tagged: dict) -> None:
+def form(tagged: dict, sep: str = " ") -> None:
+    """Each tagger's filled-in form (a slot's tokens joined by `sep`: nothing between Chinese
+    characters)."""
     text("form")
-    forms = {label: tg.extract_slots(v.tokens, v.tags) for label, v in tagged.items()}
+    forms = {label: tg.extract_slots(v.tokens, v.tags, sep) for label, v in tagged.items()}
     names = {name: t(f"slots.slot.{key}") for key, name in tg.SLOTS.items()}
     names[tg.WHEN_OF] = t("slots.slot.when")
     city = {c: t(f"slots.when.{c}") for c in ("arrival", "departure")}
