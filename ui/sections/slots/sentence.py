@@ -34,7 +34,7 @@ def choose(cur: session.Current, s: SlotSetup):
     """(text, {label: Tagged}): the sentence to tag (a preset, the sidebar's, or typed) and every
     tagger's tags; an unusable sentence is explained and the notes' sentence shown instead."""
     source = coded(st.selectbox, t("slots.source"), SOURCES, [t(f"slots.source.{k}") for k in SOURCES],
-                   "slot_source", help=t("slots.source_help"))
+                   "slot_source", help=t("slots.source_help"), index=SOURCES.index(s.start))
     if source == "own":
         sentence = st.text_input(
             t("slots.your_sentence"),
@@ -80,7 +80,7 @@ def grid(tagged: dict) -> None:
     text("grid", n_disagree=tg.disagreements(tagged), T=len(first.tokens))
     unknown = [tok for tok, w in zip(first.tokens, first.words) if w == "<unk>"]
     if unknown:
-        text("unknown", unknown=md_escape(", ".join(dict.fromkeys(unknown))))
+        text("unknown", unknown=md_escape(t("slots.list_sep").join(dict.fromkeys(unknown))))
     st.plotly_chart(
         figs.tag_grid(
             first.tokens,
