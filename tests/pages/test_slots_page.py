@@ -299,3 +299,28 @@ def test_chinese_jordan_risk_and_exercise_use_chinese_tag_names(app):
     ex = tg.jordan_exercise(0)
     prose = " ".join(m.value for m in at.markdown)
     assert f"上一个标签是*{ZH_NAMES[tg.EXERCISE_TAGS[ex.prev_tag]]}*" in prose
+
+
+def test_chinese_page_opens_on_the_notes_sentence_and_its_link_reopens_it(app):
+    """A fresh 中文 page tags 十一月二日到达台北 (the sidebar's everyday sentence is no travel
+    request); a link with its Chinese labels reopens the same view (AppTest opens the home page
+first, which names the page's parameters as unused there: the browser test checks the notice);
+    the sidebar's sentence stays a choice, read per character."""
+    at = zh_app(app)
+    no_exception(at)
+    assert at.selectbox(key="slot_source").value == "讲义：十一月二日到达台北"
+    # the link carries the shown labels (Streamlit writes a bound selectbox's label)
+    link = {"lang": "zh", "slot_source": "讲义：十一月二日离开台北", "slot_force_tag": "时间"}
+    again = app(PAGE, query=link)
+    no_exception(again)
+    assert again.selectbox(key="slot_source").value == "讲义：十一月二日离开台北"
+    assert again.selectbox(key="slot_force_tag").value == "时间"
+    assert not again.error
+    again.selectbox(key="slot_source").set_value("侧边栏的句子").run()
+    no_exception(again)
+    rows = next(f for f in figures(again) if f["layout"]["title"]["text"].startswith("每个字的标签"))
+    from rnnviz.catalog import zh_tagging_data
+
+    cur = again.sidebar.text_area(key="text").value
+    tokens = tg.prepare(cur, zh_tagging_data().vocab).tokens
+    assert list(rows["data"][0]["y"]) == [f"{k + 1} {w}" for k, w in enumerate(tokens)]
