@@ -324,3 +324,24 @@ first, which names the page's parameters as unused there: the browser test check
     cur = again.sidebar.text_area(key="text").value
     tokens = tg.prepare(cur, zh_tagging_data().vocab).tokens
     assert list(rows["data"][0]["y"]) == [f"{k + 1} {w}" for k, w in enumerate(tokens)]
+
+
+def test_chinese_typed_sentence_unknown_characters_and_the_flat_length(app):
+    """A typed Chinese sentence: unknown characters named (joined by 、), read as <unk>; one
+    longer than the flattened FNN's fixed length gets the warning in Chinese and the map falls
+    back to the notes' sentence."""
+    from rnnviz.catalog import zh_flat_tagger
+
+    at = zh_app(app, {"slot_source": "自己输入…"})
+    assert at.text_input(key="slot_text").value == "我要在早上八点到达首尔"
+    at.text_input(key="slot_text").set_value("十一月二日到达拉萨").run()
+    no_exception(at)
+    assert any("拉、萨" in m.value and "<unk>" in m.value for m in at.markdown)
+    L = zh_flat_tagger()[0].cfg.max_len
+    long = "我想十一月二日从上海飞到台北，然后下午三点再坐高铁去高雄开会"
+    assert len(long) > L
+    at.text_input(key="slot_text").set_value(long).run()
+    no_exception(at)
+    assert any(f"固定读 {L} 个字，而这个句子有 {len(long)} 个" in w.value for w in at.warning)
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("每个标签能看多远"))
+    assert len(fig["data"][0]["z"]) == len("十一月二日到达台北")

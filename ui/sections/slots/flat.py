@@ -53,7 +53,7 @@ def _shifted(s: SlotSetup) -> None:
     """Held-out accuracy as written and with "please" (请) in front: every slot one place later."""
     moved = tg.shifted_heldout(s.data, s.shift)
     models = {**{tagger_label(k): m for k, m in s.shipped.items()}, tagger_label("flat"): s.flat}
-    rows, acc, shifted = [], {}, t("slots.col.acc_shifted", prefix=" ".join(s.shift))
+    rows, acc, shifted = [], {}, t("slots.col.acc_shifted", prefix=s.sep.join(s.shift))
     for label, m in models.items():
         a, b = cache.heldout_scores(m, s.data)["accuracy"], cache.shifted_scores(m, moved)["accuracy"]
         acc[label] = (a, b)
@@ -66,6 +66,6 @@ def _shifted(s: SlotSetup) -> None:
         flat_b=f"{flat_b:.3f}",
         elman_a=f"{el_a:.3f}",
         elman_b=f"{el_b:.3f}",
-        prefix=" ".join(s.shift),
+        prefix=s.sep.join(s.shift),
     )
     st.dataframe(fmt_table(rows, fixed=True), hide_index=True)
