@@ -302,18 +302,19 @@ def test_chinese_jordan_risk_and_exercise_use_chinese_tag_names(app):
 
 
 def test_chinese_page_opens_on_the_notes_sentence_and_its_link_reopens_it(app):
-    """A fresh 中文 page tags 十一月二日到达台北 (the sidebar's everyday sentence is no travel
-    request); a link with its Chinese labels reopens the same view (AppTest opens the home page
+    """A fresh 中文 page tags 十一月二日离开台北 (the sidebar's everyday sentence is no travel
+    request; on this one of the notes' pair the taggers disagree); a link with its Chinese labels reopens the same view (AppTest opens the home page
 first, which names the page's parameters as unused there: the browser test checks the notice);
     the sidebar's sentence stays a choice, read per character."""
     at = zh_app(app)
     no_exception(at)
-    assert at.selectbox(key="slot_source").value == "讲义：十一月二日到达台北"
+    assert at.selectbox(key="slot_source").value == "讲义：十一月二日离开台北"
+    assert any("其中 2 个字上意见不一致" in m.value for m in at.markdown)  # 台北: FNN, Jordan
     # the link carries the shown labels (Streamlit writes a bound selectbox's label)
-    link = {"lang": "zh", "slot_source": "讲义：十一月二日离开台北", "slot_force_tag": "时间"}
+    link = {"lang": "zh", "slot_source": "讲义：十一月二日到达台北", "slot_force_tag": "时间"}
     again = app(PAGE, query=link)
     no_exception(again)
-    assert again.selectbox(key="slot_source").value == "讲义：十一月二日离开台北"
+    assert again.selectbox(key="slot_source").value == "讲义：十一月二日到达台北"
     assert again.selectbox(key="slot_force_tag").value == "时间"
     assert not again.error
     again.selectbox(key="slot_source").set_value("侧边栏的句子").run()
