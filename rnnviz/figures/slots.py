@@ -125,13 +125,15 @@ def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | Non
     A = _axes(labels)
     names = list(reach_by_tagger)
     steps = step_labels(tokens)
-    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.12)
+    # room between the panels for the first colour bar AND the second panel's word labels
+    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
     for j, name in enumerate(names):
         R = np.asarray(reach_by_tagger[name], dtype=float)
         right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]
         fig.add_heatmap(z=R, x=steps, y=steps, zmin=0, zmax=float(np.nanmax(R)) or 1.0,
                         colorscale="Blues", row=1, col=j + 1,
-                        colorbar={"title": {"text": A["reach_bar"]}, "x": right + 0.005, "xanchor": "left",
+                        colorbar={"title": {"text": A["reach_bar"], "side": "right"}, "x": right + 0.005,
+                                  "xanchor": "left",
                                   "thickness": 10, "len": 0.8},
                         hovertemplate=A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
                                       + "%{z:.4g}<extra>" + name + "</extra>")

@@ -287,15 +287,24 @@ def test_chinese_right_context_stream_and_fifth_tagger(app):
 
 
 def test_chinese_jordan_risk_and_exercise_use_chinese_tag_names(app):
+    """十 starts the notes' sentences and is a date: the wrong tag offered first is 时间, and
+    forcing 日期 says it changes nothing; the table's tags are Chinese names (oracle: force_tag)."""
+    from rnnviz.catalog import zh_taggers
+
     at = zh_app(app, {"slot_source": "讲义：十一月二日到达台北"})
     no_exception(at)
-    assert at.selectbox(key="slot_force_tag").value == "日期"
-    assert any("本来就是“日期”" in i.value for i in at.info)  # 十 is a date already
-    at.selectbox(key="slot_force_tag").set_value("时间").run()
-    no_exception(at)
+    assert at.selectbox(key="slot_force_tag").value == "时间"
+    assert not any("本来就是" in i.value for i in at.info)
     table = next(df.value for df in at.dataframe if "运行" in df.value.columns)
-    assert set(table["1 十"]) <= set(ZH_NAMES.values()) and "时间" in set(table["1 十"])
+    jordan, vocab, _ = zh_taggers()["jordan"]
+    ids = tg.prepare("十一月二日到达台北", vocab).ids
+    forced = [ZH_NAMES[TAGS[k]] for k in tg.force_tag(jordan, ids, 0, "time").argmax(1)]
+    row = table[(table["标注器"] == "Jordan RNN") & (table["运行"] == "第 1 步被强制为 时间")].iloc[0]
+    assert list(row.iloc[2:]) == forced and forced[0] == "时间"
     assert any(t.startswith("第 1 步被强制为“时间”") for t in figure_titles(at))
+    at.selectbox(key="slot_force_tag").set_value("日期").run()
+    no_exception(at)
+    assert any("本来就是“日期”" in i.value for i in at.info)  # 十 is a date already
     ex = tg.jordan_exercise(0)
     prose = " ".join(m.value for m in at.markdown)
     assert f"上一个标签是*{ZH_NAMES[tg.EXERCISE_TAGS[ex.prev_tag]]}*" in prose

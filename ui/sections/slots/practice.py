@@ -29,7 +29,7 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
         step = 0
         c1.caption(t("slots.force_one_word"))
     tag = coded(c2.selectbox, t("slots.force_tag"), TAGS, [tag_name(x) for x in TAGS], "slot_force_tag",
-                index=TAGS.index("date"))
+                index=TAGS.index(s.force))
     ids = prepare(sentence, s.data.vocab).ids
     changes, rows = _forced(s, ids, tokens, step, tag)
     later = {k: max(v[step + 1 :], default=0.0) for k, v in changes.items()}
