@@ -355,3 +355,20 @@ def test_chinese_typed_sentence_unknown_characters_and_the_flat_length(app):
     assert any(f"固定读 {L} 个字，而这个句子有 {len(long)} 个" in w.value for w in at.warning)
     fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("每个标签能看多远"))
     assert len(fig["data"][0]["z"]) == len("十一月二日到达台北")
+
+
+def test_chinese_retrain_on_the_chinese_data(app):
+    """A small tagger trained in a 中文 session learns from the Chinese corpus (its E has one row
+    per character of it) and joins the grid as a fifth column, named in Chinese."""
+    from rnnviz.catalog import zh_tagging_data
+
+    at = zh_app(app)
+    at.slider(key="slot_steps").set_value(20)
+    at.slider(key="slot_hidden").set_value(4)
+    next(b for b in at.button if b.label == "训练").click().run()
+    no_exception(at)
+    own = at.session_state["slot_own"]
+    assert own["label"] == "你的（Elman，H=4）" and len(own["history"]) == 20
+    assert own["model"].cfg.vocab_size == len(zh_tagging_data().vocab)
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("每个字的标签"))
+    assert list(fig["data"][0]["x"])[-1] == "你的（Elman，H=4）"
