@@ -310,11 +310,13 @@ def tag_sentence(model, vocab: Vocab, text: str) -> Tagged:
                   tuple(replace(prep, unknown=()).notices))
 
 
-def extract_slots(tokens, tags, sep: str = " ") -> dict[str, str]:
+def extract_slots(tokens, tags, sep: str = " ", when: str = "before") -> dict[str, str]:
     """The form: each slot's words (a run of equal tags joined by `sep`: a space between
     English words, nothing between Chinese characters; runs by ' / '), and
     whether the date/time is of the arrival or the departure, as in the notes' "Time of
-    Arrival: November 2nd": it belongs to the nearest city slot before it (else after it)."""
+    Arrival: November 2nd": it belongs to the nearest city slot before it (else after it).
+    when="after" looks after it first: Chinese puts the date and time before the verb and the
+    city (十一月二日到达台北, 晚上七点到巴黎)."""
     runs: dict[str, list[list[str]]] = {tag: [] for tag in SLOTS}
     prev = None
     for tok, tag in zip(tokens, tags):
@@ -324,7 +326,7 @@ def extract_slots(tokens, tags, sep: str = " ") -> dict[str, str]:
             runs[tag][-1].append(tok)
         prev = tag
     form = {SLOTS[tag]: " / ".join(sep.join(r) for r in rs) for tag, rs in runs.items()}
-    form[WHEN_OF] = _when_of(list(tags))
+    form[WHEN_OF] = _when_of(list(tags), when)
     return form
 
 
@@ -332,14 +334,19 @@ WHEN_OF = "Date/time of"
 _CITY = {"destination": "arrival", "departure": "departure"}
 
 
-def _when_of(tags: list[str]) -> str:
+def _when_of(tags: list[str], first: str = "before") -> str:
+    """The city slot of the first date/time: the nearest one on the `first` side, else the
+    nearest on the other side, else ""."""
+    if first not in ("before", "after"):
+        raise InputError('when must be "before" or "after".')
     when = [t for t, tag in enumerate(tags) if tag in ("date", "time")]
     if not when:
         return ""
     t0 = when[0]
-    before = [_CITY[tag] for tag in tags[:t0] if tag in _CITY]
+    before = [_CITY[tag] for tag in tags[:t0] if tag in _CITY][::-1]  # nearest first
     after = [_CITY[tag] for tag in tags[t0:] if tag in _CITY]
-    return before[-1] if before else (after[0] if after else "")
+    sides = (before, after) if first == "before" else (after, before)
+    return next((side[0] for side in sides if side), "")
 
 
 # ---- held-out evaluation ---------------------------------------------------------------------

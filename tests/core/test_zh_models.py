@@ -305,3 +305,20 @@ def test_a_word_of_several_characters(taggers):
     for text, tag in (("东京是我的目的地", "destination"), ("东京是我的出发地", "departure")):
         tagged = tag_sentence(bi, vocab, text)
         assert word_tag(tagged, "东京") == "/".join(dict.fromkeys(tagged.tags[:2])) == tag
+
+
+def test_a_chinese_date_belongs_to_the_city_after_it():
+    """when="after": 晚上七点到巴黎 is the arrival's time although 伦敦 (a departure) came
+    before it; with no city after it the one before is taken; English keeps "before"."""
+    from rnnviz.tagging import extract_slots
+
+    toks = list("从伦敦出发，晚上七点到巴黎")
+    tags = (["other"] + ["departure"] * 2 + ["other"] * 3 + ["time"] * 4 + ["other"]
+            + ["destination"] * 2)
+    assert extract_slots(toks, tags, "", "after")["Date/time of"] == "arrival"
+    assert extract_slots(toks, tags, "", "before")["Date/time of"] == "departure"
+    alone = extract_slots(list("离开台北明天"), ["other"] * 2 + ["departure"] * 2 + ["date"] * 2, "", "after")
+    assert alone["Date/time of"] == "departure" and alone["Date"] == "明天"
+    assert extract_slots(["Arrive"], ["other"], when="after")["Date/time of"] == ""
+    with pytest.raises(Exception, match="before"):
+        extract_slots(["x"], ["date"], when="sideways")

@@ -256,6 +256,12 @@ def test_chinese_presets_tag_per_character_with_chinese_tag_names(app):
     no_exception(at)
     form = next(df.value for df in at.dataframe if df.value.index.name == "槽")
     assert form.loc["目的地", "Elman RNN"] == "台北" and form.loc["日期/时间属于", "Elman RNN"] == "到达"
+    two = next(o for o in options if "从伦敦出发，晚上七点到巴黎" in o)
+    at.selectbox(key="slot_source").set_value(two).run()
+    no_exception(at)
+    form = next(df.value for df in at.dataframe if df.value.index.name == "槽")
+    bi = form["双向 Elman"]  # 晚上七点 comes before 到巴黎: the arrival's time
+    assert (bi["出发地"], bi["目的地"], bi["时间"], bi["日期/时间属于"]) == ("伦敦", "巴黎", "晚上七点", "到达")
 
 
 def test_chinese_right_context_stream_and_fifth_tagger(app):

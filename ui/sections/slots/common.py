@@ -56,6 +56,7 @@ class SlotSetup:
     sep: str = " "  # between the tokens of one slot value in the form
     start: str = "sidebar"  # the sentence source a fresh page opens on (zh: a notes' sentence)
     force: str = "date"  # the wrong tag Jordan's step 1 is forced to at first (zh: 十 is a date)
+    when: str = "before"  # a date/time's city: looked for before it first (zh: after it)
 
     @property
     def flat_len(self) -> int:
@@ -82,6 +83,7 @@ def setup(lang: str) -> SlotSetup:
             # Leave sentence is where they disagree (the FNN and Jordan call 台北 a destination)
             "leave",
             "time",
+            "after",
         )
     shipped = {k: m for k, (m, _, _) in cache.pretrained_taggers().items()}
     return SlotSetup(

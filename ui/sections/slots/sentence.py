@@ -93,11 +93,11 @@ def grid(tagged: dict) -> None:
     )
 
 
-def form(tagged: dict, sep: str = " ") -> None:
-    """Each tagger's filled-in form (a slot's tokens joined by `sep`: nothing between Chinese
-    characters)."""
+def form(tagged: dict, s: SlotSetup) -> None:
+    """Each tagger's filled-in form (a slot's tokens joined by s.sep: nothing between Chinese
+    characters; a date's city looked for on the s.when side first)."""
     text("form")
-    forms = {label: tg.extract_slots(v.tokens, v.tags, sep) for label, v in tagged.items()}
+    forms = {label: tg.extract_slots(v.tokens, v.tags, s.sep, s.when) for label, v in tagged.items()}
     names = {name: t(f"slots.slot.{key}") for key, name in tg.SLOTS.items()}
     names[tg.WHEN_OF] = t("slots.slot.when")
     city = {c: t(f"slots.when.{c}") for c in ("arrival", "departure")}
