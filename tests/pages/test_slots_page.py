@@ -353,6 +353,12 @@ def test_chinese_typed_sentence_unknown_characters_and_the_flat_length(app):
     at.text_input(key="slot_text").set_value("十一月二日到达拉萨").run()
     no_exception(at)
     assert any("拉、萨" in m.value and "<unk>" in m.value for m in at.markdown)
+    at.text_input(key="slot_text").set_value("   ").run()
+    no_exception(at)
+    assert "句子是空的" in at.error[0].value and any("十一月二日到达台北" in i.value for i in at.info)
+    at.text_input(key="slot_text").set_value("到达台北" * 60).run()  # 240 characters, 200 kept
+    no_exception(at)
+    assert any("只使用前 200 个 token；另外 40 个被丢弃" in w.value for w in at.warning)
     L = zh_flat_tagger()[0].cfg.max_len
     long = "我想十一月二日从上海飞到台北，然后下午三点再坐高铁去高雄开会"
     assert len(long) > L

@@ -11,7 +11,7 @@ from rnnviz.figures import slots as figs
 from rnnviz.text import prepare
 
 from ... import cache
-from ...i18n import t
+from ...i18n import error_text, t
 from .common import SlotSetup, anchor, fmt_table, tagger_label, text
 from .sentence import _axes
 
@@ -42,7 +42,7 @@ def _reach(s: SlotSetup, sentence: str) -> None:
             for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))
         }
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         return
     tokens = prepare(sentence, s.data.vocab).tokens
     text("reach")

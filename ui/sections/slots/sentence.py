@@ -9,9 +9,10 @@ from rnnviz import limits
 from rnnviz import tagging as tg
 from rnnviz.errors import InputError
 from rnnviz.figures import slots as figs
+from rnnviz.text import prepare
 
 from ... import session
-from ...i18n import t
+from ...i18n import error_text, t
 from ...widgets import md_escape
 from .common import BIND, SlotSetup, anchor, coded, labelled, tag_names, tagger_label, text
 
@@ -49,14 +50,21 @@ def choose(cur: session.Current, s: SlotSetup):
     try:
         tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     except InputError as err:
-        st.error(str(err))
+        st.error(md_escape(error_text(err)))
         st.info(t("slots.fallback"))
         sentence = s.presets["arrive"]
         tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     st.code(sentence[:2000], language=None, wrap_lines=True)
-    for notice in next(iter(tagged.values())).notices:
-        st.warning(md_escape(notice))
+    _notices(sentence, s)
     return sentence, tagged
+
+
+def _notices(sentence: str, s: SlotSetup) -> None:
+    """Text or tokens cut by the limits, in the learner's language (unknown words are named by
+    the grid's own text)."""
+    for name, values in prepare(sentence, s.data.vocab).notice_items:
+        if name != "unknown":
+            st.warning(t(f"notices.{name}", **{k: md_escape(v) for k, v in values.items()}))
 
 
 def look(tagged: dict, acc_gap: tuple) -> None:
