@@ -96,7 +96,7 @@ def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict
     fig = go.Figure()
     for name, ch in changes.items():
         fig.add_trace(go.Bar(x=x, y=np.asarray(ch), name=name,
-                             hovertemplate="%{x}: moved %{y:.3f}<extra>" + name + "</extra>"))
+                             hovertemplate="%{x}<br>" + A["moved"] + ": %{y:.3f}<extra>" + name + "</extra>"))
     fig.add_vline(x=t_forced, line_dash="dot", line_color="red")
     fig.update_layout(title={"text": title}, xaxis_title=A["step"],
                       yaxis_title=A["moved"], yaxis_range=[0, 1.05],
@@ -109,8 +109,9 @@ def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict
 def loss_curve(history, title: str = "Training loss", labels: dict | None = None) -> go.Figure:
     A = _axes(labels)
     steps = [r["step"] for r in history]
-    fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines",
-                               name="loss", hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>"))
+    hover = A["opt_step"] + " %{x}<br>" + A["loss"] + ": %{y:.4f}<extra></extra>"
+    fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines", name=A["loss"],
+                               hovertemplate=hover))
     fig.update_layout(title={"text": title}, xaxis_title=A["opt_step"],
                       yaxis_title=A["loss"],
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
