@@ -322,3 +322,28 @@ def test_a_chinese_date_belongs_to_the_city_after_it():
     assert extract_slots(["Arrive"], ["other"], when="after")["Date/time of"] == ""
     with pytest.raises(Exception, match="before"):
         extract_slots(["x"], ["date"], when="sideways")
+
+
+def test_the_chinese_prose_claims_in_words_hold(taggers):
+    """What prose/zh/slots.md says in words (not placeholders) about the shipped Chinese
+    taggers: 台北's last character is step 4 (so the state before it is h_3); Jordan tags
+    到达 and 离开 all 其他 (so it feeds back the same y); the FNN's errors are mostly cities
+    and it almost never gets a departure right; the left-to-right taggers give 东京 one tag
+    in both right-context sentences."""
+    from rnnviz.tagging import word_tag
+
+    vocab = taggers["fnn"][1]
+    pair = compare_word(taggers["elman"][0], vocab, *ZH_SLOT_PAIR, ZH_SLOT_WORD)
+    assert pair.position + 1 == 4 and pair.token == "北"
+    jordan = taggers["jordan"][0]
+    for text in ZH_SLOT_PAIR:
+        assert tag_sentence(jordan, vocab, text).tags[:2] == ("other", "other")
+    cm = np.asarray(evaluate(taggers["fnn"][0], zh_tagging_data())["confusion"])
+    d, p = TAGS.index("destination"), TAGS.index("departure")
+    errors = cm.sum() - np.trace(cm)
+    assert cm[d, p] + cm[p, d] > errors / 2  # mostly cities
+    assert cm[p, p] < 0.1 * cm[p].sum()  # a departure is almost always wrong
+    for kind in ("fnn", "elman", "jordan"):
+        a, b = (word_tag(tag_sentence(taggers[kind][0], vocab, s), "东京")
+                for s in ("东京是我的目的地", "东京是我的出发地"))
+        assert a == b, kind
