@@ -61,7 +61,7 @@ def test_heatmap_is_the_all_pairs_norm_and_scale_reruns(app):
 def test_shared_weight_sum_matches_autograd_and_presets(app):
     at = page(app, "I like cats")
     assert any("equals autograd's gradient up to" in m.value for m in at.markdown)
-    assert any("h_2 gets nothing from L_1" in m.value for m in at.markdown)
+    assert any("$h_2$ gets nothing from $L_1$" in m.value for m in at.markdown)
     for key, value in (("w = 0.5, 3 steps", "0.125"), ("w = 2, 10 steps", "1024"), ("w = 0.2, 5 steps", "0.00032")):
         at.selectbox(key="bptt_chain").set_value(key).run()
         assert any(f"= {value}." in m.value for m in at.markdown), key
@@ -112,7 +112,7 @@ def test_step_sliders_survive_a_shorter_sentence(app):
 
 
 def paths_text(at):
-    return next(m.value for m in at.markdown if "dL/dh_t is a sum over losses" in m.value)
+    return next(m.value for m in at.markdown if r"$\partial L/\partial h_t$ is a sum over losses" in m.value)
 
 
 def test_paths_count_only_later_steps_with_a_loss(app):
@@ -120,27 +120,27 @@ def test_paths_count_only_later_steps_with_a_loss(app):
     at.slider(key="bptt_step").set_value(2).run()
     shown = paths_text(at)
     assert "no later step has a loss" in shown and "later loss(es)" not in shown
-    [bar] = fig_by_title(at, "dL/dh_2")
+    [bar] = fig_by_title(at, "∂L/∂h_2")
     names = [d["name"] for d in bar["data"]]
-    assert names == ["from L_2 (direct)", "total dL/dh_t"] and not any("L_3" in n for n in names)
+    assert names == ["from L_2 (direct)", "total ∂L/∂h_t"] and not any("L_3" in n for n in names)
     at.slider(key="bptt_step").set_value(1).run()  # step 1: L_2 exists and arrives through J_2
     shown = paths_text(at)
-    assert "the 1 later loss(es) (L_2) add a part" in shown and "L_3" not in shown
+    assert "the 1 later loss(es) ($L_{2}$) add a part" in shown and "L_{3}" not in shown
     at.slider(key="bptt_step").set_value(3).run()  # step 3: no loss of its own either
     shown = paths_text(at)
-    assert "step 3 has no target, so there is no loss L_3" in shown and "no later step has a loss" in shown
-    [bar] = fig_by_title(at, "dL/dh_3")
-    assert [d["name"] for d in bar["data"]] == ["total dL/dh_t"]
+    assert "step 3 has no target, so there is no loss $L_{3}$" in shown and "no later step has a loss" in shown
+    [bar] = fig_by_title(at, "∂L/∂h_3")
+    assert [d["name"] for d in bar["data"]] == ["total ∂L/∂h_t"]
 
 
 def test_one_word_sentences(app):
     at = page(app, "cats")  # notes: one step, no target at all
     shown = paths_text(at)
     assert "step 1 has no target" in shown and "no later step has a loss" in shown
-    assert "0 later loss" not in shown and "h_2 gets nothing" not in shown
+    assert "0 later loss" not in shown and "$h_2$ gets nothing" not in shown
     at = page(app, "cats", model="default")  # <bos> cats: step 2 predicts <eos>
     shown = paths_text(at)
-    assert "the direct part from the loss L_2" in shown and "no later step has a loss" in shown
+    assert "the direct part from the loss $L_{2}$" in shown and "no later step has a loss" in shown
     assert "0 later loss" not in shown
 
 
@@ -176,13 +176,13 @@ def test_what_to_look_at_toc_and_errata(app):
     claim = notes_errata.note002_eigen_claim(model, tr)
     assert any("Eigenvalues above 1 explode" in m and num(claim["rho_w"]) in m for m in md)
     assert any("does not run" in m and "dtype" in m for m in md)
-    assert any("O(T H²)" in m for m in md)
+    assert any("$O(T H^2)$" in m for m in md)
 
 
 def test_long_sentence_groups_the_legend(app):
     long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 8)
     at = page(app, long, model="default")
-    [bar] = fig_by_title(at, "dL/dh_2")
+    [bar] = fig_by_title(at, "∂L/∂h_2")
     shown = [d for d in bar["data"] if d.get("showlegend", True)]
     assert len(shown) <= 4 and any("later losses" in d["name"] for d in shown)
 

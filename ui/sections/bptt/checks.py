@@ -33,6 +33,10 @@ def gradcheck_view(cur: session.Current) -> None:
         text("not_elman")
 
 
+# rnnviz's sweep rows keep their plain keys (API); the table shows the page's notation
+_SWEEP_COLUMNS = {"||dL/dW_x||": "‖∂L/∂W_x‖", "||dL/dW||, W = [W_x W_h]": "‖∂L/∂W‖, W = [W_x W_h]"}
+
+
 def _sweep(sweep: list[dict]) -> None:
     """note 003's T sweep: the mean loss's ||dL/dW_x||, the sum's, and the long-range part."""
     with st.expander(t("bptt.sweep_header")):
@@ -46,7 +50,7 @@ def _sweep(sweep: list[dict]) -> None:
             long_first=num(parts[0]["long_range"]),
             long_last=num(parts[-1]["long_range"]),
         )
-        st.dataframe(pd.DataFrame(sweep), hide_index=True)
+        st.dataframe(pd.DataFrame(sweep).rename(columns=_SWEEP_COLUMNS), hide_index=True)
         names = {k: t(f"bptt.sweep_{k}") for k in ("mean", "sum", "long_range")}
         show_figure(
             figs.t_sweep_plot(parts, labels=labels("sweep", *figs.SWEEP_LABELS), names=names),
