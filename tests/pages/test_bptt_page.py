@@ -47,12 +47,12 @@ def reference_norms(text, ord_, scale=1.0):
 def test_heatmap_is_the_all_pairs_norm_and_scale_reruns(app):
     text = "I like cats you like dogs"
     at = page(app, text)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(reference_norms(text, 2)), rtol=1e-5, atol=1e-6)
     at.radio(key="bptt_ord").set_value("Frobenius ||.||_F")
     at.select_slider(key="bptt_scale").set_value(3.0).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (Frobenius")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (Frobenius")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(reference_norms(text, "fro", 3.0)), rtol=1e-5, atol=1e-6)
     [flow] = fig_by_title(at, "Gradient flow") or [None]  # only at scale 1
     assert flow is None
@@ -95,7 +95,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
 def test_long_sentence_on_the_default_model(app):
     long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 12)  # ~90 tokens
     at = page(app, long, model="default")
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
     T = hm["data"][0]["z"].shape[0]
     assert T > 80
     assert np.isnan(hm["data"][0]["z"][0, 1:]).all()
@@ -209,7 +209,7 @@ def test_bidirectional_heatmap_offers_both_directions():
     no_exception(at)
     assert any("backward (right to left)" in m.value for m in at.markdown)
     tr = trace(model, [0, 1, 2, 4])
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(backward_jacobian_norms(model, tr, 2).numpy()),
                                rtol=1e-5, atol=1e-6)
 

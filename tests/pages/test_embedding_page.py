@@ -55,7 +55,7 @@ def test_default_model_shows_its_e_and_the_autograd_gradient(app, default):
     np.testing.assert_allclose(z, model.E.detach().double().numpy(), atol=1e-7)
     inp, tgt = lm_pair(list(prepare("Arrive Taipei on November 2nd", vocab).ids), vocab)
     tr = trace(model, inp, tgt)
-    g = np.asarray(fig(at, "dL/dE")["data"][0]["z"], dtype=float)
+    g = np.asarray(fig(at, "∂L/∂E")["data"][0]["z"], dtype=float)
     np.testing.assert_allclose(g, tr.grads["E"].double().numpy(), atol=1e-6)
     assert "6 of 79 rows changed" in text(at)
     assert len(frame_with(at, "||change||")) == len(set(inp))
