@@ -59,7 +59,9 @@ PHONE_CSS = """
 <style>
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
 h1, h2, h3 { overflow-wrap: anywhere; }
+[data-testid="stTable"] { overflow-x: auto; }
 @media (max-width: 640px) {
+  [data-testid="stTable"] table { min-width: 600px; }
   h1 { font-size: 1.6rem !important; }
   h2 { font-size: 1.3rem !important; }
   h3 { font-size: 1.15rem !important; }
