@@ -8,6 +8,10 @@ from plotly.subplots import make_subplots
 
 from .common import fmt, step_labels
 
+# Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
+# a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
+LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0}
+
 
 def _log10(v) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -50,15 +54,16 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
                     marker={"symbol": "diamond", "color": "black", "size": 7})
     fig.update_layout(barmode="relative", title={"text": L["title"].format(t=t + 1, tok=tokens[t])},
                       xaxis_title=L["unit"], yaxis_title=L["component"],
-                      legend_title_text=L["path"], margin={"l": 10, "r": 10, "t": 50, "b": 10})
+                      legend_title_text=L["path"], legend=LEGEND_BELOW,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
 # nonlinearity -> (name, its derivative as the Jacobian's diagonal; {t} is the 1-based step)
 _SLOPE_NAMES = {"tanh": ("tanh", "1 - h_{t}^2"), "relu": ("ReLU", "1[a_{t} > 0]"),
                 "linear": ("identity", "1")}
-JACOBIAN_LABELS = {"slope_title": "{deriv} ({act} slope)", "W_title": "W_h (the same at every step)",
-                   "J_title": "J_{t} = {diag}W_h (own scale)", "slope": "slope",
+JACOBIAN_LABELS = {"slope_title": "{deriv}", "W_title": "W_h",
+                   "J_title": "J_{t} (own scale)", "slope": "slope",
                    "from": "from unit of h_{t-1}", "to": "to unit of h_t",
                    "title": "The step Jacobian at step {t}: {act} factor and W_h apart",
                    "hover_slope": "slope"}
@@ -186,8 +191,8 @@ def _hline(fig, x0, x1, y: float, name: str, color: str = "gray", dash: str = "d
 
 
 DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "median": "median over t",
-                   "bound": "bound (max ||J_k||_2)^d = {v}^d", "rho": "rho(W_h)^d = {v}^d",
-                   "floor": "~1e-7 float32 practical floor", "y": "||dh_s/dh_t||_2 (log scale)",
+                   "bound": "bound (max ‖J_k‖₂)^d = {v}^d", "rho": "ρ(W_h)^d = {v}^d",
+                   "floor": "~1e-07 float32 practical floor", "y": "‖∂h_s/∂h_t‖₂ (log scale)",
                    "title": "Vanishing or exploding: norm against distance s - t",
                    "x": "distance s - t (steps)"}
 
@@ -210,13 +215,13 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, np.r_[dist["max"], dist["min"], dist["bound"], floor])
     _whole_number_axis(fig, int(d[-1]) if len(d) else 0)
-    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"],
+    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
-PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e38",
-                    "floor": "practical floor ~1e-7", "subnormal": "float32 leaves the normal range",
+PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e+38",
+                    "floor": "practical floor ~1e-07", "subnormal": "float32 leaves the normal range",
                     "zero": "float32 = 0 (underflow)", "inf": "float32 = inf (overflow)",
                     "at": "{label} at k = {k}",
                     "y": "|{w}^k| (log scale)", "title": "The chain {w}^k in float32 and float64",
@@ -245,7 +250,7 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float,
                             name=L["at"].format(label=L[key], k=chain[key]))
     fig.update_yaxes(type="log", title_text=L["y"].format(w=f"{w:g}"), exponentformat="power")
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"],
+    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
@@ -297,11 +302,12 @@ def t_sweep_plot(rows, labels: dict | None = None, names: dict | None = None) ->
     fig.update_xaxes(type="log", tickvals=Ts, title_text=L["x"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in r if key != "T"])
-    fig.update_layout(title={"text": L["title"]}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
-CLIP_LABELS = {"before": "before (returned by clip_grad_norm_)", "after": "after", "norm": "gradient norm",
+CLIP_LABELS = {"before": "before", "after": "after", "norm": "gradient norm",
                "max_norm": "max_norm = {v}", "y": "global gradient norm (log scale)",
                "title": "clip_grad_norm_: the norm before and after"}
 
@@ -319,5 +325,6 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [before, after, max_norm])
     fig.update_xaxes(range=[-0.5, 1.5])  # room around the two points
-    fig.update_layout(title={"text": L["title"]}, height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig

@@ -294,7 +294,7 @@ def test_clip_line_spans_the_bars_without_extra_categories():
 
     fig = clip_bar(40.0, 1.0, 1.0)
     cats = {x for d in fig.data for x in (d.x if d.x is not None else ())}
-    assert cats == {"before (returned by clip_grad_norm_)", "after"}
+    assert cats == {"before", "after"}
     [line] = fig.layout.shapes
     assert (line.xref, line.x0, line.x1, line.y0, line.y1) == ("paper", 0, 1, 1.0, 1.0)
 

@@ -13,7 +13,7 @@ from rnnviz.notes_errata import note003_first_layer
 from ... import cache, session
 from ...i18n import t
 from ...widgets import exercise, exercise_number, show_figure
-from .common import BIND, anchor, coded, elman_1d, headers, labels, table, text
+from .common import BIND, anchor, coded, elman_1d, frame, headers, labels, table, text
 
 
 def gradcheck_view(cur: session.Current) -> None:
@@ -50,7 +50,7 @@ def _sweep(sweep: list[dict]) -> None:
             long_first=num(parts[0]["long_range"]),
             long_last=num(parts[-1]["long_range"]),
         )
-        st.dataframe(pd.DataFrame(sweep).rename(columns=_SWEEP_COLUMNS), hide_index=True)
+        frame(pd.DataFrame(sweep).rename(columns=_SWEEP_COLUMNS))
         names = {k: t(f"bptt.sweep_{k}") for k in ("mean", "sum", "long_range")}
         show_figure(
             figs.t_sweep_plot(parts, labels=labels("sweep", *figs.SWEEP_LABELS), names=names),
@@ -79,7 +79,7 @@ def clipping() -> None:
         "clipping",
         before=num(demo["norm before"]),
         after=num(demo["norm after"]),
-        cos=f"{demo['cosine']:.12f}",
+        cos=num(demo["cosine"]),  # 4 significant digits, as every number on screen
         max_norm=max_norm,
     )
     show_figure(
@@ -89,7 +89,7 @@ def clipping() -> None:
         "bptt-clip",
         key="bptt_clip",
     )
-    st.dataframe(headers(pd.DataFrame(steps)), hide_index=True)
+    frame(headers(pd.DataFrame(steps)))
 
 
 def byhand() -> None:

@@ -12,7 +12,7 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...i18n import prose, t
 from ...widgets import md_escape, show_figure
-from .common import P, anchor, elman_1d, labels, table, text
+from .common import P, anchor, elman_1d, frame, labels, table, text
 
 
 def paths(cur: session.Current, t_: int) -> None:
@@ -80,10 +80,10 @@ def recursion(cur: session.Current, t_: int) -> None:
             for k in range(cur.trace.T - 1, -1, -1)
         ]
         text("delta", t=t_ + 1)
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        frame(pd.DataFrame(rows))
         st.caption(t("bptt.unit_caption", t=t_ + 1))
         H = cur.model.cfg.hidden_size
-        st.dataframe(
+        frame(
             pd.DataFrame(
                 {
                     c["unit"]: [f"u{j + 1}" for j in range(H)],
@@ -93,7 +93,6 @@ def recursion(cur: session.Current, t_: int) -> None:
                     "δ_t": ds["delta"][t_].numpy(),
                 }
             ),
-            hide_index=True,
             height=min(35 * (H + 1) + 3, 400),
         )
 
@@ -121,7 +120,7 @@ def shared(cur: session.Current) -> None:
         )
     }
     with st.expander(t("bptt.shared_terms")):
-        st.dataframe(
+        frame(
             pd.DataFrame(
                 [
                     {
@@ -132,8 +131,7 @@ def shared(cur: session.Current) -> None:
                     }
                     for k in range(cur.trace.T)
                 ]
-            ),
-            hide_index=True,
+            )
         )
     table(
         [
