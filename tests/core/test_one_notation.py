@@ -58,3 +58,20 @@ def test_the_check_catches_each_plain_form(bad):
                                   "$\\delta_{{t+1}}$", "{{t-1}}", "add_x", "odd_h"])
 def test_the_check_lets_the_one_notation_pass(good):
     assert not plain_forms(f"some prose with {good} inside"), good
+
+
+# one e-notation style, the one rnnviz.formatting.num writes (Python's): 1e-07, 3.4e+38
+OTHER_E_STYLE = re.compile(r"(?<![\w.])\d(?:\.\d+)?e(?:[-+]?\d(?!\d)|\d)")
+
+
+@pytest.mark.parametrize("path", text_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_one_e_notation_style(path):
+    found = [m.group(0) for m in OTHER_E_STYLE.finditer(CODE_SPAN.sub("", path.read_text(encoding="utf-8")))]
+    assert not found, f"{path.name}: {found} -> write 1e-07, 3.4e+38 (as formatting.num does)"
+
+
+def test_the_e_notation_check():
+    from rnnviz.formatting import num
+    assert not OTHER_E_STYLE.search(" ".join(num(v) for v in (1e-7, 3.4e38, 1.19e-9, 2.2e-308, 1e100)))
+    for other in ("1e-7", "3.4e38", "1.2e-8", "5e+3", "1e9"):
+        assert OTHER_E_STYLE.search(f"about {other} here"), other
