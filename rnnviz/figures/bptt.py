@@ -65,7 +65,7 @@ _SLOPE_NAMES = {"tanh": ("tanh", "1 - h_{t}^2"), "relu": ("ReLU", "1[a_{t} > 0]"
 JACOBIAN_LABELS = {"slope_title": "{deriv}", "W_title": "W_h",
                    "J_title": "J_{t} (own scale)", "slope": "slope",
                    "from": "from unit of h_{t-1}", "to": "to unit of h_t",
-                   "title": "The step Jacobian at step {t}: {act} factor and W_h apart",
+                   "title": "Step Jacobian J_{t}: {act} slopes and W_h",
                    "hover_slope": "slope"}
 
 
@@ -136,7 +136,7 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
 
 CHAIN_LABELS = {"factor": "||J_k||_2 (one factor)", "product": "||J_k ... J_{t+1}||_2 (running product)",
                 "fro": "||J_k ... J_{t+1}||_F", "y": "norm (log scale)", "x": "factor added",
-                "title": "dh_{s}/dh_{t} = J_{s} ... J_{a}, built factor by factor"}
+                "title": "∂h_{s}/∂h_{t} = J_{s} ⋯ J_{a}, factor by factor"}
 
 
 def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
@@ -193,7 +193,7 @@ def _hline(fig, x0, x1, y: float, name: str, color: str = "gray", dash: str = "d
 DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "median": "median over t",
                    "bound": "bound (max ‖J_k‖₂)^d = {v}^d", "rho": "ρ(W_h)^d = {v}^d",
                    "floor": "~1e-07 float32 practical floor", "y": "‖∂h_s/∂h_t‖₂ (log scale)",
-                   "title": "Vanishing or exploding: norm against distance s - t",
+                   "title": "Norm against distance s − t",
                    "x": "distance s - t (steps)"}
 
 
