@@ -19,8 +19,8 @@ def _log10(v) -> np.ndarray:
 
 
 PATHS_LABELS = {"direct": "from L_{s} (direct)", "via": "from L_{s} via J_{a}..J_{s}",
-                "later_group": "from L_{first} … L_{last} ({n} later losses)", "total": "total dL/dh_t",
-                "title": "dL/dh_{t} ({tok}) by source loss", "unit": "hidden unit",
+                "later_group": "from L_{first} … L_{last} ({n} later losses)", "total": "total ∂L/∂h_t",
+                "title": "∂L/∂h_{t} ({tok}) by source loss", "unit": "hidden unit",
                 "component": "gradient component", "path": "path"}
 GROUP_AFTER = 6  # more later losses than this share ONE legend entry (a 70-word sentence: not 70)
 
@@ -134,8 +134,8 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
     return fig
 
 
-CHAIN_LABELS = {"factor": "||J_k||_2 (one factor)", "product": "||J_k ... J_{t+1}||_2 (running product)",
-                "fro": "||J_k ... J_{t+1}||_F", "y": "norm (log scale)", "x": "factor added",
+CHAIN_LABELS = {"factor": "‖J_k‖₂ (one factor)", "product": "‖J_k ⋯ J_{t+1}‖₂ (running product)",
+                "fro": "‖J_k ⋯ J_{t+1}‖_F", "y": "norm (log scale)", "x": "factor added",
                 "title": "∂h_{s}/∂h_{t} = J_{s} ⋯ J_{a}, factor by factor"}
 
 
@@ -264,7 +264,7 @@ def _whole_number_axis(fig, largest: int) -> None:
 
 
 SCALAR_LABELS = {"hover": "after %{x} steps: %{text}", "y": "w^k (log scale)",
-                 "title": "dL/dh_0 = 1 x w^k with w = {w}", "x": "steps k"}
+                 "title": "∂L/∂h_0 = 1 × w^k with w = {w}", "x": "steps k"}
 
 
 def scalar_chain_plot(products, w: float, labels: dict | None = None) -> go.Figure:

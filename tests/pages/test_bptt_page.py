@@ -80,7 +80,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
     gc = [d.value for d in at.dataframe if "rel. error numerical" in d.value.columns][0]
     assert gc["pass"].all() and "E" in set(gc["parameter"])
     at.select_slider(key="bptt_maxnorm").set_value(5.0).run()
-    steps = [d.value for d in at.dataframe if "step size ||delta theta||" in d.value.columns][0]
+    steps = [d.value for d in at.dataframe if "step size ‖delta theta‖" in d.value.columns][0]
     assert abs(steps["gradient norm used"].iloc[1] - 5.0) < 1e-4
     ex = chains.chain_exercise(0)  # exercise 1
     at.number_input(key="bptt_answer").set_value(ex["answer"])
