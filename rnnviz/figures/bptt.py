@@ -99,10 +99,12 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     fig.update_xaxes(range=[0, 1], title_text=L["slope"], row=1, col=1)
     for col in (1, 2, 3):
         fig.update_yaxes(autorange="reversed", row=1, col=col)
-    fig.update_xaxes(title_text=L["from"], row=1, col=2)
-    fig.update_xaxes(title_text=L["from"], row=1, col=3)
+    fig.update_xaxes(title_text=L["from"], row=1, col=2)  # W_h and J share their axes: one title
     fig.update_yaxes(title_text=L["to"], row=1, col=1)
-    fig.update_yaxes(showticklabels=False, row=1, col=3)  # same rows as W_h; room for W_h's colour bar
+    # the rows are the slope panel's units: their names once, at the left (on a phone the
+    # repeated u1 ... u96 ran into the next panel)
+    fig.update_yaxes(showticklabels=False, row=1, col=2)
+    fig.update_yaxes(showticklabels=False, row=1, col=3)
     fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)},
                       margin={"l": 10, "r": 10, "t": 80, "b": 10}, height=420)
     return fig
