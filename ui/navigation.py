@@ -65,6 +65,7 @@ h1, h2, h3 { overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   [data-testid="stTable"] table { min-width: 600px; }
   .modebar-container { display: none !important; }  /* plotly's toolbar covered chart titles */
+  [data-testid="stElementToolbar"] { display: none !important; }  /* it covered the text above a table */
   h1 { font-size: 1.6rem !important; }
   h2 { font-size: 1.3rem !important; }
   h3 { font-size: 1.15rem !important; }
