@@ -154,7 +154,7 @@ def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
                     name=L["fro"], line={"dash": "dot"})
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
-    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)},
+    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
                       xaxis_title=L["x"], margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 

@@ -248,3 +248,22 @@ def test_links_made_before_the_option_codes_still_open(app):
     assert at.radio(key="bptt_gc").value == "The current model and sentence"
     assert any("(Frobenius)" in (f["layout"].get("title") or {}).get("text", "") for f in figures(at))
     assert at.selectbox(key="bptt_chain").value == "w = 2, 10 steps"
+
+
+def test_fits_a_phone_titles_legends_and_digits(app):
+    """Issue 18 on a 390 px screen: every chart title fits on one line (<= 48 characters), legends
+    sit below the plot (a side legend squeezed the plot), numbers in the prose have at most 4
+    significant digits (the clipping cosine was 1.000000000000) and one e-notation style."""
+    import re
+
+    at = page(app, "I like cats you like dogs")
+    for f in figures(at):
+        title = (f["layout"].get("title") or {}).get("text", "")
+        assert 0 < len(title) <= 48, title
+        if any(d.get("showlegend", True) and d.get("name") for d in f["data"]) and f["layout"].get("showlegend", True):
+            assert (f["layout"].get("legend") or {}).get("orientation") == "h", title
+    md = " ".join(m.value for m in at.markdown)
+    assert "the cosine between before and after is 1 (direction unchanged)" in " ".join(md.split())
+    decimals = re.findall(r"(?<![\w.])\d+\.\d+", md)
+    assert all(len(d.replace(".", "").lstrip("0")) <= 4 for d in decimals), decimals  # no 1.000000000000
+    assert not re.findall(r"\de-[1-9]\b", md)  # 1e-07, not 1e-7
