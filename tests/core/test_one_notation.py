@@ -21,6 +21,7 @@ PLAIN_FORMS = {
     r"(?<![\w\\])d_[hxy](?!\w)": "d_h, d_x, d_y: the app's sizes are H, d, K",
     r"(?<![\w{])h_t-1(?![\w}])": "h_t-1: write $h_{t-1}$",
     r"(?<![\\\w∂])d[hxa]_[\w{}]+/d": r"dh_s/dh_t: write $\partial h_s/\partial h_t$ or ∂h_s/∂h_t",
+    r"[\w)]\^T\b": r"x^T: write $x^\top$ (LaTeX) or xᵀ",
 }
 CODE_SPAN = re.compile(r"`[^`\n]*`")
 
@@ -48,7 +49,7 @@ def test_no_plain_formula_forms(path):
 
 
 @pytest.mark.parametrize("bad", ["h_(t-1)", "dL/dh_t", "||dL/dW_x||", "h_t-1^T", "J_t+1 ... J_s",
-                                 "(B=4, d_x=8, d_h=16)", "dL_1/dh_2", "||dh_s/dh_t||", "dh_{{s}}/dh_{{t}}", "delta_t+1^T", "W_h h_t-1 + b"])
+                                 "(B=4, d_x=8, d_h=16)", "dL_1/dh_2", "||dh_s/dh_t||", "dh_{{s}}/dh_{{t}}", "x^T g_e", "(p_t - y_t)^T h_t", "delta_t+1^T", "W_h h_t-1 + b"])
 def test_the_check_catches_each_plain_form(bad):
     assert plain_forms(f"some prose with {bad} inside")
 

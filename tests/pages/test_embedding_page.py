@@ -332,8 +332,8 @@ def test_nn_embedding_equals_a_bias_free_linear(app):
     no_exception(at)
     md = " ".join(text(at).split())
     assert "79 x 16 = 1264 weights" in md and "differ by at most 0." in md
-    rows = frame_with(at, "x_t W^T")
-    assert (rows["E[id]"] == rows["x_t W^T"]).all() and len(rows) == 6
+    rows = frame_with(at, "x_t Wᵀ")
+    assert (rows["E[id]"] == rows["x_t Wᵀ"]).all() and len(rows) == 6
 
 
 def test_why_marks_shows_good_and_goods(app):

@@ -91,7 +91,7 @@ def as_linear(cur: session.Current, E, step: int) -> None:
         say("as-linear", V=E.shape[0], d=E.shape[1], params=r["linear_params"], diff=num(r["max_diff"]),
             T=len(ids))
         table([{"t": s + 1, tr("col_token"): tok, "E[id]": vector(r["lookup"][s], shown=5),
-                "x_t W^T": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
+                "x_t Wᵀ": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
 
 
 def shapes(cur: session.Current, E) -> None:
