@@ -13,7 +13,7 @@ sentence, tagged = slots.choose(cur, setup)
 acc = slots.heldout_accuracy(setup)
 slots.look(tagged, (acc["fnn"], acc["bi"]))
 slots.grid(tagged)
-slots.form(tagged)
+slots.form(tagged, setup)
 
 slots.pair(setup)
 slots.heldout(setup)

@@ -147,5 +147,13 @@ def zh_taggers() -> dict:
     return {k: load_tagger((ZH_TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in KINDS}
 
 
+def zh_flat_tagger():
+    """(tagger, vocab, meta): the Chinese flattened FNN (note 004's fifth tagger), its fixed
+    length measured on the Chinese corpus by scripts/build_zh.py."""
+    from .tagging import FLAT, load_tagger
+
+    return load_tagger((ZH_TAGGERS_DIR / f"{FLAT}.pt").read_bytes())
+
+
 def zh_taggers_report() -> dict:
     return json.loads((ZH_TAGGERS_DIR / "zh_taggers.json").read_text(encoding="utf-8"))

@@ -148,7 +148,7 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
     ok, key, values = _check_chain(ex, answer, rel)
-    solution = f"{ex['w']}^{ex['n']} x {' x '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
+    solution = f"{ex['w']}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
     return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
                    solution=solution)
 
@@ -156,14 +156,14 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
 # slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
 CHAIN_HINTS = {
     "nan": "Type a number.",
-    "right": "Right: {w}^{n} x {slopes} = {right}.",
+    "right": "Right: {w}^{n} × {slopes} = {right}.",
     "sign": "The size is right but the sign is wrong: count the negative factors.",
-    "w_only": "That is w^n alone: each step also multiplies by its local slope phi'(a_k).",
+    "w_only": "That is w^n alone: each step also multiplies by its local slope φ'(a_k).",
     "slopes_only": "That is the product of the slopes alone: each step also multiplies by w.",
     "added": "You added the factors; the chain rule multiplies them.",
-    "missing": "One factor is missing: there are {n} steps, so {n} factors w * phi'.",
-    "w_times_n": "w x n is a sum; the chain is a product w^n (times the slopes).",
-    "other": "Not quite: multiply the {n} factors w * phi'(a_k) one after another.",
+    "missing": "One factor is missing: there are {n} steps, so {n} factors w · φ'.",
+    "w_times_n": "w × n is a sum; the chain is a product w^n (times the slopes).",
+    "other": "Not quite: multiply the {n} factors w · φ'(a_k) one after another.",
 }
 
 
@@ -177,7 +177,7 @@ def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str, dict]:
         return abs(answer - v) <= rel * max(abs(v), 1e-12)
 
     if near(right):
-        return True, "right", {"w": w, "n": n, "slopes": " x ".join(map(str, slopes)),
+        return True, "right", {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)),
                                "right": f"{right:.6g}"}
     missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
     slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),

@@ -35,3 +35,18 @@ def vector(values, digits: int = DIGITS, shown: int | None = None) -> str:
     if shown is None or len(vals) <= shown:
         return "[" + head + "]"
     return f"[{head}, … ({len(vals)} in all)]"
+
+
+def vector_rows(named, name_header: str = "vector") -> list[dict]:
+    """Vectors as table rows, not inside sentences: one row per (name, values), one column per
+    component numbered from 1, each cell num() (4 significant digits, text: one type per
+    column). Vectors of different lengths leave the missing cells empty ("")."""
+    rows = []
+    for name, values in named:
+        if hasattr(values, "detach"):
+            values = values.detach().double().reshape(-1).tolist()
+        elif hasattr(values, "reshape"):
+            values = values.reshape(-1).tolist()
+        rows.append({name_header: str(name), **{str(j + 1): num(v) for j, v in enumerate(values)}})
+    width = max((len(r) for r in rows), default=1) - 1
+    return [{**r, **{str(j + 1): r.get(str(j + 1), "") for j in range(width)}} for r in rows]

@@ -90,14 +90,15 @@ def jacobian_formula(cfg: RNNConfig) -> str:
 
 
 def jacobian_text(cfg: RNNConfig) -> str:
-    """The same formula in plain text, for sentences and figure titles."""
+    """The same formula in plain text for figure titles and tables (no LaTeX there), in the
+    app's one notation: h_{t-1}, ∂, ᵀ (prose uses the LaTeX `jacobian`)."""
     nl = _phi(cfg)
     diag = "" if nl == "linear" else f"diag({_DERIV[nl]}) "
     if cfg.cell == "elman":
         return f"J_t = {diag}W_h"
     if cfg.cell == "jordan":
-        return f"J_t = {diag}W_y (diag(y_t-1) - y_t-1 y_t-1^T) W_o"
-    return "J_t = dh_t/dh_t-1"
+        return f"J_t = {diag}W_y (diag(y_{{t-1}}) - y_{{t-1}} y_{{t-1}}ᵀ) W_o"
+    return "J_t = ∂h_t/∂h_{t-1}"
 
 
 def jacobian_from_formula(model: RNNModel, tr: Trace) -> torch.Tensor:

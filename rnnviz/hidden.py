@@ -13,7 +13,7 @@ import random
 import numpy as np
 import torch
 
-from .data import lm_pair
+from .data import lm_pair, zh_order_presets
 from .errors import InputError
 from .exercises import Verdict
 from .formatting import vector
@@ -215,8 +215,12 @@ ORDER_PRESETS = (("dog bites man", "man bites dog"), ("Arrive Taipei", "Leave Ta
 
 
 def order_presets(vocab: Vocab) -> list[tuple[str, str]]:
-    """The preset pairs whose every word the model knows."""
-    return [pair for pair in ORDER_PRESETS if all(_known(s, vocab) for s in pair)]
+    """The preset pairs whose every word the model knows: the notes' Chinese pairs first
+    (data.ZH_ORDER_PRESETS, 狗咬人 / 人咬狗 ...) when every character is a token of the
+    vocabulary (the Chinese model), then the English ones. A BPE vocabulary reads Chinese
+    only as fallback bytes, so it is not offered the Chinese pairs."""
+    english = [pair for pair in ORDER_PRESETS if all(_known(s, vocab) for s in pair)]
+    return zh_order_presets(vocab) + english
 
 
 def _known(sentence: str, vocab: Vocab) -> bool:

@@ -37,9 +37,9 @@ NOTE_002_KEY = (
     ("c", "b_o", "K", "output bias"),
     ("o_t", "z_t", "K", "the logits"),
     ("ŷ_t", "p_t", "K", "softmax(o_t): the predicted probabilities"),
-    ("δ_{o,t}", "p_t - y_t", "K", "dL_t/do_t (the app's grad_z, e_t)"),
-    ("δ_{h,t}", "dL/dh_t", "H", "TOTAL gradient at h_t (the app's grad_h), not the app's δ_t"),
-    ("diag(f'(h_t)) δ_{h,t}", "δ_t", "H", "the app's δ_t = dL/da_t, the gradient at the pre-activation"),
+    ("δ_{o,t}", "p_t - y_t", "K", "∂L_t/∂o_t (the app's grad_z, e_t)"),
+    ("δ_{h,t}", "∂L/∂h_t", "H", "TOTAL gradient at h_t (the app's grad_h), not the app's δ_t"),
+    ("diag(f'(h_t)) δ_{h,t}", "δ_t", "H", "the app's δ_t = ∂L/∂a_t, the gradient at the pre-activation"),
     ("f'(h_t)", "φ'(a_t)", "H", "the slope at step t: 1 - h_t² for tanh"),
 )
 PARAM_KEY = {"U": "W_x", "W": "W_h", "b": "b_h", "V": "W_o", "c": "b_o"}

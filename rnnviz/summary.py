@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from .formatting import vector
 from .model import RNNModel
-from .text import UNK, Vocab
+from .text import UNK, Vocab, clean_text
+
+MARK = "▁"  # rnnviz.subwords.MARK: "a space came before this piece"
 
 
 def short_vector(values, shown: int = 6) -> str:
@@ -17,6 +19,33 @@ def kept_words(vocab: Vocab, typed) -> list[str]:
     if UNK in vocab:
         return list(typed)
     return [w for w in typed if vocab.id_of(w) is not None]
+
+
+def piece_words(pieces, text: str) -> list[str]:
+    """For each subword piece, the word as the learner typed it, so the overview's "you typed"
+    column reads "sat (1/2)", "sat (2/2)" instead of the pieces "▁s", "at".
+
+    A piece that starts with the mark "▁" starts a new word (SentencePiece's convention, as
+    rnnviz.subwords reads text: cleaned, one space between words). Words are matched to the
+    whitespace-separated words of `text` in order, so case and letters outside the model's
+    alphabet (pieces like <0xE6>) come out as typed; fewer word starts than typed words means
+    the pieces were cut at MAX_TOKENS. More word starts than typed words cannot come from
+    rnnviz.text.prepare; then the pieces themselves are joined. A word of one piece has no
+    "(k/n)"."""
+    pieces = [str(p) for p in pieces]
+    groups: list[list[int]] = []
+    for i, piece in enumerate(pieces):
+        if piece.startswith(MARK) or not groups:
+            groups.append([])
+        groups[-1].append(i)
+    typed = clean_text(text).split()
+    aligned = len(groups) <= len(typed)  # fewer only when the pieces were cut at MAX_TOKENS
+    out = [""] * len(pieces)
+    for k, g in enumerate(groups):
+        word = typed[k] if aligned else "".join(pieces[i] for i in g).replace(MARK, "")
+        for j, i in enumerate(g):
+            out[i] = word if len(g) == 1 else f"{word} ({j + 1}/{len(g)})"
+    return out
 
 
 def token_table(model: RNNModel, vocab: Vocab, ids, typed=None) -> list[dict]:

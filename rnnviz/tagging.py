@@ -50,6 +50,9 @@ ALL_KINDS = KINDS + (FLAT,)  # KINDS stays the four taggers the slot page has al
 LABELS[FLAT] = "FNN over the padded sentence"
 FLAT_LEN = 12  # words the flattened FNN reads (the travel corpus has at most 9)
 FLAT_FORMAT = "rnnviz-flat-fnn-tagger-1"
+# shifted_heldout's prefix for the Chinese taggers: 请 ("please"), a character they know and
+# saw tagged other (请帮我查一下..., 请问...); the English "please" is an unknown word to them
+ZH_SHIFT_PREFIX = ("请",)
 TAGGERS_DIR = Path(__file__).parent / "pretrained" / "taggers"
 
 
@@ -218,10 +221,12 @@ def param_count(model) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def make_tagger(kind: str, vocab_size: int, hidden_size: int = HIDDEN, seed: int = 0):
-    """A fresh (untrained) tagger of this kind with K = len(TAGS) outputs."""
+def make_tagger(kind: str, vocab_size: int, hidden_size: int = HIDDEN, seed: int = 0,
+                max_len: int = FLAT_LEN):
+    """A fresh (untrained) tagger of this kind with K = len(TAGS) outputs (max_len: the tokens
+    the flattened FNN reads; the Chinese corpus, one token per character, needs more)."""
     if kind == FLAT:
-        return FlatFNNTagger(FlatFNNConfig(vocab_size, FLAT_LEN, EMBED_DIM, hidden_size), seed=seed)
+        return FlatFNNTagger(FlatFNNConfig(vocab_size, max_len, EMBED_DIM, hidden_size), seed=seed)
     if kind == "fnn":
         return FNNTagger(FNNConfig(vocab_size, EMBED_DIM, hidden_size), seed=seed)
     if kind not in KINDS:
@@ -268,9 +273,9 @@ def with_unknowns(tagged, rate: float = UNK_RATE, seed: int = 0) -> list:
 
 
 def train_tagger(kind: str, data: TaggingData, hidden_size: int = HIDDEN, seed: int = 0,
-                 steps: int = TRAIN_CFG.steps, callback=None):
+                 steps: int = TRAIN_CFG.steps, callback=None, max_len: int = FLAT_LEN):
     """Train one tagger on the training split; returns (model in eval mode, loss history)."""
-    model = make_tagger(kind, len(data.vocab), hidden_size, seed)
+    model = make_tagger(kind, len(data.vocab), hidden_size, seed, max_len)
     ids, tags = tag_tensors(with_unknowns(data.train, seed=seed), data.vocab)  # (N, T), (N, T)
     cfg = TrainConfig(steps=steps, batch_size=TRAIN_CFG.batch_size, optimizer=TRAIN_CFG.optimizer,
                       lr=TRAIN_CFG.lr, clip=TRAIN_CFG.clip, seed=seed)
@@ -305,10 +310,13 @@ def tag_sentence(model, vocab: Vocab, text: str) -> Tagged:
                   tuple(replace(prep, unknown=()).notices))
 
 
-def extract_slots(tokens, tags) -> dict[str, str]:
-    """The form: each slot's words (a run of equal tags joined by spaces, runs by ' / '), and
+def extract_slots(tokens, tags, sep: str = " ", when: str = "before") -> dict[str, str]:
+    """The form: each slot's words (a run of equal tags joined by `sep`: a space between
+    English words, nothing between Chinese characters; runs by ' / '), and
     whether the date/time is of the arrival or the departure, as in the notes' "Time of
-    Arrival: November 2nd": it belongs to the nearest city slot before it (else after it)."""
+    Arrival: November 2nd": it belongs to the nearest city slot before it (else after it).
+    when="after" looks after it first: Chinese puts the date and time before the verb and the
+    city (十一月二日到达台北, 晚上七点到巴黎)."""
     runs: dict[str, list[list[str]]] = {tag: [] for tag in SLOTS}
     prev = None
     for tok, tag in zip(tokens, tags):
@@ -317,8 +325,8 @@ def extract_slots(tokens, tags) -> dict[str, str]:
                 runs[tag].append([])
             runs[tag][-1].append(tok)
         prev = tag
-    form = {SLOTS[tag]: " / ".join(" ".join(r) for r in rs) for tag, rs in runs.items()}
-    form[WHEN_OF] = _when_of(list(tags))
+    form = {SLOTS[tag]: " / ".join(sep.join(r) for r in rs) for tag, rs in runs.items()}
+    form[WHEN_OF] = _when_of(list(tags), when)
     return form
 
 
@@ -326,14 +334,19 @@ WHEN_OF = "Date/time of"
 _CITY = {"destination": "arrival", "departure": "departure"}
 
 
-def _when_of(tags: list[str]) -> str:
+def _when_of(tags: list[str], first: str = "before") -> str:
+    """The city slot of the first date/time: the nearest one on the `first` side, else the
+    nearest on the other side, else ""."""
+    if first not in ("before", "after"):
+        raise InputError('when must be "before" or "after".')
     when = [t for t, tag in enumerate(tags) if tag in ("date", "time")]
     if not when:
         return ""
     t0 = when[0]
-    before = [_CITY[tag] for tag in tags[:t0] if tag in _CITY]
+    before = [_CITY[tag] for tag in tags[:t0] if tag in _CITY][::-1]  # nearest first
     after = [_CITY[tag] for tag in tags[t0:] if tag in _CITY]
-    return before[-1] if before else (after[0] if after else "")
+    sides = (before, after) if first == "before" else (after, before)
+    return next((side[0] for side in sides if side), "")
 
 
 # ---- held-out evaluation ---------------------------------------------------------------------
@@ -402,30 +415,59 @@ def hidden_states(model, ids) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class HiddenPair:
     word: str
-    position: int        # 0-based position of the word in both sentences
+    position: int        # 0-based position of the word's LAST token in both sentences
     h_a: np.ndarray      # (H_out,)
     h_b: np.ndarray      # (H_out,)
     tag_a: str
     tag_b: str
+    token: str = ""      # the token at `position` (the word itself, or 北 of 台北)
+    start: int = -1      # 0-based position of the word's first token (= position for one token)
 
     @property
     def distance(self) -> float:
         return float(np.linalg.norm(self.h_a - self.h_b))
 
 
+def word_span(tokens, word: str) -> tuple[int, int]:
+    """(start, end) of the first occurrence of `word` among the tokens, end exclusive: one
+    token (case-insensitive), or a run of tokens that spell it when joined (a Chinese word read
+    one character at a time: 台北 -> 台, 北). InputError if it is not there."""
+    lowered, w = [t.lower() for t in tokens], word.lower()
+    if w in lowered:
+        i = lowered.index(w)
+        return i, i + 1
+    for i in range(len(lowered)):
+        joined = ""
+        for j in range(i, len(lowered)):
+            joined += lowered[j]
+            if joined == w:
+                return i, j + 1
+            if not w.startswith(joined):
+                break
+    raise InputError(f"“{word}” is not a word of “{' '.join(tokens)}”.")
+
+
 def compare_word(model, vocab: Vocab, text_a: str, text_b: str, word: str) -> HiddenPair:
-    """The hidden state and the tag of `word` in two sentences (its first occurrence in each)."""
+    """The hidden state and the tag of `word` in two sentences (its first occurrence in each).
+    A word of several tokens (台北, per character) is compared at its last token, whose
+    state has read all of it."""
     out = []
     for text in (text_a, text_b):
         prep = prepare(text, vocab)
-        lowered = [t.lower() for t in prep.tokens]
-        if word.lower() not in lowered:
-            raise InputError(f"“{word}” is not a word of “{text}”.")
-        t = lowered.index(word.lower())
-        out.append((t, hidden_states(model, prep.ids)[t], TAGS[int(tag_probs(model, prep.ids)[t].argmax())]))
+        start, end = word_span(prep.tokens, word)
+        t = end - 1
+        out.append((t, hidden_states(model, prep.ids)[t], TAGS[int(tag_probs(model, prep.ids)[t].argmax())],
+                    prep.tokens[t], start))
     if out[0][0] != out[1][0]:
         raise InputError("Pick a word at the same position in both sentences.")
-    return HiddenPair(word, out[0][0], out[0][1], out[1][1], out[0][2], out[1][2])
+    return HiddenPair(word, out[0][0], out[0][1], out[1][1], out[0][2], out[1][2], out[0][3], out[0][4])
+
+
+def word_tag(tagged: Tagged, word: str) -> str:
+    """The tag a tagger gave `word` in a tagged sentence: its tokens' tag, or the distinct tags
+    joined by "/" when the tokens of one word (东, 京) got different ones."""
+    start, end = word_span(tagged.tokens, word)
+    return "/".join(dict.fromkeys(tagged.tags[start:end]))
 
 
 def force_tag(model, ids, t: int, tag: str, strength: float = 30.0) -> np.ndarray:

@@ -2,12 +2,14 @@
 
     python scripts/build_zh.py            # the language model and the four taggers
     python scripts/build_zh.py lm         # only the language model
-    python scripts/build_zh.py taggers    # only the taggers
+    python scripts/build_zh.py taggers    # only the taggers (the five of them)
+    python scripts/build_zh.py flat       # only the flattened FNN (the other files are kept)
 
 Writes zh_lm.pt (a model bundle: a character-level Elman LM over the everyday and travel
 corpora in rnnviz/corpora/) and zh_lm.json (its held-out perplexity next to a uniform
-guess's), and zh_taggers/{fnn,elman,jordan,bi}.pt with zh_taggers.json (held-out accuracy
-and per-slot F1). Every run writes the same bytes: no timings are stored; they are printed.
+guess's), and zh_taggers/{fnn,elman,jordan,bi,flat}.pt with zh_taggers.json (held-out accuracy
+and per-slot F1; flat is note 004's FNN over the whole padded sentence, its length measured on
+the corpus). Every run writes the same bytes: no timings are stored; they are printed.
 tests/core/test_zh_models.py re-evaluates the shipped files against the JSON.
 """
 from __future__ import annotations
@@ -25,7 +27,16 @@ from rnnviz.bundle import save_bundle  # noqa: E402
 from rnnviz.catalog import PRETRAINED, ZH_TAGGERS_DIR, zh_tagging_data  # noqa: E402
 from rnnviz.data import lm_tensors, split_heldout, zh_everyday_corpus, zh_travel_corpus  # noqa: E402
 from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
-from rnnviz.tagging import HIDDEN, KINDS, LABELS, evaluate, save_tagger, train_tagger  # noqa: E402
+from rnnviz.tagging import (  # noqa: E402
+    ALL_KINDS,
+    FLAT,
+    HIDDEN,
+    LABELS,
+    ZH_SHIFT_PREFIX,
+    evaluate,
+    save_tagger,
+    train_tagger,
+)
 from rnnviz.text import Vocab  # noqa: E402
 from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
 
@@ -36,6 +47,15 @@ ZH_LM_TRAIN = TrainConfig(steps=3000, batch_size=32, optimizer="adam", lr=0.005,
                           weight_decay=3e-4, seed=0)
 CHECK_EVERY, PATIENCE = 100, 3  # validation perplexity every 100 steps; stop after 3 without gain
 ZH_TAGGER_STEPS = 600  # per-character sentences are about twice as long as the English ones
+
+
+def flat_len(data) -> int:
+    """The flattened FNN's fixed length: the longest sentence of the corpus (one token per
+    character, 22 today against 9 English words) plus room for the shifted held-out test's
+    prefix (tagging.shifted_heldout with ZH_SHIFT_PREFIX), so every sentence it is asked
+    about fits."""
+    longest = max(len(toks) for toks, _ in data.train + data.heldout)
+    return longest + len(ZH_SHIFT_PREFIX)
 
 
 def lm_splits() -> dict[str, tuple[list, list]]:
@@ -98,15 +118,21 @@ def build_lm() -> dict:
     return report
 
 
-def build_taggers() -> dict:
+def build_taggers(only: tuple = ALL_KINDS) -> dict:
+    """Train the taggers in `only` (all five by default); the others' files and JSON entries
+    are kept as they are."""
     data = zh_tagging_data()
     ZH_TAGGERS_DIR.mkdir(parents=True, exist_ok=True)
+    L = flat_len(data)
     report = {"train_sentences": len(data.train), "heldout_sentences": len(data.heldout),
               "vocab_size": len(data.vocab), "hidden_size": HIDDEN, "steps": ZH_TAGGER_STEPS,
-              "taggers": {}}
-    for kind in KINDS:
+              "longest_sentence": L - len(ZH_SHIFT_PREFIX), "flat_max_len": L, "taggers": {}}
+    old = ZH_TAGGERS_DIR / "zh_taggers.json"
+    if set(only) != set(ALL_KINDS) and old.exists():
+        report["taggers"] = json.loads(old.read_text(encoding="utf-8"))["taggers"]
+    for kind in only:
         start = time.perf_counter()
-        model, history = train_tagger(kind, data, steps=ZH_TAGGER_STEPS)
+        model, history = train_tagger(kind, data, steps=ZH_TAGGER_STEPS, max_len=L)
         scores = evaluate(model, data)
         entry = {"label": LABELS[kind], "heldout_accuracy": round(scores["accuracy"], 4),
                  "heldout_f1": {k: round(v, 4) for k, v in scores["f1"].items()},
@@ -115,19 +141,22 @@ def build_taggers() -> dict:
         report["taggers"][kind] = entry
         (ZH_TAGGERS_DIR / f"{kind}.pt").write_bytes(
             save_tagger(model, data.vocab, {"kind": kind, "language": "zh", "report": entry}))
+    report["taggers"] = {k: report["taggers"][k] for k in ALL_KINDS if k in report["taggers"]}
     (ZH_TAGGERS_DIR / "zh_taggers.json").write_text(json.dumps(report, indent=2) + "\n",
                                                     encoding="utf-8")
     return report
 
 
 def build(what: str = "all") -> dict:
-    if what not in ("all", "lm", "taggers"):
-        raise SystemExit("usage: python scripts/build_zh.py [all|lm|taggers]")
+    if what not in ("all", "lm", "taggers", FLAT):
+        raise SystemExit("usage: python scripts/build_zh.py [all|lm|taggers|flat]")
     out = {}
     if what in ("all", "lm"):
         out["lm"] = build_lm()
     if what in ("all", "taggers"):
         out["taggers"] = build_taggers()
+    if what == FLAT:
+        out["taggers"] = build_taggers((FLAT,))
     return out
 
 

@@ -362,6 +362,29 @@ def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> lis
     return _known(key_of(model) + (len(vocab), vocab.itos[-1] if len(vocab) else ""), n, level, vocab)
 
 
+# ---- slots zh (page 5 in 中文): the Chinese taggers, data and flattened FNN ------------------
+
+@st.cache_resource(show_spinner=False)
+def zh_taggers() -> dict:
+    """kind -> (tagger, vocab, meta): the four shipped Chinese taggers, shared read-only."""
+    from rnnviz.catalog import zh_taggers as _zh_taggers
+    return _zh_taggers()
+
+
+@st.cache_resource(show_spinner=False)
+def zh_tagging_data() -> tagging.TaggingData:
+    """The Chinese travel corpus (one token per character) and its held-out split."""
+    from rnnviz.catalog import zh_tagging_data as _zh_data
+    return _zh_data()
+
+
+@st.cache_resource(show_spinner=False)
+def zh_flat_tagger():
+    """The Chinese flattened FNN (note 004's fifth tagger), shared read-only."""
+    from rnnviz.catalog import zh_flat_tagger as _zh_flat
+    return _zh_flat()[0]
+
+
 # ---- issue 17 (c17): the all-pairs Jacobian views of a long sentence on a window ----------------
 
 def jacobian_window(model: RNNModel, tr: Trace, k: int | None = None):

@@ -54,12 +54,18 @@ def available_pages() -> list:
 
 
 # On a phone (390 px): long equations scroll sideways instead of overflowing the page, titles
-# wrap and shrink to fit, and the top toolbar does not cover the first title.
+# wrap and shrink to fit, the top toolbar does not cover the first title, wide tables scroll
+# sideways and plotly's own toolbar (over the chart titles) is hidden: each chart keeps its
+# "Download chart as HTML" button.
 PHONE_CSS = """
 <style>
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
 h1, h2, h3 { overflow-wrap: anywhere; }
+[data-testid="stTable"] { overflow-x: auto; }
 @media (max-width: 640px) {
+  [data-testid="stTable"] table { min-width: 600px; }
+  .modebar-container { display: none !important; }  /* plotly's toolbar covered chart titles */
+  [data-testid="stElementToolbar"] { display: none !important; }  /* it covered the text above a table */
   h1 { font-size: 1.6rem !important; }
   h2 { font-size: 1.3rem !important; }
   h3 { font-size: 1.15rem !important; }

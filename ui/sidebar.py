@@ -89,8 +89,11 @@ def _language_switch(sb) -> None:
     if st.session_state.get("lang") not in (None, *options):
         st.session_state["lang"] = options[0]
     sb.radio(t("sidebar.language"), options, format_func=lambda k: LANG_NAMES.get(k, k), key="lang",
-             bind="query-params", disabled=len(options) == 1, horizontal=True,
-             help=t("sidebar.language_help"))
+             disabled=len(options) == 1, horizontal=True, help=t("sidebar.language_help"))
+    # Kept in the link by hand, as its code (?lang=zh): a bound radio would write its label
+    # (?lang=中文), drop ?lang=zh as "invalid", and leave English links without a language.
+    if st.query_params.get("lang") != st.session_state["lang"]:
+        st.query_params["lang"] = st.session_state["lang"]
 
 
 def share_link(slots) -> None:

@@ -8,6 +8,10 @@ from plotly.subplots import make_subplots
 
 from .common import fmt, step_labels
 
+# Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
+# a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
+LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0}
+
 
 def _log10(v) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -15,8 +19,8 @@ def _log10(v) -> np.ndarray:
 
 
 PATHS_LABELS = {"direct": "from L_{s} (direct)", "via": "from L_{s} via J_{a}..J_{s}",
-                "later_group": "from L_{first} … L_{last} ({n} later losses)", "total": "total dL/dh_t",
-                "title": "dL/dh_{t} ({tok}) by source loss", "unit": "hidden unit",
+                "later_group": "from L_{first} … L_{last} ({n} later losses)", "total": "total ∂L/∂h_t",
+                "title": "∂L/∂h_{t} ({tok}) by source loss", "unit": "hidden unit",
                 "component": "gradient component", "path": "path"}
 GROUP_AFTER = 6  # more later losses than this share ONE legend entry (a 70-word sentence: not 70)
 
@@ -50,17 +54,18 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
                     marker={"symbol": "diamond", "color": "black", "size": 7})
     fig.update_layout(barmode="relative", title={"text": L["title"].format(t=t + 1, tok=tokens[t])},
                       xaxis_title=L["unit"], yaxis_title=L["component"],
-                      legend_title_text=L["path"], margin={"l": 10, "r": 10, "t": 50, "b": 10})
+                      legend_title_text=L["path"], legend=LEGEND_BELOW,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
 # nonlinearity -> (name, its derivative as the Jacobian's diagonal; {t} is the 1-based step)
 _SLOPE_NAMES = {"tanh": ("tanh", "1 - h_{t}^2"), "relu": ("ReLU", "1[a_{t} > 0]"),
                 "linear": ("identity", "1")}
-JACOBIAN_LABELS = {"slope_title": "{deriv} ({act} slope)", "W_title": "W_h (the same at every step)",
-                   "J_title": "J_{t} = {diag}W_h (own scale)", "slope": "slope",
+JACOBIAN_LABELS = {"slope_title": "{deriv}", "W_title": "W_h",
+                   "J_title": "J_{t} (own scale)", "slope": "slope",
                    "from": "from unit of h_{t-1}", "to": "to unit of h_t",
-                   "title": "The step Jacobian at step {t}: {act} factor and W_h apart",
+                   "title": "Step Jacobian J_{t}: {act} slopes and W_h",
                    "hover_slope": "slope"}
 
 
@@ -94,10 +99,12 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     fig.update_xaxes(range=[0, 1], title_text=L["slope"], row=1, col=1)
     for col in (1, 2, 3):
         fig.update_yaxes(autorange="reversed", row=1, col=col)
-    fig.update_xaxes(title_text=L["from"], row=1, col=2)
-    fig.update_xaxes(title_text=L["from"], row=1, col=3)
+    fig.update_xaxes(title_text=L["from"], row=1, col=2)  # W_h and J share their axes: one title
     fig.update_yaxes(title_text=L["to"], row=1, col=1)
-    fig.update_yaxes(showticklabels=False, row=1, col=3)  # same rows as W_h; room for W_h's colour bar
+    # the rows are the slope panel's units: their names once, at the left (on a phone the
+    # repeated u1 ... u96 ran into the next panel)
+    fig.update_yaxes(showticklabels=False, row=1, col=2)
+    fig.update_yaxes(showticklabels=False, row=1, col=3)
     fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)},
                       margin={"l": 10, "r": 10, "t": 80, "b": 10}, height=420)
     return fig
@@ -131,9 +138,9 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
     return fig
 
 
-CHAIN_LABELS = {"factor": "||J_k||_2 (one factor)", "product": "||J_k ... J_{t+1}||_2 (running product)",
-                "fro": "||J_k ... J_{t+1}||_F", "y": "norm (log scale)", "x": "factor added",
-                "title": "dh_{s}/dh_{t} = J_{s} ... J_{a}, built factor by factor"}
+CHAIN_LABELS = {"factor": "‖J_k‖₂ (one factor)", "product": "‖J_k ⋯ J_{t+1}‖₂ (running product)",
+                "fro": "‖J_k ⋯ J_{t+1}‖_F", "y": "norm (log scale)", "x": "factor added",
+                "title": "∂h_{s}/∂h_{t} = J_{s} ⋯ J_{a}, factor by factor"}
 
 
 def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
@@ -149,7 +156,7 @@ def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
                     name=L["fro"], line={"dash": "dot"})
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
-    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)},
+    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
                       xaxis_title=L["x"], margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
@@ -188,9 +195,9 @@ def _hline(fig, x0, x1, y: float, name: str, color: str = "gray", dash: str = "d
 
 
 DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "median": "median over t",
-                   "bound": "bound (max ||J_k||_2)^d = {v}^d", "rho": "rho(W_h)^d = {v}^d",
-                   "floor": "~1e-7 float32 practical floor", "y": "||dh_s/dh_t||_2 (log scale)",
-                   "title": "Vanishing or exploding: norm against distance s - t",
+                   "bound": "bound (max ‖J_k‖₂)^d = {v}^d", "rho": "ρ(W_h)^d = {v}^d",
+                   "floor": "~1e-07 float32 practical floor", "y": "‖∂h_s/∂h_t‖₂ (log scale)",
+                   "title": "Norm against distance s − t",
                    "x": "distance s - t (steps)"}
 
 
@@ -212,13 +219,13 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, np.r_[dist["max"], dist["min"], dist["bound"], floor])
     _whole_number_axis(fig, int(d[-1]) if len(d) else 0)
-    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"],
+    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
-PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e38",
-                    "floor": "practical floor ~1e-7", "subnormal": "float32 leaves the normal range",
+PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e+38",
+                    "floor": "practical floor ~1e-07", "subnormal": "float32 leaves the normal range",
                     "zero": "float32 = 0 (underflow)", "inf": "float32 = inf (overflow)",
                     "at": "{label} at k = {k}",
                     "y": "|{w}^k| (log scale)", "title": "The chain {w}^k in float32 and float64",
@@ -247,7 +254,7 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float,
                             name=L["at"].format(label=L[key], k=chain[key]))
     fig.update_yaxes(type="log", title_text=L["y"].format(w=f"{w:g}"), exponentformat="power")
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"],
+    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
@@ -261,7 +268,7 @@ def _whole_number_axis(fig, largest: int) -> None:
 
 
 SCALAR_LABELS = {"hover": "after %{x} steps: %{text}", "y": "w^k (log scale)",
-                 "title": "dL/dh_0 = 1 x w^k with w = {w}", "x": "steps k"}
+                 "title": "∂L/∂h_0 = 1 × w^k with w = {w}", "x": "steps k"}
 
 
 def scalar_chain_plot(products, w: float, labels: dict | None = None) -> go.Figure:
@@ -299,11 +306,12 @@ def t_sweep_plot(rows, labels: dict | None = None, names: dict | None = None) ->
     fig.update_xaxes(type="log", tickvals=Ts, title_text=L["x"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in r if key != "T"])
-    fig.update_layout(title={"text": L["title"]}, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
 
 
-CLIP_LABELS = {"before": "before (returned by clip_grad_norm_)", "after": "after", "norm": "gradient norm",
+CLIP_LABELS = {"before": "before", "after": "after", "norm": "gradient norm",
                "max_norm": "max_norm = {v}", "y": "global gradient norm (log scale)",
                "title": "clip_grad_norm_: the norm before and after"}
 
@@ -321,5 +329,6 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [before, after, max_norm])
     fig.update_xaxes(range=[-0.5, 1.5])  # room around the two points
-    fig.update_layout(title={"text": L["title"]}, height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW,
+                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig

@@ -30,24 +30,30 @@ def _axes(labels: dict | None) -> dict:
     return {**AXES, **(labels or {})}
 
 
+def _names(tag_names: dict | None) -> list[str]:
+    """The tags as shown (tag_names: code -> the learner's word for it; the codes by default)."""
+    return [(tag_names or {}).get(tag, tag) for tag in TAGS]
+
+
 def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
-             labels: dict | None = None) -> go.Figure:
+             labels: dict | None = None, tag_names: dict | None = None) -> go.Figure:
     """Rows = words, columns = taggers; each cell shows the chosen tag, coloured by tag,
-    with every tag's probability on hover. probs_by_tagger: label -> (T, K) array."""
-    A = _axes(labels)
+    with every tag's probability on hover. probs_by_tagger: label -> (T, K) array;
+    tag_names: code -> the name shown (目的地 for destination), the codes by default."""
+    A, names = _axes(labels), _names(tag_names)
     labels = list(probs_by_tagger)
     P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
     best = P.argmax(-1)  # (T, n)
-    text = [[f"{TAGS[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
-    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(TAGS))
+    text = [[f"{names[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
+    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(names))
               for j in range(len(labels))] for t in range(P.shape[0])]
     fig = go.Figure(go.Heatmap(
         z=best + 0.5, x=labels, y=step_labels(tokens), zmin=0, zmax=len(TAGS),
         colorscale=_discrete_scale(), showscale=False, text=text, texttemplate="%{text}",
         customdata=hover, xgap=2, ygap=2,
         hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>"))
-    for tag in TAGS:  # a legend for the colours
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=tag,
+    for tag, name in zip(TAGS, names):  # a legend for the colours
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
                                  marker={"size": 12, "color": TAG_COLOURS[tag], "symbol": "square"}))
     fig.update_layout(title={"text": title}, xaxis_title=A["tagger"], yaxis_title=A["step"],
                       height=140 + 38 * len(tokens), margin={"l": 10, "r": 10, "t": 50, "b": 10},
@@ -71,10 +77,11 @@ def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str, labels: dict | N
     return fig
 
 
-def confusion_figure(cm, title: str, labels: dict | None = None) -> go.Figure:
+def confusion_figure(cm, title: str, labels: dict | None = None,
+                     tag_names: dict | None = None) -> go.Figure:
     """Counts of (true tag, predicted tag) on held-out words; the diagonal is correct."""
-    A = _axes(labels)
-    fig = heatmap(np.asarray(cm, dtype=float), x=list(TAGS), y=list(TAGS), title=title,
+    A, names = _axes(labels), _names(tag_names)
+    fig = heatmap(np.asarray(cm, dtype=float), x=names, y=names, title=title,
                   x_title=A["predicted"], y_title=A["true"], colorbar=A["words"],
                   colorscale="Blues", zmid=None, hover_name=A["words"])
     counts = np.asarray(cm).astype(int).astype(str)
@@ -89,7 +96,7 @@ def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict
     fig = go.Figure()
     for name, ch in changes.items():
         fig.add_trace(go.Bar(x=x, y=np.asarray(ch), name=name,
-                             hovertemplate="%{x}: moved %{y:.3f}<extra>" + name + "</extra>"))
+                             hovertemplate="%{x}<br>" + A["moved"] + ": %{y:.3f}<extra>" + name + "</extra>"))
     fig.add_vline(x=t_forced, line_dash="dot", line_color="red")
     fig.update_layout(title={"text": title}, xaxis_title=A["step"],
                       yaxis_title=A["moved"], yaxis_range=[0, 1.05],
@@ -102,8 +109,9 @@ def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict
 def loss_curve(history, title: str = "Training loss", labels: dict | None = None) -> go.Figure:
     A = _axes(labels)
     steps = [r["step"] for r in history]
-    fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines",
-                               name="loss", hovertemplate="step %{x}: loss %{y:.4f}<extra></extra>"))
+    hover = A["opt_step"] + " %{x}<br>" + A["loss"] + ": %{y:.4f}<extra></extra>"
+    fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines", name=A["loss"],
+                               hovertemplate=hover))
     fig.update_layout(title={"text": title}, xaxis_title=A["opt_step"],
                       yaxis_title=A["loss"],
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
@@ -118,13 +126,15 @@ def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | Non
     A = _axes(labels)
     names = list(reach_by_tagger)
     steps = step_labels(tokens)
-    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.12)
+    # room between the panels for the first colour bar AND the second panel's word labels
+    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
     for j, name in enumerate(names):
         R = np.asarray(reach_by_tagger[name], dtype=float)
         right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]
         fig.add_heatmap(z=R, x=steps, y=steps, zmin=0, zmax=float(np.nanmax(R)) or 1.0,
                         colorscale="Blues", row=1, col=j + 1,
-                        colorbar={"title": {"text": A["reach_bar"]}, "x": right + 0.005, "xanchor": "left",
+                        colorbar={"title": {"text": A["reach_bar"], "side": "right"}, "x": right + 0.005,
+                                  "xanchor": "left",
                                   "thickness": 10, "len": 0.8},
                         hovertemplate=A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
                                       + "%{z:.4g}<extra>" + name + "</extra>")

@@ -101,6 +101,6 @@ def screenshot(pg, name: str) -> Path:
                                  timeout=30_000)
         except Exception:
             pass
-        pg.wait_for_timeout(1500)
+        pg.wait_for_timeout(800)
     pg.screenshot(path=str(path), full_page=True)
     return path

@@ -284,9 +284,9 @@ def test_state_grad_sources_count_only_losses_that_exist():
     torch.testing.assert_close(src["parts"].sum(0), tr.grad_h[0])
     assert src["later_norm"] == pytest.approx(float((tr.grad_h[0] - G[0, 0]).norm()))
     names = [d.name for d in paths_bar(src["parts"].numpy(), src["steps"], 0, ["a", "b", "c", "d"]).data]
-    assert names == ["from L_1 (direct)", "from L_2 via J_2..J_2", "from L_3 via J_2..J_3", "total dL/dh_t"]
+    assert names == ["from L_1 (direct)", "from L_2 via J_2..J_2", "from L_3 via J_2..J_3", "total ∂L/∂h_t"]
     empty = paths_bar(np.zeros((0, 6)), [], 3, ["a", "b", "c", "d"], 6)
-    assert [d.name for d in empty.data] == ["total dL/dh_t"] and len(empty.data[0].x) == 6
+    assert [d.name for d in empty.data] == ["total ∂L/∂h_t"] and len(empty.data[0].x) == 6
 
 
 def test_clip_line_spans_the_bars_without_extra_categories():
@@ -294,7 +294,7 @@ def test_clip_line_spans_the_bars_without_extra_categories():
 
     fig = clip_bar(40.0, 1.0, 1.0)
     cats = {x for d in fig.data for x in (d.x if d.x is not None else ())}
-    assert cats == {"before (returned by clip_grad_norm_)", "after"}
+    assert cats == {"before", "after"}
     [line] = fig.layout.shapes
     assert (line.xref, line.x0, line.x1, line.y0, line.y1) == ("paper", 0, 1, 1.0, 1.0)
 

@@ -227,7 +227,7 @@ def test_jacobian_figure_titles_follow_the_nonlinearity():
     relu = texts(jacobian_parts(one, np.eye(2), np.eye(2), 1, "relu"))
     assert "tanh" not in relu and "1[a_2 > 0]" in relu and "ReLU" in relu
     lin = texts(jacobian_parts(one, np.eye(2), np.eye(2), 1, "linear"))
-    assert "tanh" not in lin and "1 - h" not in lin and "J_2 = W_h" in lin
+    assert "tanh" not in lin and "1 - h" not in lin and "identity slopes and W_h" in lin
 
 
 def test_step_terms_legend_follows_the_activation():

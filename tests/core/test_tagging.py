@@ -345,6 +345,24 @@ def test_figures_carry_the_numbers():
     assert list(fc.data[0].y) == [1.0, 0.5] and fc.layout.xaxis.title.text
 
 
+def test_figures_show_the_tag_names_they_are_given():
+    """tag_names (目的地 for destination, ...) replace the codes in the grid's cells, hover and
+    legend and on the confusion matrix's axes; the colours and z stay by code."""
+    from rnnviz.figures.slots import TAG_COLOURS, confusion_figure, loss_curve, tag_grid
+    names = dict(zip(TAGS, ("其他", "目的地", "出发地", "日期", "时间")))
+    p = {"A": np.eye(K)[[1, 2]] * 0.9 + 0.02}
+    fig = tag_grid(["台", "北"], p, tag_names=names)
+    assert fig.data[0].text[0][0].startswith("目的地 (") and fig.data[0].text[1][0].startswith("出发地 (")
+    assert "p(目的地)" in fig.data[0].customdata[0][0] and "destination" not in fig.data[0].customdata[0][0]
+    legend = {d.name: d.marker.color for d in fig.data[1:]}
+    assert legend == {names[tag]: TAG_COLOURS[tag] for tag in TAGS}
+    assert [int(z) for z in np.asarray(fig.data[0].z)[:, 0]] == [1, 2]
+    cfig = confusion_figure(np.eye(K), "cm", tag_names=names)
+    assert list(cfig.data[0].x) == list(cfig.data[0].y) == list(names.values())
+    lc = loss_curve([{"step": 1, "loss": 2.0}], "t", labels={"opt_step": "优化步", "loss": "损失"})
+    assert lc.data[0].hovertemplate.startswith("优化步 %{x}<br>损失")
+
+
 def test_training_settings_are_bounded(data):
     with pytest.raises(InputError):
         train_tagger("elman", data, steps=0)

@@ -18,6 +18,7 @@ from rnnviz.catalog import (
     PRETRAINED,
     ZH_TAGGERS_DIR,
     load_builtin,
+    zh_flat_tagger,
     zh_model,
     zh_taggers,
     zh_taggers_report,
@@ -36,7 +37,17 @@ from rnnviz.data import (
 from rnnviz.embedding import order_comparison as embedding_order
 from rnnviz.export import csv_bytes, trace_frame
 from rnnviz.hidden import order_comparison as hidden_order
-from rnnviz.tagging import KINDS, compare_word, evaluate, kind_of, tag_sentence
+from rnnviz.tagging import (
+    FLAT,
+    KINDS,
+    ZH_SHIFT_PREFIX,
+    compare_word,
+    context_reach,
+    evaluate,
+    kind_of,
+    shifted_heldout,
+    tag_sentence,
+)
 from rnnviz.text import UNK, prepare
 from rnnviz.train import perplexity
 from scripts.build_zh import lm_splits
@@ -215,3 +226,124 @@ def test_chinese_csv_round_trip(lm):
     assert list(back["token"]) == list(df["token"]) == vocab.decode(inp)
     assert "".join(back["token"][1:]) == ZH_DEFAULT_SENTENCE
     assert raw.decode("utf-8-sig").count("喜") >= 2
+
+
+# ---- the fifth tagger: note 004's flattened FNN, in Chinese ------------------------------------
+
+def test_flat_tagger_file_and_length_cover_the_corpus():
+    """flat.pt is small, registered as Chinese, and its fixed length covers the longest
+    per-character sentence of the corpus with room for the shifted test's prefix."""
+    path = ZH_TAGGERS_DIR / f"{FLAT}.pt"
+    assert path.stat().st_size < MAX_BYTES
+    obj = torch.load(path, weights_only=True)
+    assert obj["meta"]["kind"] == FLAT and obj["meta"]["language"] == "zh"
+    model, vocab, _ = zh_flat_tagger()
+    data = zh_tagging_data()
+    longest = max(len(toks) for toks, _ in data.train + data.heldout)
+    report = zh_taggers_report()
+    assert report["longest_sentence"] == longest > 12  # the English FLAT_LEN would not do
+    assert model.cfg.max_len == report["flat_max_len"] == longest + len(ZH_SHIFT_PREFIX)
+    assert kind_of(model) == FLAT and vocab == data.vocab
+    assert vocab.itos[model.cfg.pad_id] == "<pad>"
+
+
+def test_flat_tagger_reaches_its_recorded_scores_and_the_shift_costs_it():
+    """Re-evaluated on the held-out split it equals the JSON; with 请 in front (every slot one
+    place later) it loses more than the Elman tagger, which shares its weights over positions."""
+    model, _, _ = zh_flat_tagger()
+    data = zh_tagging_data()
+    entry = zh_taggers_report()["taggers"][FLAT]
+    scores = evaluate(model, data)
+    assert scores["accuracy"] == pytest.approx(entry["heldout_accuracy"], abs=0.002)
+    for tag in TAGS:
+        assert scores["f1"][tag] == pytest.approx(entry["heldout_f1"][tag], abs=0.002)
+    assert scores["accuracy"] > zh_taggers_report()["taggers"]["fnn"]["heldout_accuracy"]
+    moved = shifted_heldout(data, ZH_SHIFT_PREFIX)
+    elman = zh_taggers()["elman"][0]
+    flat_drop = scores["accuracy"] - evaluate(model, moved)["accuracy"]
+    elman_drop = evaluate(elman, data)["accuracy"] - evaluate(elman, moved)["accuracy"]
+    assert flat_drop > elman_drop + 0.05
+
+
+def test_flat_tagger_sees_both_sides(taggers):
+    """||dz_t/dx_s|| on 到达台北: the per-word FNN is diagonal, the flattened FNN is not, and
+    (oracle) the flattened FNN's tags at 台北 differ between 到达 and 离开."""
+    model, vocab, _ = zh_flat_tagger()
+    ids = list(prepare(ZH_SLOT_PAIR[0], vocab).ids)
+    fnn_reach = context_reach(taggers["fnn"][0], ids)
+    flat_reach = context_reach(model, ids)
+    assert np.count_nonzero(fnn_reach - np.diag(np.diag(fnn_reach))) == 0
+    assert (flat_reach > 1e-6).all()
+    arrive, leave = (tag_sentence(model, vocab, s).tags[2:] for s in ZH_SLOT_PAIR)
+    assert arrive == ("destination",) * 2 and leave == ("departure",) * 2
+
+
+# ---- a Chinese word of several characters, for the slot page --------------------------------
+
+def test_a_word_of_several_characters(taggers):
+    """台北 is two tokens: compared at 北 (its state has read all of it), the form joins its
+    characters with nothing between them, and word_tag reads the tags of 东京 in the
+    right-context pair. Oracles: compare_word at the single token 北, the tags by position."""
+    from rnnviz.tagging import extract_slots, word_span, word_tag
+
+    assert word_span(("到", "达", "台", "北"), "台北") == (2, 4)
+    assert word_span(("Arrive", "Taipei", "on"), "taipei") == (1, 2)
+    with pytest.raises(Exception, match="not a word"):
+        word_span(("到", "达", "台"), "台北")
+    vocab = taggers["elman"][1]
+    for kind in KINDS:
+        model = taggers[kind][0]
+        whole = compare_word(model, vocab, *ZH_SLOT_PAIR, ZH_SLOT_WORD)
+        last = compare_word(model, vocab, *ZH_SLOT_PAIR, "北")
+        assert (whole.position, whole.start, whole.token) == (3, 2, "北")
+        np.testing.assert_array_equal(whole.h_a, last.h_a)
+        assert (whole.tag_a, whole.tag_b, whole.distance) == (last.tag_a, last.tag_b, last.distance)
+    arrive = tag_sentence(taggers["elman"][0], vocab, "十一月二日到达台北")
+    form = extract_slots(arrive.tokens, arrive.tags, sep="")
+    assert form["Destination"] == "台北" and form["Date"] == "十一月二日"
+    bi = taggers["bi"][0]
+    for text, tag in (("东京是我的目的地", "destination"), ("东京是我的出发地", "departure")):
+        tagged = tag_sentence(bi, vocab, text)
+        assert word_tag(tagged, "东京") == "/".join(dict.fromkeys(tagged.tags[:2])) == tag
+
+
+def test_a_chinese_date_belongs_to_the_city_after_it():
+    """when="after": 晚上七点到巴黎 is the arrival's time although 伦敦 (a departure) came
+    before it; with no city after it the one before is taken; English keeps "before"."""
+    from rnnviz.tagging import extract_slots
+
+    toks = list("从伦敦出发，晚上七点到巴黎")
+    tags = (["other"] + ["departure"] * 2 + ["other"] * 3 + ["time"] * 4 + ["other"]
+            + ["destination"] * 2)
+    assert extract_slots(toks, tags, "", "after")["Date/time of"] == "arrival"
+    assert extract_slots(toks, tags, "", "before")["Date/time of"] == "departure"
+    alone = extract_slots(list("离开台北明天"), ["other"] * 2 + ["departure"] * 2 + ["date"] * 2, "", "after")
+    assert alone["Date/time of"] == "departure" and alone["Date"] == "明天"
+    assert extract_slots(["Arrive"], ["other"], when="after")["Date/time of"] == ""
+    with pytest.raises(Exception, match="before"):
+        extract_slots(["x"], ["date"], when="sideways")
+
+
+def test_the_chinese_prose_claims_in_words_hold(taggers):
+    """What prose/zh/slots.md says in words (not placeholders) about the shipped Chinese
+    taggers: 台北's last character is step 4 (so the state before it is h_3); Jordan tags
+    到达 and 离开 all 其他 (so it feeds back the same y); the FNN's errors are mostly cities
+    and it almost never gets a departure right; the left-to-right taggers give 东京 one tag
+    in both right-context sentences."""
+    from rnnviz.tagging import word_tag
+
+    vocab = taggers["fnn"][1]
+    pair = compare_word(taggers["elman"][0], vocab, *ZH_SLOT_PAIR, ZH_SLOT_WORD)
+    assert pair.position + 1 == 4 and pair.token == "北"
+    jordan = taggers["jordan"][0]
+    for text in ZH_SLOT_PAIR:
+        assert tag_sentence(jordan, vocab, text).tags[:2] == ("other", "other")
+    cm = np.asarray(evaluate(taggers["fnn"][0], zh_tagging_data())["confusion"])
+    d, p = TAGS.index("destination"), TAGS.index("departure")
+    errors = cm.sum() - np.trace(cm)
+    assert cm[d, p] + cm[p, d] > errors / 2  # mostly cities
+    assert cm[p, p] < 0.1 * cm[p].sum()  # a departure is almost always wrong
+    for kind in ("fnn", "elman", "jordan"):
+        a, b = (word_tag(tag_sentence(taggers[kind][0], vocab, s), "东京")
+                for s in ("东京是我的目的地", "东京是我的出发地"))
+        assert a == b, kind

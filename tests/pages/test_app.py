@@ -147,3 +147,25 @@ def test_token_table_shows_the_word_as_typed_next_to_unk(app):
     no_exception(at)
     df = at.dataframe[0].value
     assert list(df["token"]) == ["I", "like", "cats"] and list(df["you typed"]) == ["I", "like", "cats"]
+
+
+def test_subword_model_shows_the_typed_word_beside_its_pieces(app):
+    """The start model reads BPE pieces: the token column keeps the model's pieces ("▁s", "at"),
+    "you typed" names the word each piece came from, and a caption explains ▁ and (k/n)."""
+    at = app(model=None)
+    text = "The cat sat on the mat"
+    at.sidebar.text_area(key="text").input(text).run()
+    no_exception(at)
+    model, vocab, meta = load_builtin("subword")
+    pieces = prepare(text, vocab, meta["level"]).tokens
+    df = at.dataframe[0].value
+    assert list(df["token"])[1:] == list(pieces)  # the model's own tokens, ▁ and all
+    typed = list(df["you typed"])
+    assert typed[0] == ""  # <bos>
+    assert not any("▁" in w for w in typed)
+    for piece, word in zip(pieces, typed[1:]):  # every piece sits beside a word of the sentence
+        assert word.split(" (")[0] in text.split()
+        assert piece.strip("▁") in word
+    split = [w for w in typed if "(" in w]
+    assert all(w.endswith(")") and "/" in w for w in split)
+    assert any("▁ marks a token that starts a word" in c.value for c in at.caption)

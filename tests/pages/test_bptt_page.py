@@ -47,12 +47,12 @@ def reference_norms(text, ord_, scale=1.0):
 def test_heatmap_is_the_all_pairs_norm_and_scale_reruns(app):
     text = "I like cats you like dogs"
     at = page(app, text)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(reference_norms(text, 2)), rtol=1e-5, atol=1e-6)
     at.radio(key="bptt_ord").set_value("Frobenius ||.||_F")
     at.select_slider(key="bptt_scale").set_value(3.0).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (Frobenius")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (Frobenius")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(reference_norms(text, "fro", 3.0)), rtol=1e-5, atol=1e-6)
     [flow] = fig_by_title(at, "Gradient flow") or [None]  # only at scale 1
     assert flow is None
@@ -61,7 +61,7 @@ def test_heatmap_is_the_all_pairs_norm_and_scale_reruns(app):
 def test_shared_weight_sum_matches_autograd_and_presets(app):
     at = page(app, "I like cats")
     assert any("equals autograd's gradient up to" in m.value for m in at.markdown)
-    assert any("h_2 gets nothing from L_1" in m.value for m in at.markdown)
+    assert any("$h_2$ gets nothing from $L_1$" in m.value for m in at.markdown)
     for key, value in (("w = 0.5, 3 steps", "0.125"), ("w = 2, 10 steps", "1024"), ("w = 0.2, 5 steps", "0.00032")):
         at.selectbox(key="bptt_chain").set_value(key).run()
         assert any(f"= {value}." in m.value for m in at.markdown), key
@@ -80,7 +80,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
     gc = [d.value for d in at.dataframe if "rel. error numerical" in d.value.columns][0]
     assert gc["pass"].all() and "E" in set(gc["parameter"])
     at.select_slider(key="bptt_maxnorm").set_value(5.0).run()
-    steps = [d.value for d in at.dataframe if "step size ||delta theta||" in d.value.columns][0]
+    steps = [d.value for d in at.dataframe if "step size ‖delta theta‖" in d.value.columns][0]
     assert abs(steps["gradient norm used"].iloc[1] - 5.0) < 1e-4
     ex = chains.chain_exercise(0)  # exercise 1
     at.number_input(key="bptt_answer").set_value(ex["answer"])
@@ -95,7 +95,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
 def test_long_sentence_on_the_default_model(app):
     long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 12)  # ~90 tokens
     at = page(app, long, model="default")
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
     T = hm["data"][0]["z"].shape[0]
     assert T > 80
     assert np.isnan(hm["data"][0]["z"][0, 1:]).all()
@@ -112,7 +112,7 @@ def test_step_sliders_survive_a_shorter_sentence(app):
 
 
 def paths_text(at):
-    return next(m.value for m in at.markdown if "dL/dh_t is a sum over losses" in m.value)
+    return next(m.value for m in at.markdown if r"$\partial L/\partial h_t$ is a sum over losses" in m.value)
 
 
 def test_paths_count_only_later_steps_with_a_loss(app):
@@ -120,27 +120,27 @@ def test_paths_count_only_later_steps_with_a_loss(app):
     at.slider(key="bptt_step").set_value(2).run()
     shown = paths_text(at)
     assert "no later step has a loss" in shown and "later loss(es)" not in shown
-    [bar] = fig_by_title(at, "dL/dh_2")
+    [bar] = fig_by_title(at, "∂L/∂h_2")
     names = [d["name"] for d in bar["data"]]
-    assert names == ["from L_2 (direct)", "total dL/dh_t"] and not any("L_3" in n for n in names)
+    assert names == ["from L_2 (direct)", "total ∂L/∂h_t"] and not any("L_3" in n for n in names)
     at.slider(key="bptt_step").set_value(1).run()  # step 1: L_2 exists and arrives through J_2
     shown = paths_text(at)
-    assert "the 1 later loss(es) (L_2) add a part" in shown and "L_3" not in shown
+    assert "the 1 later loss(es) ($L_{2}$) add a part" in shown and "L_{3}" not in shown
     at.slider(key="bptt_step").set_value(3).run()  # step 3: no loss of its own either
     shown = paths_text(at)
-    assert "step 3 has no target, so there is no loss L_3" in shown and "no later step has a loss" in shown
-    [bar] = fig_by_title(at, "dL/dh_3")
-    assert [d["name"] for d in bar["data"]] == ["total dL/dh_t"]
+    assert "step 3 has no target, so there is no loss $L_{3}$" in shown and "no later step has a loss" in shown
+    [bar] = fig_by_title(at, "∂L/∂h_3")
+    assert [d["name"] for d in bar["data"]] == ["total ∂L/∂h_t"]
 
 
 def test_one_word_sentences(app):
     at = page(app, "cats")  # notes: one step, no target at all
     shown = paths_text(at)
     assert "step 1 has no target" in shown and "no later step has a loss" in shown
-    assert "0 later loss" not in shown and "h_2 gets nothing" not in shown
+    assert "0 later loss" not in shown and "$h_2$ gets nothing" not in shown
     at = page(app, "cats", model="default")  # <bos> cats: step 2 predicts <eos>
     shown = paths_text(at)
-    assert "the direct part from the loss L_2" in shown and "no later step has a loss" in shown
+    assert "the direct part from the loss $L_{2}$" in shown and "no later step has a loss" in shown
     assert "0 later loss" not in shown
 
 
@@ -176,13 +176,13 @@ def test_what_to_look_at_toc_and_errata(app):
     claim = notes_errata.note002_eigen_claim(model, tr)
     assert any("Eigenvalues above 1 explode" in m and num(claim["rho_w"]) in m for m in md)
     assert any("does not run" in m and "dtype" in m for m in md)
-    assert any("O(T H²)" in m for m in md)
+    assert any("$O(T H^2)$" in m for m in md)
 
 
 def test_long_sentence_groups_the_legend(app):
     long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 8)
     at = page(app, long, model="default")
-    [bar] = fig_by_title(at, "dL/dh_2")
+    [bar] = fig_by_title(at, "∂L/∂h_2")
     shown = [d for d in bar["data"] if d.get("showlegend", True)]
     assert len(shown) <= 4 and any("later losses" in d["name"] for d in shown)
 
@@ -209,7 +209,7 @@ def test_bidirectional_heatmap_offers_both_directions():
     no_exception(at)
     assert any("backward (right to left)" in m.value for m in at.markdown)
     tr = trace(model, [0, 1, 2, 4])
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(backward_jacobian_norms(model, tr, 2).numpy()),
                                rtol=1e-5, atol=1e-6)
 
@@ -248,6 +248,25 @@ def test_links_made_before_the_option_codes_still_open(app):
     assert at.radio(key="bptt_gc").value == "The current model and sentence"
     assert any("(Frobenius)" in (f["layout"].get("title") or {}).get("text", "") for f in figures(at))
     assert at.selectbox(key="bptt_chain").value == "w = 2, 10 steps"
+
+
+def test_fits_a_phone_titles_legends_and_digits(app):
+    """Issue 18 on a 390 px screen: every chart title fits on one line (<= 48 characters), legends
+    sit below the plot (a side legend squeezed the plot), numbers in the prose have at most 4
+    significant digits (the clipping cosine was 1.000000000000) and one e-notation style."""
+    import re
+
+    at = page(app, "I like cats you like dogs")
+    for f in figures(at):
+        title = (f["layout"].get("title") or {}).get("text", "")
+        assert 0 < len(title) <= 48, title
+        if any(d.get("showlegend", True) and d.get("name") for d in f["data"]) and f["layout"].get("showlegend", True):
+            assert (f["layout"].get("legend") or {}).get("orientation") == "h", title
+    md = " ".join(m.value for m in at.markdown)
+    assert "the cosine between before and after is 1 (direction unchanged)" in " ".join(md.split())
+    decimals = re.findall(r"(?<![\w.])\d+\.\d+", md)
+    assert all(len(d.replace(".", "").lstrip("0")) <= 4 for d in decimals), decimals  # no 1.000000000000
+    assert not re.findall(r"\de-[1-9]\b", md)  # 1e-07, not 1e-7
 
 
 # ---- issue 17: an own model over the all-pairs budget is shown on a window of its last steps ----

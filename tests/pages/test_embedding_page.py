@@ -43,6 +43,16 @@ def text(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def vector_shown(at, label: str) -> list[str]:
+    """The components of the vector named `label` in a vector table beside the prose."""
+    for d in at.dataframe:
+        df = d.value
+        if "vector" in df.columns and label in list(df["vector"]):
+            row = df[df["vector"] == label].iloc[0]
+            return [str(v) for k, v in row.items() if k != "vector" and str(v) != ""]
+    raise AssertionError(f"no vector table with a row {label!r}")
+
+
 def frame_with(at, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
@@ -55,7 +65,7 @@ def test_default_model_shows_its_e_and_the_autograd_gradient(app, default):
     np.testing.assert_allclose(z, model.E.detach().double().numpy(), atol=1e-7)
     inp, tgt = lm_pair(list(prepare("Arrive Taipei on November 2nd", vocab).ids), vocab)
     tr = trace(model, inp, tgt)
-    g = np.asarray(fig(at, "dL/dE")["data"][0]["z"], dtype=float)
+    g = np.asarray(fig(at, "∂L/∂E")["data"][0]["z"], dtype=float)
     np.testing.assert_allclose(g, tr.grads["E"].double().numpy(), atol=1e-6)
     assert "6 of 79 rows changed" in text(at)
     assert len(frame_with(at, "||change||")) == len(set(inp))
@@ -66,17 +76,23 @@ def test_notes_model_shows_the_notes_numbers_without_a_page_switch(app):
     no_exception(at)
     assert not [r for r in at.radio if r.key == "emb_preset"]  # no page-level "Notes example" switch
     md = text(at)
-    assert "“row 3”" in md and "E[2] = [-0.4, 0.8, 0.1]" in md
-    assert "E[2] - 0.1 · g_e = [-0.6, 0.9, -0.2]" in md
+    assert "“row 3”" in md and "E[2] = [" not in md  # vectors in tables, not in sentences
+    assert vector_shown(at, "E[2]") == ["-0.4", "0.8", "0.1"] and vector_shown(at, "g_e") == ["2", "-1", "3"]
+    assert vector_shown(at, "E[2] − 0.1 · g_e") == ["-0.6", "0.9", "-0.2"]
+    assert "The notes print 0.6 for the first entry" in " ".join(md.split())
     assert "B x T x d = 2 x 4 x 3" in md  # "I like cats" and the notes' 4-token sentence
-    assert "“Taipei” (id 2) as [0.67, 0.89, -0.34]" in md
+    assert "“Taipei” (id 2) as its row 2" in md
     travel = frame_with(at, "E[id]")
     assert list(travel["token"]) == list(emb.PRESETS["travel"].itos)
+    assert travel["E[id]"][2] == "[0.67, 0.89, -0.34]"
     # the general sections follow the step the learner picks: cats at t = 3, the notes' g_e and lr
     at.slider(key="emb_step").set_value(3).run()
     md = text(at)
     assert "id 2 (note 000 says “row 3”" in md
-    assert "[-0.4, 0.8, 0.1] - 0.1 · [2, -1, 3] = [-0.6, 0.9, -0.2]" in md
+    assert "For “cats” (table beside)" in md
+    assert vector_shown(at, "E[2] before") == ["-0.4", "0.8", "0.1"]
+    assert vector_shown(at, "row 2 of ∂L/∂E") == ["2", "-1", "3"]
+    assert vector_shown(at, "E[2] after") == ["-0.6", "0.9", "-0.2"]
     upd = frame_with(at, "||change||")
     assert list(upd["token"]) == ["cats"] and upd["after"][0] == "[-0.6, 0.9, -0.2]"
     outer = frame_with(at, "x_k·g_1")
@@ -201,7 +217,7 @@ def test_new_exercise_button_changes_the_numbers(app):
 def test_one_token_sentence_on_the_notes_model(app):
     at = on_page(app, "notes", "cats")
     no_exception(at)
-    assert "E[2] = [-0.4, 0.8, 0.1]" in text(at)
+    assert vector_shown(at, "E[2]") == ["-0.4", "0.8", "0.1"]
     assert not [s for s in at.slider if s.key == "emb_step"]  # T = 1: no step to choose
     assert "1 of 5 rows changed" in text(at)  # the notes' typed g_e = [2, -1, 3] at cats
     at.radio(key="emb_gsrc").set_value("backward").run()
@@ -243,7 +259,7 @@ def test_a_link_reproduces_the_notes_view():
     """?model=notes&emb_rule=wd (as 'Share this view' writes them) opens the same view."""
     at = link_app({"model": "notes", "emb_rule": "wd"})
     no_exception(at)
-    assert "E[2] = [-0.4, 0.8, 0.1]" in text(at)
+    assert vector_shown(at, "E[2]") == ["-0.4", "0.8", "0.1"]
     assert "5 of 5 rows changed" in text(at)
     assert not at.warning  # the app's own link opens with no warning
 
@@ -255,7 +271,7 @@ def test_an_old_link_still_opens_the_notes_view():
     at.run()  # the old preset queues the notes model; the next run shows it
     no_exception(at)
     assert at.radio(key="emb_rule").value == "wd" and at.radio(key="emb_gsrc").value == "typed"
-    assert "E[2] = [-0.4, 0.8, 0.1]" in text(at) and "5 of 5 rows changed" in text(at)
+    assert vector_shown(at, "E[2]") == ["-0.4", "0.8", "0.1"] and "5 of 5 rows changed" in text(at)
     assert not [w for w in at.warning if "not valid" in w.value or "Ignored" in w.value]
 
 
@@ -316,8 +332,8 @@ def test_nn_embedding_equals_a_bias_free_linear(app):
     no_exception(at)
     md = " ".join(text(at).split())
     assert "79 x 16 = 1264 weights" in md and "differ by at most 0." in md
-    rows = frame_with(at, "x_t W^T")
-    assert (rows["E[id]"] == rows["x_t W^T"]).all() and len(rows) == 6
+    rows = frame_with(at, "x_t Wᵀ")
+    assert (rows["E[id]"] == rows["x_t Wᵀ"]).all() and len(rows) == 6
 
 
 def test_why_marks_shows_good_and_goods(app):

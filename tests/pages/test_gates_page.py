@@ -54,7 +54,7 @@ def _fig(at, start: str) -> dict:
 def test_three_cells_on_one_log_scale_with_the_cores_horizons():
     at = _open()
     no_exception(at)
-    fig = _fig(at, "log10 ||dh_s/dx_t||")
+    fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
     assert [d["type"] for d in fig["data"]] == ["heatmap"] * 3
     horizons = {}
     for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
@@ -125,7 +125,7 @@ def test_notes_and_subword_models_still_compare_the_builtins():
     for key, text in (("notes", "I like cats"), ("subword", "the cat sat on the mat")):
         at = _open(key, text)
         no_exception(at)
-        assert len(_fig(at, "log10 ||dh_s/dx_t||")["data"]) == 3
+        assert len(_fig(at, "log10 ‖∂h_s/∂x_t‖")["data"]) == 3
 
 
 def test_long_range_prose_reads_the_shipped_measurements():
@@ -163,7 +163,7 @@ def test_chinese_page_is_mostly_chinese():
     cjk = [ch for ch in letters if "\u4e00" <= ch <= "\u9fff"]
     assert len(cjk) > 0.5 * len(letters), (len(cjk), len(letters))
     assert at.title[0].value == "8 · 门控：LSTM 与 GRU"
-    assert _fig(at, "log10 ||dh_s/dx_t||：")
+    assert _fig(at, "log10 ‖∂h_s/∂x_t‖：")
 
 
 def test_train_one_now_shows_the_runs_numbers():

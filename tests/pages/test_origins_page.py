@@ -101,6 +101,9 @@ def test_exercise_right_and_wrong_answers(app):
     at.number_input(key="origins_ex_g2").set_value(float(-g[1]))
     at.button(key="origins_ex_check").click().run()
     assert any("sign is flipped" in e.value for e in at.error)
+    shown = next(d.value for d in at.dataframe if "1" in d.value.columns and "v_c" in list(d.value.get("vector", [])))
+    assert list(shown["vector"]) == ["v_c", "u_o", "u_k"]  # the exercise's vectors beside its question
+    assert list(shown.iloc[0][["1", "2"]]) == [vector(ex.v_c[:1])[1:-1], vector(ex.v_c[1:])[1:-1]]
     at.number_input(key="origins_ex_g1").set_value(round(float(g[0]), 4))
     at.number_input(key="origins_ex_g2").set_value(round(float(g[1]), 4))
     at.button(key="origins_ex_check").click().run()

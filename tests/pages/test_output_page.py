@@ -74,7 +74,10 @@ def test_notes_model_and_notes_preset(app):
     assert "has no next token" in text(at)  # the notes model has no <eos>: the last step has no target
     no_exception(at)  # no page-level switch: the notes model shows the notes' example by itself
     assert "out_src" not in [r.key for r in at.radio]
-    assert "0.916" in text(at) and "[0.1, 0.1, -0.6, 0.3, 0.1]" in text(at)
+    assert "0.916" in text(at) and "[0.1, 0.1, -0.6, 0.3, 0.1]" not in text(at)  # the vector: in the table
+    notes = next(d.value for d in at.dataframe if "p_k - y_k" in d.value.columns
+                 and list(d.value["output"]) == ["I", "like", "cats", "dogs", "you"])
+    assert list(notes["p_k - y_k"]) == ["0.1", "0.1", "-0.6", "0.3", "0.1"]
     f = fig(at, "Notes example")
     assert f["data"][1]["x"] == ["I", "like", "cats", "dogs", "you"]  # the notes' order
     shown = dict(zip(f["data"][1]["x"], np.asarray(f["data"][1]["y"], float)))

@@ -151,6 +151,32 @@ def test_glossary_filters_and_names_real_notes(app):
         assert set(used_in) <= set(notes), key
 
 
+# issue 18: the terms of pages 7 and 8, each with the word that shows where its notes use it
+NEW_TERMS = {"word2vec": "Word2Vec", "skip_gram": "Skip-gram", "negative_sampling": "Negative Sampling",
+             "subword": "BPE", "gate": "门控", "lstm": None, "gru": None, "cell_state": None}
+
+
+def test_glossary_has_the_word2vec_subword_and_gated_terms(app):
+    from pathlib import Path
+    notes = {p.name[:3]: p.read_text(encoding="utf-8") for p in Path(SEEDS).glob("*.txt")}
+    terms = {term[0]: term for term in TERMS}
+    for key, mark in NEW_TERMS.items():
+        _, en, zh, used_in, pages = terms[key]
+        assert pages and (mark is None) == (not used_in), key  # LSTM, GRU, c_t: not in the notes
+        for n in used_in:
+            assert mark in notes[n], (key, n)  # the note really uses the term
+    at = app(GLOSSARY)
+    no_exception(at)
+    for query, english in (("遗忘门", "gate (forget, input, output; update, reset)"), ("负采样", "negative sampling"),
+                           ("skip-gram", "skip-gram"), ("门控循环", "GRU (gated recurrent unit)")):
+        at.text_input(key="glossary_q").input(query).run()
+        assert list(at.table[0].value["English"]) == [english], query
+    at.text_input(key="glossary_q").input("LSTM").run()
+    rows = at.table[0].value
+    lstm = rows[rows["English"] == "LSTM (long short-term memory)"].iloc[0]
+    assert lstm["notes"] == "(not in the notes)" and lstm["shown on"] == i18n.text_for("en", "nav.gates")
+
+
 def test_every_page_links_the_glossary_from_the_sidebar(app):
     at = app()
     assert any("Glossary" in p.label for p in at.sidebar.get("page_link"))
@@ -189,3 +215,14 @@ def test_switching_language_keeps_a_page_setting(app):
     no_exception(at)
     assert at.number_input(key="train_steps").value == 20 and at.radio(key="train_level").value == "char"
     assert at.number_input(key="train_steps").label == i18n.text_for("zh", "train.steps")
+
+
+def test_the_link_keeps_the_language_as_its_code(app):
+    """?lang=zh stays in the link (a bound radio would drop it as not one of its labels, and a
+    share link made in 中文 would open in English); switching writes the new code."""
+    at = app(query={"lang": "zh"})
+    no_exception(at)
+    assert at.query_params["lang"] == "zh" and not at.sidebar.warning
+    at.session_state["lang"] = "en"
+    at.run()
+    assert at.query_params["lang"] == "en"

@@ -18,7 +18,11 @@ TERMS = (
     ("one_hot", "one-hot vector", "独热向量（one-hot）", ("000", "004"), ("embedding",)),
     ("vocabulary", "vocabulary", "词表", ("000", "004"), ("overview", "embedding")),
     ("token", "token, tokenizer", "token，分词器", ("000", "004"), ("overview",)),
-    ("subword", "subword (BPE)", "子词（BPE）", ("004",), ("overview", "embedding")),
+    ("subword", "subword, BPE (byte-pair encoding)", "子词，BPE（字节对编码）", ("004",),
+     ("overview", "embedding", "origins")),
+    ("word2vec", "Word2Vec", "Word2Vec", ("004",), ("origins",)),
+    ("skip_gram", "skip-gram", "跳字模型（Skip-gram）", ("004",), ("origins",)),
+    ("negative_sampling", "negative sampling", "负采样（Negative Sampling）", ("004",), ("origins",)),
     ("word_hashing", "word hashing", "词哈希", ("004",), ("embedding",)),
     ("hidden_state", "hidden state", "隐藏状态", ("002", "004"), ("overview", "hidden")),
     ("pre_activation", "pre-activation a_t", "预激活 a_t", ("000", "003"), ("hidden",)),
@@ -43,6 +47,11 @@ TERMS = (
     ("clipping", "gradient clipping", "梯度裁剪", ("003",), ("bptt", "train")),
     ("slot_filling", "slot filling", "槽填充", ("004",), ("slots",)),
     ("bidirectional", "bidirectional RNN", "双向 RNN", ("004",), ("slots",)),
+    ("gate", "gate (forget, input, output; update, reset)", "门（遗忘门、输入门、输出门；更新门、重置门）",
+     ("003",), ("gates",)),
+    ("lstm", "LSTM (long short-term memory)", "LSTM（长短期记忆网络）", (), ("gates",)),
+    ("gru", "GRU (gated recurrent unit)", "GRU（门控循环单元）", (), ("gates",)),
+    ("cell_state", "cell state c_t", "细胞状态 c_t（记忆单元）", (), ("gates",)),
 )
 
 

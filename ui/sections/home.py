@@ -6,7 +6,7 @@ import streamlit as st
 
 from rnnviz.export import trace_frame
 from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
-from rnnviz.summary import hidden_peak, model_sizes, token_table
+from rnnviz.summary import hidden_peak, model_sizes, piece_words, token_table
 
 from .. import navigation, session
 from ..i18n import counted_frame, prose, t
@@ -38,8 +38,13 @@ def tokens(cur: session.Current) -> None:
     st.subheader(t("home.tokens_header"), anchor="home-tokens")
     st.markdown(prose(PAGE, "tokens", n_words=len(cur.prepared.tokens), T=cur.trace.T,
                       bos_note=t("home.bos_note") if cur.vocab.has_specials else ""))
-    rows = token_table(cur.model, cur.vocab, cur.input_ids, cur.prepared.tokens)
+    subword = (cur.vocab.tokenizer or cur.level) == "bpe"
+    # subword pieces ("▁s", "at") are shown beside the word they came from ("sat (1/2)")
+    typed = piece_words(cur.prepared.tokens, cur.text) if subword else cur.prepared.tokens
+    rows = token_table(cur.model, cur.vocab, cur.input_ids, typed)
     st.dataframe(counted_frame(pd.DataFrame(rows).rename(columns=_column_names())), hide_index=True)
+    if subword:
+        st.caption(t("home.subword_caption"))
     download_csv(trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 from rnnviz import output as out
 from rnnviz.catalog import NOTES_VOCAB
 from rnnviz.figures import output as figs
-from rnnviz.formatting import num, vector
+from rnnviz.formatting import num
 from rnnviz.text import EOS
 
 from .. import session
@@ -222,7 +222,7 @@ def notes_example(cur: session.Current) -> None:
         return
     view = out.notes_view(NOTES_VOCAB)
     with st.container(border=True):
-        st.markdown(prose(PAGE, "notes", loss=num(view.loss), grad=vector(view.p_minus_y)))
+        st.markdown(prose(PAGE, "notes", loss=num(view.loss)))
         table(out.softmax_rows(view, list(range(len(view.p)))))
         title = t("output.fig_notes")
         show_figure(

@@ -13,7 +13,7 @@ from rnnviz.notes_errata import note003_first_layer
 from ... import cache, session
 from ...i18n import t
 from ...widgets import exercise, exercise_number, show_figure
-from .common import BIND, anchor, coded, elman_1d, headers, labels, table, text
+from .common import BIND, anchor, coded, elman_1d, frame, headers, labels, table, text
 
 
 def gradcheck_view(cur: session.Current) -> None:
@@ -33,6 +33,10 @@ def gradcheck_view(cur: session.Current) -> None:
         text("not_elman")
 
 
+# rnnviz's sweep rows keep their plain keys (API); the table shows the page's notation
+_SWEEP_COLUMNS = {"||dL/dW_x||": "‖∂L/∂W_x‖", "||dL/dW||, W = [W_x W_h]": "‖∂L/∂W‖, W = [W_x W_h]"}
+
+
 def _sweep(sweep: list[dict]) -> None:
     """note 003's T sweep: the mean loss's ||dL/dW_x||, the sum's, and the long-range part."""
     with st.expander(t("bptt.sweep_header")):
@@ -46,7 +50,7 @@ def _sweep(sweep: list[dict]) -> None:
             long_first=num(parts[0]["long_range"]),
             long_last=num(parts[-1]["long_range"]),
         )
-        st.dataframe(pd.DataFrame(sweep), hide_index=True)
+        frame(pd.DataFrame(sweep).rename(columns=_SWEEP_COLUMNS))
         names = {k: t(f"bptt.sweep_{k}") for k in ("mean", "sum", "long_range")}
         show_figure(
             figs.t_sweep_plot(parts, labels=labels("sweep", *figs.SWEEP_LABELS), names=names),
@@ -75,7 +79,7 @@ def clipping() -> None:
         "clipping",
         before=num(demo["norm before"]),
         after=num(demo["norm after"]),
-        cos=f"{demo['cosine']:.12f}",
+        cos=num(demo["cosine"]),  # 4 significant digits, as every number on screen
         max_norm=max_norm,
     )
     show_figure(
@@ -85,7 +89,7 @@ def clipping() -> None:
         "bptt-clip",
         key="bptt_clip",
     )
-    st.dataframe(headers(pd.DataFrame(steps)), hide_index=True)
+    frame(headers(pd.DataFrame(steps)))
 
 
 def byhand() -> None:

@@ -62,8 +62,19 @@ def table(rows, height="auto") -> None:
     ]
     df = headers(df)
     named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
-    fmt = {named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}
+    fmt = {**four_digits(df), **{named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}}
     st.dataframe(counted_frame(df), hide_index=True, column_config=fmt, height=height)
+
+
+def four_digits(df: pd.DataFrame) -> dict:
+    """column_config showing every float column with at most 4 significant digits (55.74, not
+    55.7442; 1.2e-07, not 0.0000), as rnnviz.formatting.num writes numbers in the prose."""
+    return {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns if df[c].dtype.kind == "f"}
+
+
+def frame(df: pd.DataFrame, **kw) -> None:
+    """st.dataframe with four_digits (the page's tables that need no header translation)."""
+    st.dataframe(df, hide_index=True, column_config=four_digits(df), **kw)
 
 
 def coded(widget, label: str, codes, names, key: str, **kw):

@@ -146,7 +146,7 @@ def heatmap(cur: session.Current, view: View) -> None:
             cur.tokens,
             title,
             t("bptt.fig.heatmap.colorbar"),
-            "||dh_s/dh_t||",
+            "‖∂h_s/∂h_t‖",
             labels=labels("heatmap", *figs.HEATMAP_LABELS),
             start=view.win.start,  # the axes keep the true step numbers of the window
         ),
@@ -163,7 +163,7 @@ def heatmap(cur: session.Current, view: View) -> None:
                     cur.tokens,
                     t("bptt.fig.flow.title"),
                     t("bptt.fig.heatmap.colorbar"),
-                    "||dL_s/dh_t||",
+                    "‖∂L_s/∂h_t‖",
                     labels=labels("heatmap", *figs.HEATMAP_LABELS),
                 ),
                 "bptt-flow",

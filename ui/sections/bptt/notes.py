@@ -97,7 +97,7 @@ def notation_key(cur: session.Current) -> None:
             ),
             hide_index=True,
         )
-        st.caption(notation.CORRECTION if cur.lang == "en" else t("bptt.correction"))
+        st.caption(t("bptt.correction"))
 
 
 def vector_chain(cur: session.Current) -> None:

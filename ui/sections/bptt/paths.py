@@ -1,4 +1,4 @@
-"""Where dL/dh_t comes from, the delta recursion, and the shared-weight sums."""
+"""Where ∂L/∂h_t comes from, the delta recursion, and the shared-weight sums."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...i18n import prose, t
 from ...widgets import md_escape, show_figure
-from .common import P, anchor, elman_1d, labels, table, text
+from .common import P, anchor, elman_1d, frame, labels, table, text
 
 
 def paths(cur: session.Current, t_: int) -> None:
-    """dL/dh_t as a sum over the losses at t and after, bar per source loss."""
+    """∂L/∂h_t as a sum over the losses at t and after, bar per source loss."""
     anchor("paths")
     tr, H = cur.trace, cur.model.cfg.hidden_size
     src = cache.grad_sources(cur.model, tr, t_)  # from the cached step Jacobians
@@ -53,10 +53,11 @@ def paths(cur: session.Current, t_: int) -> None:
 
 
 def _names(steps: list[int]) -> str:
-    """L_3, L_4, L_5 — or L_3 … L_71 when there are many (a long sentence)."""
+    """$L_{3}$, $L_{4}$, $L_{5}$ (LaTeX, as the prose around it) — or $L_{3}, L_{4}, \\dots, L_{71}$
+    when there are many (a long sentence)."""
     if len(steps) > 6:
-        return f"L_{steps[0] + 1}, L_{steps[1] + 1}, …, L_{steps[-1] + 1}"
-    return ", ".join(f"L_{s + 1}" for s in steps)
+        return f"$L_{{{steps[0] + 1}}}, L_{{{steps[1] + 1}}}, \\dots, L_{{{steps[-1] + 1}}}$"
+    return ", ".join(f"$L_{{{s + 1}}}$" for s in steps)
 
 
 def recursion(cur: session.Current, t_: int) -> None:
@@ -78,20 +79,19 @@ def recursion(cur: session.Current, t_: int) -> None:
             for k in range(cur.trace.T - 1, -1, -1)
         ]
         text("delta", t=t_ + 1)
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        frame(pd.DataFrame(rows))
         st.caption(t("bptt.unit_caption", t=t_ + 1))
         H = cur.model.cfg.hidden_size
-        st.dataframe(
+        frame(
             pd.DataFrame(
                 {
                     c["unit"]: [f"u{j + 1}" for j in range(H)],
                     "φ'(a_t)": ds["slope"][t_].numpy(),
-                    "W_o^T e_t": ds["from_output"][t_].numpy(),
-                    "W_h^T δ_{t+1}": ds["from_later"][t_].numpy(),
+                    "W_oᵀ e_t": ds["from_output"][t_].numpy(),
+                    "W_hᵀ δ_{t+1}": ds["from_later"][t_].numpy(),
                     "δ_t": ds["delta"][t_].numpy(),
                 }
             ),
-            hide_index=True,
             height=min(35 * (H + 1) + 3, 400),
         )
 
@@ -119,7 +119,7 @@ def shared(cur: session.Current) -> None:
         )
     }
     with st.expander(t("bptt.shared_terms")):
-        st.dataframe(
+        frame(
             pd.DataFrame(
                 [
                     {
@@ -130,8 +130,7 @@ def shared(cur: session.Current) -> None:
                     }
                     for k in range(cur.trace.T)
                 ]
-            ),
-            hide_index=True,
+            )
         )
     table(
         [
@@ -142,6 +141,6 @@ def shared(cur: session.Current) -> None:
                 c["auto_norm"]: float(v["autograd"].norm()),
                 c["max_diff"]: v["max_diff"],
             }
-            for (n, v), term in zip(terms.items(), ("δ_t h_{t-1}^T", "δ_t x_t^T", "δ_t", "e_t h_t^T", "e_t"))
+            for (n, v), term in zip(terms.items(), ("δ_t h_{t-1}ᵀ", "δ_t x_tᵀ", "δ_t", "e_t h_tᵀ", "e_t"))
         ]
     )

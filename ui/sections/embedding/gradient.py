@@ -8,12 +8,14 @@ import streamlit as st
 from rnnviz import embedding as emb
 from rnnviz.errors import InputError
 from rnnviz.figures.embedding import matrix_figure, row_change_figure
-from rnnviz.formatting import num, vector
+from rnnviz.formatting import num
 from rnnviz.formulas import repeat_example
 
 from ... import cache, session
+from ...i18n import prose
 from ...widgets import md_escape, show_figure
-from .common import RADIUS, coded_radio, header, matrix_words, row_labels, say, table, tr
+from ..vectors import beside
+from .common import PAGE, RADIUS, coded_radio, header, matrix_words, row_labels, say, table, tr
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
@@ -34,7 +36,7 @@ def gradient(cur: session.Current, E, step: int):
         say("gradient-backward", loss=num(cur.trace.loss))
         return emb.f64(cur.trace.grad_x), None
     g = emb.parse_vector(g_text, E.shape[1], "g_e")
-    say("gradient-typed", g=vector(g), t=step + 1, token=md_escape(cur.tokens[step]))
+    beside(prose(PAGE, "gradient-typed", t=step + 1, token=md_escape(cur.tokens[step])), [("g_e", g)])
     return emb.typed_gradient(len(cur.input_ids), E.shape[1], step, g), g
 
 
@@ -42,7 +44,8 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
     """x^T g_e for step t element by element, then dL/dE = sum_t x_t^T g_t. Returns dL/dE."""
     ids, itos, V, d = list(cur.input_ids), cur.vocab.itos, E.shape[0], E.shape[1]
     i = ids[step]
-    say("outer", i=i, token=md_escape(cur.tokens[step]), g_t=vector(G[step], shown=6), V=V, d=d)
+    text = prose(PAGE, "outer", i=i, token=md_escape(cur.tokens[step]), V=V, d=d)
+    beside(text, [(f"g_{step + 1}", G[step])])
     rows = emb.outer_rows(i, G[step], itos, RADIUS)
     table(rows)
     if len(rows) < V:
@@ -76,7 +79,12 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
         return
     s = emb.change_summary(before, after, ids)
     V = before.shape[0]
-    say(key, lr=num(lr), V=V, n_changed=s["n_changed"], n_other=s["n_other"], **values)
+    shown = values.pop("vectors", None)  # the example row's numbers, in a table beside the text
+    text = prose(PAGE, key, lr=num(lr), V=V, n_changed=s["n_changed"], n_other=s["n_other"], **values)
+    if shown:
+        beside(text, shown)
+    else:
+        st.markdown(text)
     words = {k: tr(f"fig_change_{k}") for k in ("looked", "not_looked", "row", "change", "x", "y")}
     show_figure(row_change_figure(emb.vocab_labels(itos), s["change"].numpy(), ids,
                                   tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
@@ -92,12 +100,13 @@ def apply_rule(cur, E, rule: str, step: int, grad, lr: float, g_typed):
     if rule == "gd":
         new = emb.sgd_step(E, grad, lr)
         moved = emb.change_summary(E, new, ids)["moved"]
-        example = ""
+        values = {"example": ""}
         if moved:
             k = ids[step] if ids[step] in moved else moved[0]  # step t's row first
-            example = tr("gd_example", token=md_escape(itos[k]), before=vector(E[k], shown=SHOWN), lr=num(lr),
-                         g=vector(grad[k], shown=SHOWN), after=vector(new[k], shown=SHOWN))
-        return E, new, grad, itos, ids, "update-gd", {"example": example}
+            values = {"example": tr("gd_example", token=md_escape(itos[k]), lr=num(lr)),
+                      "vectors": [(tr("vec_before", k=k), E[k]), (tr("vec_grad", k=k), grad[k]),
+                                  (tr("vec_after", k=k), new[k])]}
+        return E, new, grad, itos, ids, "update-gd", values
     if rule == "wd":
         wd = st.slider(tr("wd"), 0.0, 0.5, 0.01, 0.01, key="emb_wd", **BIND)
         return E, emb.sgd_step(E, grad, lr, wd), grad, itos, ids, "update-wd", {"wd": num(wd)}

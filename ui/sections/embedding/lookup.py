@@ -14,8 +14,10 @@ from rnnviz.notes_facts import embedding_as_linear
 from rnnviz.text import PAD, prepare
 
 from ... import session
+from ...i18n import prose
 from ...widgets import guard, md_escape, shared_step, show_figure
-from .common import RADIUS, header, matrix_words, row_labels, say, step_labels, table, tr
+from ..vectors import beside
+from .common import PAGE, RADIUS, header, matrix_words, row_labels, say, step_labels, table, tr
 
 TOC = ("notes", "lookup", "shapes", "gradient", "update", "similar", "order", "hashing", "exercise")
 
@@ -51,10 +53,11 @@ def notes_numbers(cur: session.Current) -> None:
     second = [p.itos.index(w) for w in p.second]
     B, T, d = emb.batch_embeddings(p.E, [p.ids, second], 0)["shape"]
     k = tp.ids[tp.focus]
-    say("notes-example", token=p.itos[i], i=i, row=i + 1, row_vec=vector(emb.lookup(p.E, [i])[0]),
-        g=vector(p.g), lr=num(p.lr), new_vec=vector(new[i]), sentence=" ".join(p.tokens),
-        second=" ".join(p.second), B=B, T=T, d=d, travel=tp.itos[k], k=k,
-        travel_vec=vector(emb.lookup(tp.E, [k])[0]), slip=num(-float(new[i][0])))
+    text = prose(PAGE, "notes-example", token=p.itos[i], i=i, row=i + 1, lr=num(p.lr),
+                 sentence=" ".join(p.tokens), second=" ".join(p.second), B=B, T=T, d=d, travel=tp.itos[k],
+                 k=k, slip=num(-float(new[i][0])))
+    beside(text, [(f"E[{i}]", emb.lookup(p.E, [i])[0]), ("g_e", p.g),
+                  (f"E[{i}] − {num(p.lr)} · g_e", new[i])])
     table([{tr("col_token"): w, "id": n, tr("col_row1"): n + 1, "E[id]": vector(r)}
            for n, (w, r) in enumerate(zip(tp.itos, tp.E))])
 
@@ -64,8 +67,7 @@ def lookup(cur: session.Current, E, step: int) -> None:
     header("lookup")
     ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
     i, tok = ids[step], md_escape(cur.tokens[step])
-    row = vector(E[i], shown=6)  # a long row is cut in the sentence; the table has it whole
-    say("lookup", t=step + 1, token=tok, i=i, row=i + 1, row_vec=row)
+    beside(prose(PAGE, "lookup", t=step + 1, token=tok, i=i, row=i + 1), [(f"E[{i}]", E[i])])
     left, right = st.columns([2, 3])
     with left:
         table(emb.vocab_rows(cur.vocab.itos, ids), height=320 if V > 8 else "auto")
@@ -73,7 +75,7 @@ def lookup(cur: session.Current, E, step: int) -> None:
         show_figure(matrix_figure(E.numpy(), row_labels(cur), tr("fig_E", V=V, d=d), boxed=ids,
                                   colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"),
                                   **matrix_words()), tr("file_E"), key="emb_E")
-    say("onehot", token=tok, V=V, i=i, row_vec=row, zeros=(V - 1) * d)
+    say("onehot", token=tok, V=V, i=i, zeros=(V - 1) * d)
     rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
     table(rows, width="stretch")
     if len(rows) < V:
@@ -89,7 +91,7 @@ def as_linear(cur: session.Current, E, step: int) -> None:
         say("as-linear", V=E.shape[0], d=E.shape[1], params=r["linear_params"], diff=num(r["max_diff"]),
             T=len(ids))
         table([{"t": s + 1, tr("col_token"): tok, "E[id]": vector(r["lookup"][s], shown=5),
-                "x_t W^T": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
+                "x_t Wᵀ": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
 
 
 def shapes(cur: session.Current, E) -> None:

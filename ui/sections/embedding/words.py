@@ -15,6 +15,7 @@ from rnnviz.text import SPECIALS, prepare
 
 from ... import cache, session
 from ...widgets import exercise, exercise_number, guard, md_escape, show_figure
+from ..vectors import beside
 from .common import coded_radio, header, matrix_words, say, step_labels, table, tr
 
 BIND = {"bind": "query-params"}
@@ -200,8 +201,10 @@ def exercise_section(cur: session.Current) -> None:
     table([{"id": k, tr("col_token"): w, "E[id]": emb.vector_text(ex.E[k])} for k, w in enumerate(ex.itos)])
     kind = coded_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
     tok = md_escape(ex.itos[ex.token_id])
-    st.markdown(tr("ex_ask_lookup", token=tok, i=ex.token_id) if kind == "lookup" else
-                tr("ex_ask_update", token=tok, g=emb.vector_text(ex.g), lr=num(ex.lr)))
+    if kind == "lookup":
+        st.markdown(tr("ex_ask_lookup", token=tok, i=ex.token_id))
+    else:
+        beside(tr("ex_ask_update", token=tok, lr=num(ex.lr)), [("g_e", ex.g)])
     exercise("emb_ex", ask=lambda: st.text_input(tr("ex_answer"), key="emb_ex_answer",
                                                  placeholder="0.1, -0.2, 0.3"),
              check=lambda answer: emb.check_answer(ex, kind, answer),

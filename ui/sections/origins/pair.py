@@ -12,6 +12,7 @@ from rnnviz.formatting import num, vector
 
 from ...i18n import prose, t
 from ...widgets import exercise, exercise_number, guard, md_escape
+from ..vectors import beside
 from .intro import PAGE, header
 
 SHOWN = 4  # entries of each vector shown in the gradient table
@@ -84,7 +85,7 @@ def pair_exercise() -> None:
     """dL/dv_c by hand for d = 2 and one negative, checked with its hint and its solution."""
     header("exercise")
     ex = w2v.pair_exercise(exercise_number("origins_ex"))
-    st.markdown(prose(PAGE, "exercise", v_c=vector(ex.v_c), u_o=vector(ex.u_o), u_k=vector(ex.u_k)))
+    beside(prose(PAGE, "exercise"), [("v_c", ex.v_c), ("u_o", ex.u_o), ("u_k", ex.u_k)])
 
     def ask():
         c1, c2 = st.columns(2)

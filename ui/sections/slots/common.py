@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import tagging as tg
+from rnnviz.data import TAGS, ZH_SLOT_PAIR, ZH_SLOT_WORD
 from rnnviz.formatting import num
 
 from ... import cache
@@ -27,6 +28,16 @@ PRESETS = {
     "two_cities": "Leave Boston and arrive in Paris at 5 pm",
     "unknown": "Arrive Kaohsiung on November 2nd",
 }
+# The same codes in Chinese, one token per character, in the spirit of the corpus' templates
+# ({date}到达{A}, {A}是我的目的地, ...): 拉萨 is a city the corpus does not have.
+ZH_PRESETS = {
+    "arrive": "十一月二日到达台北",
+    "leave": "十一月二日离开台北",
+    "right_a": "东京是我的目的地",
+    "right_b": "东京是我的出发地",
+    "two_cities": "从伦敦出发，晚上七点到巴黎",
+    "unknown": "十一月二日到达拉萨",
+}
 
 
 @dataclass(frozen=True)
@@ -39,12 +50,41 @@ class SlotSetup:
     flat: object  # note 004's flattened FNN (the fifth tagger)
     presets: dict  # code -> sentence
     pair: tuple  # (text_a, text_b, word): the notes' pair
-    right: tuple  # (text_a, text_b): decided by a later word
+    right: tuple  # (text_a, text_b, word): the word's slot decided by a later word
+    own: str = "Arrive Seoul at 9 am"  # the typed sentence's starting value
+    shift: tuple = ("please",)  # the prefix of the shifted held-out test
+    sep: str = " "  # between the tokens of one slot value in the form
+    start: str = "sidebar"  # the sentence source a fresh page opens on (zh: a notes' sentence)
+    force: str = "date"  # the wrong tag Jordan's step 1 is forced to at first (zh: 十 is a date)
+    when: str = "before"  # a date/time's city: looked for before it first (zh: after it)
+
+    @property
+    def flat_len(self) -> int:
+        """The tokens the flattened FNN reads (12 English words, more Chinese characters)."""
+        return self.flat.cfg.max_len
 
 
 def setup(lang: str) -> SlotSetup:
-    """The taggers, data and example sentences for a language. Only English taggers exist yet:
-    the Chinese ones (being built) plug in here, and every section follows."""
+    """The taggers, data and example sentences for a language: English, or Chinese (the taggers
+    of scripts/build_zh.py, one token per character, and the notes' 到达台北 / 离开台北)."""
+    if lang == "zh":
+        return SlotSetup(
+            lang,
+            cache.zh_tagging_data(),
+            {k: m for k, (m, _, _) in cache.zh_taggers().items()},
+            cache.zh_flat_tagger(),
+            dict(ZH_PRESETS),
+            (*ZH_SLOT_PAIR, ZH_SLOT_WORD),
+            (ZH_PRESETS["right_a"], ZH_PRESETS["right_b"], "东京"),
+            "我要在早上八点到达首尔",
+            tg.ZH_SHIFT_PREFIX,
+            "",
+            # the sidebar's everyday sentence is no travel request for these taggers; the notes'
+            # Leave sentence is where they disagree (the FNN and Jordan call 台北 a destination)
+            "leave",
+            "time",
+            "after",
+        )
     shipped = {k: m for k, (m, _, _) in cache.pretrained_taggers().items()}
     return SlotSetup(
         lang,
@@ -53,7 +93,7 @@ def setup(lang: str) -> SlotSetup:
         cache.flat_tagger(),
         dict(PRESETS),
         (ARRIVE, LEAVE, "Taipei"),
-        (RIGHT_A, RIGHT_B),
+        (RIGHT_A, RIGHT_B, "Tokyo"),
     )
 
 
@@ -68,6 +108,16 @@ def labelled(s: SlotSetup) -> dict:
 
 def tagger_label(kind: str) -> str:
     return t(f"slots.kind.{kind}")
+
+
+def tag_name(tag: str) -> str:
+    """A tag as the learner reads it (destination / 目的地); the code stays the tag's name inside."""
+    return t(f"slots.tag.{tag}")
+
+
+def tag_names() -> dict:
+    """tag code -> its name in the learner's language, for the figures and tables."""
+    return {tag: tag_name(tag) for tag in TAGS}
 
 
 def text(key: str, **values) -> None:

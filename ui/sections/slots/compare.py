@@ -12,21 +12,33 @@ from rnnviz.text import prepare
 
 from ... import cache
 from ...i18n import t
-from .common import BIND, SlotSetup, anchor, coded, fmt_table, labelled, tagger_label, text
+from .common import (
+    BIND,
+    SlotSetup,
+    anchor,
+    coded,
+    fmt_table,
+    labelled,
+    tag_name,
+    tag_names,
+    tagger_label,
+    text,
+)
 from .sentence import _axes
 
 
 def pair(s: SlotSetup) -> None:
-    """Arrive Taipei vs Leave Taipei: the state each tagger holds at Taipei."""
+    """Arrive Taipei vs Leave Taipei (到达台北 vs 离开台北): the state each tagger holds at
+    Taipei (at 北, the last character of 台北, whose state has read all of it)."""
     anchor("pair")
     a, b, word = s.pair
     pairs = {k: tg.compare_word(m, s.data.vocab, a, b, word) for k, m in s.shipped.items()}
     nums = {f"d_{k}": num(p.distance) for k, p in pairs.items()}
     text(
         "pair",
-        tag_fnn=pairs["fnn"].tag_a,
-        tag_elman_a=pairs["elman"].tag_a,
-        tag_elman_b=pairs["elman"].tag_b,
+        tag_fnn=tag_name(pairs["fnn"].tag_a),
+        tag_elman_a=tag_name(pairs["elman"].tag_a),
+        tag_elman_b=tag_name(pairs["elman"].tag_b),
         **nums,
     )
     c = {k: t(f"slots.col.{k}") for k in ("tagger", "tag_a", "tag_b", "size", "distance")}
@@ -35,8 +47,8 @@ def pair(s: SlotSetup) -> None:
             [
                 {
                     c["tagger"]: tagger_label(k),
-                    c["tag_a"]: p.tag_a,
-                    c["tag_b"]: p.tag_b,
+                    c["tag_a"]: tag_name(p.tag_a),
+                    c["tag_b"]: tag_name(p.tag_b),
                     c["size"]: len(p.h_a),
                     c["distance"]: p.distance,
                 }
@@ -54,7 +66,8 @@ def pair(s: SlotSetup) -> None:
             p.h_b,
             t("slots.in_sentence", s=a),
             t("slots.in_sentence", s=b),
-            t("slots.fig.pair", tagger=tagger_label(kind), word=word, d=num(p.distance)),
+            t("slots.fig.pair", tagger=tagger_label(kind), word=p.token, d=num(p.distance),
+              step=p.position + 1),
             labels=_axes(),
         ),
         width="stretch",
@@ -62,8 +75,8 @@ def pair(s: SlotSetup) -> None:
     text(
         "pair_jordan",
         d_jordan=nums["d_jordan"],
-        tag_jordan_a=pairs["jordan"].tag_a,
-        tag_jordan_b=pairs["jordan"].tag_b,
+        tag_jordan_a=tag_name(pairs["jordan"].tag_a),
+        tag_jordan_b=tag_name(pairs["jordan"].tag_b),
     )
 
 
@@ -91,7 +104,10 @@ def heldout(s: SlotSetup) -> dict:
     label = st.selectbox(t("slots.cm_tagger"), list(models), index=0, key="slot_cm_tagger", **BIND)
     st.plotly_chart(
         figs.confusion_figure(
-            scores[label]["confusion"], t("slots.fig.confusion", tagger=label), labels=_axes()
+            scores[label]["confusion"],
+            t("slots.fig.confusion", tagger=label),
+            labels=_axes(),
+            tag_names=tag_names(),
         ),
         width="stretch",
     )
@@ -101,33 +117,41 @@ def heldout(s: SlotSetup) -> dict:
 def right_context(s: SlotSetup, acc: dict) -> None:
     """When the deciding word comes later, and what reading it costs (streaming)."""
     anchor("right")
-    ra, rb = s.right
+    ra, rb, word = s.right
     right = {
         label: (tg.tag_sentence(m, s.data.vocab, ra), tg.tag_sentence(m, s.data.vocab, rb))
         for label, m in labelled(s).items()
     }
+
+    def city(tagged) -> str:
+        return "/".join(tag_name(x) for x in tg.word_tag(tagged, word).split("/"))
+
     bi = right[tagger_label("bi")]
-    text("right", right_a=ra, right_b=rb, bi_a=bi[0].tags[0], bi_b=bi[1].tags[0], acc_bi=acc["bi"])
-    first = ra.split()[0]
+    text("right", right_a=ra, right_b=rb, bi_a=city(bi[0]), bi_b=city(bi[1]), acc_bi=acc["bi"])
     st.dataframe(
         pd.DataFrame(
             [
                 {
                     t("slots.col.tagger"): label,
-                    t("slots.col.first_in", w=first, s=ra): x.tags[0],
-                    t("slots.col.first_in", w=first, s=rb): y.tags[0],
+                    t("slots.col.first_in", w=word, s=ra): city(x),
+                    t("slots.col.first_in", w=word, s=rb): city(y),
                 }
                 for label, (x, y) in right.items()
             ]
         ),
         hide_index=True,
     )
-    words = rb.split()
-    rows = tg.streaming_tags(s.shipped["bi"], prepare(rb, s.data.vocab).ids)
-    text("stream", sentence=rb, n_changes=tg.revisions(rows))
+    _stream(s, rb)
+
+
+def _stream(s: SlotSetup, sentence: str) -> None:
+    """The bidirectional tagger re-tagging the sentence as its tokens arrive."""
+    prep = prepare(sentence, s.data.vocab)
+    rows = tg.streaming_tags(s.shipped["bi"], prep.ids)
+    text("stream", sentence=sentence, n_changes=tg.revisions(rows))
     st.dataframe(
         pd.DataFrame(
-            [dict(zip(words, row)) for row in rows],
+            [dict(zip(prep.tokens, map(tag_name, row))) for row in rows],
             index=[t("slots.after_words", n=n + 1) for n in range(len(rows))],
         ).fillna("…")
     )

@@ -11,8 +11,8 @@ from rnnviz.figures import slots as figs
 from rnnviz.text import prepare
 
 from ... import cache
-from ...i18n import t
-from .common import ARRIVE, SlotSetup, anchor, fmt_table, tagger_label, text
+from ...i18n import error_text, t
+from .common import SlotSetup, anchor, fmt_table, tagger_label, text
 from .sentence import _axes
 
 
@@ -20,7 +20,7 @@ def flat_fnn(s: SlotSetup, sentence: str) -> None:
     anchor("flat")
     text(
         "flat",
-        L=tg.FLAT_LEN,
+        L=s.flat_len,
         n_flat=tg.param_count(s.flat),
         n_fnn=tg.param_count(s.shipped["fnn"]),
         n_elman=tg.param_count(s.shipped["elman"]),
@@ -32,16 +32,17 @@ def flat_fnn(s: SlotSetup, sentence: str) -> None:
 def _reach(s: SlotSetup, sentence: str) -> None:
     """||dz_t/dx_s|| for the per-word FNN and the flattened FNN on the sentence above."""
     ids = prepare(sentence, s.data.vocab).ids
-    if len(ids) > tg.FLAT_LEN:
-        st.warning(t("slots.flat_too_long", T=len(ids), L=tg.FLAT_LEN))
-        sentence, ids = ARRIVE, prepare(ARRIVE, s.data.vocab).ids
+    if len(ids) > s.flat_len:
+        st.warning(t("slots.flat_too_long", T=len(ids), L=s.flat_len))
+        sentence = s.presets["arrive"]
+        ids = prepare(sentence, s.data.vocab).ids
     try:
         reach = {
             tagger_label(k): tg.context_reach(m, ids)
             for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))
         }
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         return
     tokens = prepare(sentence, s.data.vocab).tokens
     text("reach")
@@ -49,14 +50,14 @@ def _reach(s: SlotSetup, sentence: str) -> None:
 
 
 def _shifted(s: SlotSetup) -> None:
-    """Held-out accuracy as written and with "please" in front: every slot one place later."""
-    moved = tg.shifted_heldout(s.data)
+    """Held-out accuracy as written and with "please" (请) in front: every slot one place later."""
+    moved = tg.shifted_heldout(s.data, s.shift)
     models = {**{tagger_label(k): m for k, m in s.shipped.items()}, tagger_label("flat"): s.flat}
-    rows, acc = [], {}
+    rows, acc, shifted = [], {}, t("slots.col.acc_shifted", prefix=s.sep.join(s.shift))
     for label, m in models.items():
         a, b = cache.heldout_scores(m, s.data)["accuracy"], cache.shifted_scores(m, moved)["accuracy"]
         acc[label] = (a, b)
-        rows.append({t("slots.col.tagger"): label, t("slots.col.acc"): a, t("slots.col.acc_shifted"): b})
+        rows.append({t("slots.col.tagger"): label, t("slots.col.acc"): a, shifted: b})
     flat_a, flat_b = acc[tagger_label("flat")]
     el_a, el_b = acc[tagger_label("elman")]
     text(
@@ -65,5 +66,6 @@ def _shifted(s: SlotSetup) -> None:
         flat_b=f"{flat_b:.3f}",
         elman_a=f"{el_a:.3f}",
         elman_b=f"{el_b:.3f}",
+        prefix=s.sep.join(s.shift),
     )
     st.dataframe(fmt_table(rows, fixed=True), hide_index=True)

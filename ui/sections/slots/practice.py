@@ -14,7 +14,7 @@ from rnnviz.text import prepare
 from ... import cache
 from ...i18n import t
 from ...widgets import exercise, exercise_number, md_escape
-from .common import BIND, SlotSetup, anchor, tagger_label, text
+from .common import BIND, SlotSetup, anchor, coded, tag_name, tagger_label, text
 from .sentence import _axes
 
 
@@ -28,36 +28,48 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
     else:
         step = 0
         c1.caption(t("slots.force_one_word"))
-    tag = c2.selectbox(t("slots.force_tag"), TAGS, index=TAGS.index("date"), key="slot_force_tag", **BIND)
+    tag = coded(c2.selectbox, t("slots.force_tag"), TAGS, [tag_name(x) for x in TAGS], "slot_force_tag",
+                index=TAGS.index(s.force))
     ids = prepare(sentence, s.data.vocab).ids
-    changes, rows = {}, []
-    cols = [f"{k + 1} {w}" for k, w in enumerate(tokens)]
-    for kind in ("jordan", "elman"):
-        m, label = s.shipped[kind], tagger_label(kind)
-        clean, forced = tg.tag_probs(m, ids), tg.force_tag(m, ids, step, tag)
-        changes[label] = tg.distribution_change(clean, forced)
-        for run, p in ((t("slots.run_trained"), clean), (t("slots.run_forced", t=step + 1, tag=tag), forced)):
-            rows.append(
-                {
-                    t("slots.col.tagger"): label,
-                    t("slots.col.run"): run,
-                    **{c: TAGS[k] for c, k in zip(cols, p.argmax(1))},
-                }
-            )
+    changes, rows = _forced(s, ids, tokens, step, tag)
     later = {k: max(v[step + 1 :], default=0.0) for k, v in changes.items()}
     text(
         "jordan",
         t=step + 1,
         word=md_escape(tokens[step]),
-        tag=tag,
+        tag=tag_name(tag),
         max_jordan=num(later[tagger_label("jordan")]),
         max_elman=num(later[tagger_label("elman")]),
     )
+    if TAGS[int(tg.tag_probs(s.shipped["jordan"], ids)[step].argmax())] == tag:
+        st.info(t("slots.force_same", t=step + 1, tag=tag_name(tag)))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.plotly_chart(
-        figs.forced_change(tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag), labels=_axes()),
+        figs.forced_change(
+            tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag_name(tag)), labels=_axes()
+        ),
         width="stretch",
     )
+
+
+def _forced(s: SlotSetup, ids, tokens, step: int, tag: str) -> tuple[dict, list]:
+    """({label: change per step}, table rows): Jordan and Elman as trained and with step forced."""
+    changes, rows = {}, []
+    cols = [f"{k + 1} {w}" for k, w in enumerate(tokens)]
+    forced_run = t("slots.run_forced", t=step + 1, tag=tag_name(tag))
+    for kind in ("jordan", "elman"):
+        m, label = s.shipped[kind], tagger_label(kind)
+        clean, forced = tg.tag_probs(m, ids), tg.force_tag(m, ids, step, tag)
+        changes[label] = tg.distribution_change(clean, forced)
+        for run, p in ((t("slots.run_trained"), clean), (forced_run, forced)):
+            rows.append(
+                {
+                    t("slots.col.tagger"): label,
+                    t("slots.col.run"): run,
+                    **{c: tag_name(TAGS[k]) for c, k in zip(cols, p.argmax(1))},
+                }
+            )
+    return changes, rows
 
 
 @st.fragment
@@ -112,7 +124,7 @@ def _train(s: SlotSetup, kind: str, steps: int, hidden: int, seed: int) -> None:
     model, history = tg.train_tagger(
         kind, s.data, hidden_size=hidden, seed=seed, steps=steps, callback=report
     )
-    short = tagger_label(kind).split()[0]
+    short = t(f"slots.short.{kind}")
     st.session_state["slot_own"] = {
         "label": t("slots.own_label", kind=short, H=hidden),
         "model": model,
@@ -126,12 +138,12 @@ def by_hand() -> None:
     """One Jordan step by hand: a = W_x x + W_y y_prev + b."""
     anchor("byhand")
     ex = tg.jordan_exercise(exercise_number("slot_ex") - 1)
-    text("byhand", prev=tg.EXERCISE_TAGS[ex.prev_tag], y_prev=str(ex.y_prev.astype(int).tolist()))
+    text("byhand", prev=tag_name(tg.EXERCISE_TAGS[ex.prev_tag]), y_prev=str(ex.y_prev.astype(int).tolist()))
     rows = [t("slots.row", i=1), t("slots.row", i=2)]
     tables = {
         "W_x (2 x 2)": pd.DataFrame(ex.W_x, rows, [t("slots.colnum", i=1), t("slots.colnum", i=2)]),
         "x (2)": pd.DataFrame(ex.x, ["x_1", "x_2"], ["x"]),
-        t("slots.wy_caption"): pd.DataFrame(ex.W_y, rows, tg.EXERCISE_TAGS),
+        t("slots.wy_caption"): pd.DataFrame(ex.W_y, rows, [tag_name(x) for x in tg.EXERCISE_TAGS]),
         "b (2)": pd.DataFrame(ex.b, ["b_1", "b_2"], ["b"]),
     }
     for col, (name, df) in zip(st.columns([2, 1, 3, 1]), tables.items()):

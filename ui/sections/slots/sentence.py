@@ -9,11 +9,12 @@ from rnnviz import limits
 from rnnviz import tagging as tg
 from rnnviz.errors import InputError
 from rnnviz.figures import slots as figs
+from rnnviz.text import prepare
 
 from ... import session
-from ...i18n import t
+from ...i18n import error_text, t
 from ...widgets import md_escape
-from .common import ARRIVE, BIND, SlotSetup, anchor, coded, labelled, tagger_label, text
+from .common import BIND, SlotSetup, anchor, coded, labelled, tag_names, tagger_label, text
 
 SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
 SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
@@ -34,11 +35,11 @@ def choose(cur: session.Current, s: SlotSetup):
     """(text, {label: Tagged}): the sentence to tag (a preset, the sidebar's, or typed) and every
     tagger's tags; an unusable sentence is explained and the notes' sentence shown instead."""
     source = coded(st.selectbox, t("slots.source"), SOURCES, [t(f"slots.source.{k}") for k in SOURCES],
-                   "slot_source", help=t("slots.source_help"))
+                   "slot_source", help=t("slots.source_help"), index=SOURCES.index(s.start))
     if source == "own":
         sentence = st.text_input(
             t("slots.your_sentence"),
-            "Arrive Seoul at 9 am",
+            s.own,
             key="slot_text",
             **BIND,
             max_chars=limits.MAX_TEXT_CHARS,
@@ -49,14 +50,21 @@ def choose(cur: session.Current, s: SlotSetup):
     try:
         tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     except InputError as err:
-        st.error(str(err))
+        st.error(md_escape(error_text(err)))
         st.info(t("slots.fallback"))
-        sentence = ARRIVE
+        sentence = s.presets["arrive"]
         tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     st.code(sentence[:2000], language=None, wrap_lines=True)
-    for notice in next(iter(tagged.values())).notices:
-        st.warning(md_escape(notice))
+    _notices(sentence, s)
     return sentence, tagged
+
+
+def _notices(sentence: str, s: SlotSetup) -> None:
+    """Text or tokens cut by the limits, in the learner's language (unknown words are named by
+    the grid's own text)."""
+    for name, values in prepare(sentence, s.data.vocab).notice_items:
+        if name != "unknown":
+            st.warning(t(f"notices.{name}", **{k: md_escape(v) for k, v in values.items()}))
 
 
 def look(tagged: dict, acc_gap: tuple) -> None:
@@ -80,18 +88,24 @@ def grid(tagged: dict) -> None:
     text("grid", n_disagree=tg.disagreements(tagged), T=len(first.tokens))
     unknown = [tok for tok, w in zip(first.tokens, first.words) if w == "<unk>"]
     if unknown:
-        text("unknown", unknown=md_escape(", ".join(dict.fromkeys(unknown))))
+        text("unknown", unknown=md_escape(t("slots.list_sep").join(dict.fromkeys(unknown))))
     st.plotly_chart(
         figs.tag_grid(
-            first.tokens, {k: v.probs for k, v in tagged.items()}, title=t("slots.fig.grid"), labels=_axes()
+            first.tokens,
+            {k: v.probs for k, v in tagged.items()},
+            title=t("slots.fig.grid"),
+            labels=_axes(),
+            tag_names=tag_names(),
         ),
         width="stretch",
     )
 
 
-def form(tagged: dict) -> None:
+def form(tagged: dict, s: SlotSetup) -> None:
+    """Each tagger's filled-in form (a slot's tokens joined by s.sep: nothing between Chinese
+    characters; a date's city looked for on the s.when side first)."""
     text("form")
-    forms = {label: tg.extract_slots(v.tokens, v.tags) for label, v in tagged.items()}
+    forms = {label: tg.extract_slots(v.tokens, v.tags, s.sep, s.when) for label, v in tagged.items()}
     names = {name: t(f"slots.slot.{key}") for key, name in tg.SLOTS.items()}
     names[tg.WHEN_OF] = t("slots.slot.when")
     city = {c: t(f"slots.when.{c}") for c in ("arrival", "departure")}
