@@ -304,7 +304,7 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     infos = [i.value for i in at.info]
     assert any(f"has {T} tokens and the model's state has {S} numbers" in v and f"steps {first}–{T} " in v
                and "(the last 20 steps)" in v for v in infos), infos
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
     from rnnviz.bptt import jacobian_norms
     want = jacobian_norms(model, tr, 2, start=T - 20).numpy()  # == the full matrix's block (core test)
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
@@ -322,7 +322,7 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     # the scaled-W_h recomputation uses the same window
     at.select_slider(key="bptt_scale").set_value(3.0).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
     assert len(hm["data"][0]["z"]) == 20
 
 
@@ -330,7 +330,7 @@ def test_over_budget_lstm_and_chinese_say_so(monkeypatch):
     at, model, tr, S = _own_over_budget(monkeypatch, "lstm", 6, steps=12)
     assert S == 12
     assert any(f"steps {tr.T - 11}–{tr.T}" in i.value for i in at.info)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t|| (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
     assert np.asarray(hm["data"][0]["z"]).shape == (12, 12)
     at.session_state["lang"] = "zh"
     at.run()
@@ -342,7 +342,7 @@ def test_over_budget_bidirectional_backward_map_is_windowed(monkeypatch):
     at, model, tr, S = _own_over_budget(monkeypatch, "elman", 6, steps=15, bidirectional=True)
     at.radio(key="bptt_dir").set_value(at.radio(key="bptt_dir").options[1]).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ||dh_s/dh_t||")
+    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
     from rnnviz.bptt import backward_jacobian_norms
     want = backward_jacobian_norms(model, tr, 2, start=tr.T - 15).numpy()
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)

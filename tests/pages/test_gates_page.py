@@ -204,7 +204,7 @@ def test_over_budget_maps_show_a_window_of_true_steps(monkeypatch):
     assert 2 <= w <= 15 and T > 60
     assert any(f"has {T} tokens" in i.value and f"steps {T - w + 1}–{T} (the last {w})" in i.value
                for i in at.info), [i.value for i in at.info]
-    fig = _fig(at, "log10 ||dh_s/dx_t||")
+    fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
     for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
         N = gates.input_jacobian_norms(models[key], trs[key], start=T - w).numpy()  # (w, w)
         got = np.asarray(trace_["z"], dtype=float)
