@@ -33,6 +33,7 @@ W2V_MAX_LR = 0.1              # Word2Vec learning rate (0.2 already diverges on 
 MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2")))
 TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
+JACOBIAN_CACHE_BYTES = 128_000_000  # bytes of cached (T, S, S) step Jacobians per process
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
 # What an uploaded model file may hold (checked before anything is unpacked or shown):
 # the total size its zip directory declares (torch.save stores entries, never compresses):

@@ -88,14 +88,17 @@ def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace
     return trace_store().get_or_compute(key, lambda: trace(model, list(key[1]), list(key[2]), reduction))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _jacobians(key: tuple, _model, _tr) -> torch.Tensor:
-    return bptt.step_jacobians(_model, _tr)
+@st.cache_resource(show_spinner=False)
+def jacobian_store() -> ByteLRU:
+    """Step Jacobians of every session, bounded by bytes (limits.JACOBIAN_CACHE_BYTES): one
+    (T, S, S) stack of an LSTM at H = 128, T = 200 holds 105 MB (S = 2H), so a count bound
+    (64 entries) could have held GBs. Shared read-only: no view edits them."""
+    return ByteLRU(limits.JACOBIAN_CACHE_BYTES)
 
 
 def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
     """(T, H, H) J[t] = dh_t/dh_{t-1}: once per (model, sentence); every BPTT view reuses it."""
-    return _jacobians(_tr_key(model, tr), model, tr)
+    return jacobian_store().get_or_compute(_tr_key(model, tr), lambda: bptt.step_jacobians(model, tr))
 
 
 @st.cache_data(max_entries=64, show_spinner="Computing all-pair Jacobian norms…")
