@@ -162,3 +162,32 @@ def exercise(key: str, ask: Callable[[], object], check: Callable[[object], Verd
                 text = check(answer).solution
         st.info(t("exercise.solution", solution=md_escape(text or t("exercise.no_solution"))))
     return result
+
+
+# ---- choices kept in the link -----------------------------------------------------------------
+
+def code_radio(label: str, codes, key: str, shown: Callable[[str], str], default: int = 0, **kw) -> str:
+    """A horizontal radio whose URL value is the option's short code (emb_rule=wd), whatever the
+    language (bind="query-params" would write the shown label, which differs between languages
+    and made the app's own links warn). Seeded once from the link (an unknown code: the default,
+    and the link check says so), then the URL follows the widget; the default leaves the URL.
+    `shown(code)` is the label in the learner's language."""
+    codes = list(codes)
+    if key not in st.session_state:
+        asked = st.query_params.get(key)
+        st.session_state[key] = asked if asked in codes else codes[default]
+    value = st.radio(label, codes, key=key, format_func=shown, horizontal=True, **kw)
+    if value == codes[default]:
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != value:
+        st.query_params[key] = value
+    return value
+
+
+def labelled_choice(widget, label: str, codes, names, key: str, **kw):
+    """A radio / selectbox bound to the URL whose options are the learner's labels (Streamlit
+    writes the shown label into the link, and the link check compares it with the widget's
+    value: so the value IS the label), mapped back to a short code for the code."""
+    codes, names = list(codes), list(names)
+    value = widget(label, names, key=key, bind="query-params", **kw)
+    return codes[names.index(value)] if value in names else codes[0]

@@ -13,7 +13,8 @@ from rnnviz.notes_errata import note003_first_layer
 from ... import cache, session
 from ...i18n import t
 from ...widgets import exercise, exercise_number, show_figure
-from .common import BIND, anchor, coded, elman_1d, frame, headers, labels, table, text
+from ...widgets import labelled_choice as coded
+from .common import BIND, anchor, elman_1d, frame, headers, labels, table, text
 
 
 def gradcheck_view(cur: session.Current) -> None:

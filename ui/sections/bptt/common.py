@@ -77,13 +77,6 @@ def frame(df: pd.DataFrame, **kw) -> None:
     st.dataframe(df, hide_index=True, column_config=four_digits(df), **kw)
 
 
-def coded(widget, label: str, codes, names, key: str, **kw):
-    """A radio / selectbox bound to the URL whose options are the learner's labels (Streamlit
-    writes the shown label into the link, and the link check compares it with the widget's
-    value: so the value IS the label), mapped back to a short code for the code."""
-    codes, names = list(codes), list(names)
-    value = widget(label, names, key=key, bind="query-params", **kw)
-    return codes[names.index(value)] if value in names else codes[0]
 
 
 def window_caption(win) -> None:

@@ -17,8 +17,9 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...i18n import t
 from ...model_text import prose_values
+from ...widgets import labelled_choice as coded
 from ...widgets import show_figure, step_slider
-from .common import BIND, P, anchor, coded, elman_1d, labels, text, window_caption, window_note
+from .common import BIND, P, anchor, elman_1d, labels, text, window_caption, window_note
 
 SCALES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]
 

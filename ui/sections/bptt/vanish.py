@@ -12,8 +12,9 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...i18n import t
 from ...model_text import prose_values
+from ...widgets import labelled_choice as coded
 from ...widgets import show_figure
-from .common import BIND, anchor, coded, headers, labels, text, window_caption
+from .common import BIND, anchor, headers, labels, text, window_caption
 from .norms import View
 
 

@@ -55,17 +55,3 @@ def step_labels(tokens) -> list[str]:
 def matrix_words() -> dict:
     """matrix_figure's axis words in the learner's language."""
     return {"x_title": tr("fig_dim_axis"), "dim": tr("fig_dim")}
-
-
-def coded_radio(label: str, codes: list[str], key: str, shown, default: int = 0, **kw) -> str:
-    """A horizontal radio whose URL value is the option's short code (emb_rule=wd), whatever the
-    language; Streamlit's bind="query-params" would write the shown label instead, which differs
-    between languages and made the app's own links warn. Seeded once from the URL, then the URL
-    follows the widget. `shown(code)` is the label in the learner's language."""
-    if key not in st.session_state:
-        raw = st.query_params.get(key)
-        default = codes.index(raw) if raw in codes else default
-    value = st.radio(label, codes, index=default, key=key, format_func=shown, horizontal=True, **kw)
-    if st.query_params.get(key) != value and (key in st.query_params or codes.index(value) != default):
-        st.query_params[key] = value
-    return value

@@ -13,9 +13,9 @@ from rnnviz.formulas import repeat_example
 
 from ... import cache, session
 from ...i18n import prose
-from ...widgets import md_escape, show_figure
+from ...widgets import code_radio, md_escape, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, coded_radio, header, matrix_words, row_labels, say, table, tr
+from .common import PAGE, RADIUS, header, matrix_words, row_labels, say, table, tr
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
@@ -28,7 +28,7 @@ def gradient(cur: session.Current, E, step: int):
     header("gradient")
     c1, c2 = st.columns(2)
     with c1:
-        src = coded_radio(tr("gsrc"), ["backward", "typed"], "emb_gsrc", lambda k: tr(f"gsrc_{k}"),
+        src = code_radio(tr("gsrc"), ["backward", "typed"], "emb_gsrc", lambda k: tr(f"gsrc_{k}"),
                           default=1 if cur.key == "notes" else 0)
     g_text = c2.text_input(tr("ge", d=E.shape[1]), "2, -1, 3", key="emb_ge", **BIND,
                            disabled=src == "backward")
@@ -71,7 +71,7 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     c1, c2 = st.columns(2)
     lr = c1.slider(tr("lr"), 0.0, 1.0, 0.1, 0.01, key="emb_lr", **BIND)
     with c2:
-        rule = coded_radio(tr("rule"), list(RULES), "emb_rule", lambda k: tr(f"rule_{k}"))
+        rule = code_radio(tr("rule"), list(RULES), "emb_rule", lambda k: tr(f"rule_{k}"))
     try:
         before, after, used, itos, ids, key, values = apply_rule(cur, E, rule, step, grad, lr, g_typed)
     except InputError as err:

@@ -14,9 +14,9 @@ from rnnviz.notes_facts import why_marks
 from rnnviz.text import SPECIALS, prepare
 
 from ... import cache, session
-from ...widgets import exercise, exercise_number, guard, md_escape, show_figure
+from ...widgets import code_radio, exercise, exercise_number, guard, md_escape, show_figure
 from ..vectors import beside
-from .common import coded_radio, header, matrix_words, say, step_labels, table, tr
+from .common import header, matrix_words, say, step_labels, table, tr
 
 BIND = {"bind": "query-params"}
 
@@ -199,7 +199,7 @@ def exercise_section(cur: session.Current) -> None:
     else:
         ex = emb.make_exercise(exercise_number("emb_ex"))
     table([{"id": k, tr("col_token"): w, "E[id]": emb.vector_text(ex.E[k])} for k, w in enumerate(ex.itos)])
-    kind = coded_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
+    kind = code_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
     tok = md_escape(ex.itos[ex.token_id])
     if kind == "lookup":
         st.markdown(tr("ex_ask_lookup", token=tok, i=ex.token_id))

@@ -16,7 +16,7 @@ from rnnviz.jobs import TRAINING_GATE, Pacer
 
 from ... import cache, session
 from ...i18n import prose, t
-from ...widgets import guard, md_escape, show_figure
+from ...widgets import code_radio, guard, md_escape, show_figure
 from .intro import PAGE, header
 
 BIND = {"bind": "query-params"}
@@ -32,8 +32,8 @@ def source(cur: session.Current) -> tuple[str, list | None]:
     header("settings")
     st.markdown(prose(PAGE, "settings"))
     default = "english" if cur.prepared.tokenizer == "bpe" else "travel"
-    code = url_radio(t("origins.source"), SOURCES, "origins_source", default,
-                     lambda k: t(f"origins.source_{k}"))
+    code = code_radio(t("origins.source"), SOURCES, "origins_source", lambda k: t(f"origins.source_{k}"),
+                      default=SOURCES.index(default))
     if code in origins.CORPORA:
         return code, None
     run = st.session_state.get(session.TRAIN_RUN)
@@ -49,19 +49,6 @@ def source(cur: session.Current) -> tuple[str, list | None]:
     return code, None
 
 
-def url_radio(label: str, options, key: str, default: str, format_func) -> str:
-    """A radio whose URL value is the option's short code (Streamlit's own binding writes the
-    shown label, which changes with the language): read once from the link, written back when
-    it differs from the default. An unknown code is reported by the link check (ui.links)."""
-    if key not in st.session_state:
-        asked = st.query_params.get(key)
-        st.session_state[key] = asked if asked in options else default
-    value = st.radio(label, list(options), key=key, format_func=format_func, horizontal=True)
-    if value == default:
-        st.query_params.pop(key, None)
-    else:
-        st.query_params[key] = value
-    return value
 
 
 def pairs(src: tuple[str, list | None], radius: int):

@@ -131,12 +131,3 @@ def anchor(name: str) -> None:
 def fmt_table(rows, fixed: bool = False) -> pd.DataFrame:
     """Floats as text: 4 significant digits, or 3 decimals (scores) with fixed=True."""
     return pd.DataFrame(rows).map(lambda v: (f"{v:.3f}" if fixed else num(v)) if isinstance(v, float) else v)
-
-
-def coded(widget, label: str, codes, names, key: str, **kw):
-    """A radio / selectbox bound to the URL whose options are the learner's labels (Streamlit
-    writes the shown label into the link, and the link check compares it with the widget's
-    value: so the value IS the label), mapped back to a short code for the code."""
-    codes, names = list(codes), list(names)
-    value = widget(label, names, key=key, bind="query-params", **kw)
-    return codes[names.index(value)] if value in names else codes[0]

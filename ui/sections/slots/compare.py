@@ -12,11 +12,11 @@ from rnnviz.text import prepare
 
 from ... import cache
 from ...i18n import t
+from ...widgets import labelled_choice as coded
 from .common import (
     BIND,
     SlotSetup,
     anchor,
-    coded,
     fmt_table,
     labelled,
     tag_name,

@@ -14,7 +14,8 @@ from rnnviz.text import prepare
 from ... import cache
 from ...i18n import t
 from ...widgets import exercise, exercise_number, md_escape
-from .common import BIND, SlotSetup, anchor, coded, tag_name, tagger_label, text
+from ...widgets import labelled_choice as coded
+from .common import BIND, SlotSetup, anchor, tag_name, tagger_label, text
 from .sentence import _axes
 
 

@@ -13,8 +13,9 @@ from rnnviz.text import prepare
 
 from ... import session
 from ...i18n import error_text, t
+from ...widgets import labelled_choice as coded
 from ...widgets import md_escape
-from .common import BIND, SlotSetup, anchor, coded, labelled, tag_names, tagger_label, text
+from .common import BIND, SlotSetup, anchor, labelled, tag_names, tagger_label, text
 
 SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
 SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
