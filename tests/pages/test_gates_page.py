@@ -117,7 +117,7 @@ def test_a_gated_current_model_is_used_and_named(model):
     assert any("your current model" in c.value for c in at.caption)
     model_, tr = _traced(model)
     sat = gates.gate_saturation(tr, model, 32)
-    table = at.dataframe[-2].value if model == "gru" else at.dataframe[1].value
+    table = next(d.value for d in at.dataframe if "saturated (%)" in d.value.columns)
     assert [float(v) for v in table.iloc[:, 1]] == pytest.approx([float(num(100 * v)) for v in sat.values()])
 
 
