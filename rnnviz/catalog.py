@@ -1,6 +1,6 @@
 """The built-in models: the trained default language model, the subword (BPE) English model,
-the notes' tiny example, the LSTM and GRU models and the Chinese character-level language
-model (with its Chinese slot taggers).
+the notes' tiny example, the LSTM and GRU models (word-level, and subword beside the BPE
+Elman) and the Chinese character-level language model (with its Chinese slot taggers).
 
 Keys are what links carry (`?model=...`). "default" stays the word-level travel model, so a
 link shared before the subword model existed still opens the same model and numbers;
@@ -60,6 +60,14 @@ BUILTINS = {
                        "An Elman RNN (tanh) over byte-pair-encoding subwords with a character "
                        "and byte fallback, trained on everyday English: any sentence is read "
                        "without <unk>.", "the cat sat on the mat"),
+    "subword_lstm": Builtin("subword_lstm", "Subword LSTM (BPE)",
+                            "An LSTM over the subword model's BPE tokens, with its corpus, d, H and "
+                            "training run (scripts/build_gated.py --bpe): any sentence is read "
+                            "without <unk>.", "the cat sat on the mat"),
+    "subword_gru": Builtin("subword_gru", "Subword GRU (BPE)",
+                           "A GRU over the subword model's BPE tokens, with its corpus, d, H and "
+                           "training run (scripts/build_gated.py --bpe): any sentence is read "
+                           "without <unk>.", "the cat sat on the mat"),
     "zh": Builtin("zh", "中文语言模型 (Chinese, per character)",
                   "A character-level Elman RNN (tanh) trained on the built-in Chinese everyday "
                   "and travel sentences; English words read as <unk>.", ZH_DEFAULT_SENTENCE),
@@ -68,6 +76,8 @@ START_MODEL = "subword"  # what a session opens with no model in its link (see t
 TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords",
                     "zh_char": "Chinese characters", "zh_word": "Chinese words (jieba)"}
 GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem in pretrained/
+# the subword (BPE) family: one tokenizer (the merge table in each bundle), three cells
+SUBWORD_FILES = {"subword": "bpe_lm", "subword_lstm": "bpe_lstm_lm", "subword_gru": "bpe_gru_lm"}
 ZH_TAGGERS_DIR = PRETRAINED / "zh_taggers"
 
 
@@ -85,9 +95,10 @@ def default_model() -> tuple[RNNModel, Vocab, dict]:
     return model, vocab, meta
 
 
-def subword_model() -> tuple[RNNModel, Vocab, dict]:
-    """The BPE English LM; its vocabulary carries the merge table stored in the bundle."""
-    model, vocab, meta = load_bundle((PRETRAINED / "bpe_lm.pt").read_bytes())
+def subword_model(key: str = "subword") -> tuple[RNNModel, Vocab, dict]:
+    """A BPE English LM (the Elman, or its LSTM / GRU twin); its vocabulary carries the merge
+    table stored in the bundle."""
+    model, vocab, meta = load_bundle((PRETRAINED / f"{SUBWORD_FILES[key]}.pt").read_bytes())
     full = bpe_vocab(BPE.from_dict(meta["bpe"]))
     if full.itos != vocab.itos:
         raise InputError("The subword model's vocabulary does not match its merge table.")
@@ -100,8 +111,8 @@ def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
         return model, vocab, {}
     if key == "default":
         return default_model()
-    if key == "subword":
-        return subword_model()
+    if key in SUBWORD_FILES:
+        return subword_model(key)
     if key in GATED_FILES:
         return load_bundle((PRETRAINED / f"{GATED_FILES[key]}.pt").read_bytes())
     if key == "zh":
@@ -115,7 +126,7 @@ def subword_report() -> dict:
 
 def training_report(key: str = "default") -> dict:
     """The training report (held-out perplexity, sizes) of a trained built-in model."""
-    stem = "default_lm" if key == "default" else GATED_FILES[key]
+    stem = "default_lm" if key == "default" else {**GATED_FILES, **SUBWORD_FILES}[key]
     return json.loads((PRETRAINED / f"{stem}.json").read_text())
 
 

@@ -37,8 +37,8 @@ from rnnviz.data import (  # noqa: E402
     travel_corpus,
 )
 from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
-from rnnviz.subwords import bpe_vocab, compare_tokenizers, learn_bpe  # noqa: E402
-from rnnviz.text import prepare  # noqa: E402
+from rnnviz.subwords import BPE, bpe_vocab, compare_tokenizers, learn_bpe  # noqa: E402
+from rnnviz.text import Vocab, prepare  # noqa: E402
 from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
 
 HELDOUT_FILE = ROOT / "tests" / "data" / "en_heldout_everyday.txt"
@@ -70,11 +70,17 @@ def unknown_rate(sentences: list[str], vocab, level=None) -> dict:
             "sentences_with_unknown": sum(bool(p.unknown) for p in preps)}
 
 
-def build() -> dict:
-    torch.manual_seed(0)
+def bpe_data() -> tuple[list[str], list[str], BPE, Vocab]:
+    """The subword model's split (train, held-out), its merge table and vocabulary: what
+    scripts/build_gated.py --bpe reuses so its LSTM and GRU read text exactly as this model."""
     train_s, test_s = split_heldout(corpus_sentences())  # strings: split by their own text
     table = learn_bpe(train_s, NUM_MERGES)
-    vocab = bpe_vocab(table)
+    return train_s, test_s, table, bpe_vocab(table)
+
+
+def build() -> dict:
+    torch.manual_seed(0)
+    train_s, test_s, table, vocab = bpe_data()
     model = RNNModel(RNNConfig(vocab_size=len(vocab), **BPE_CFG), seed=0)
     everyday = heldout_everyday()
     x_tr, y_tr = lm_tensors([table.tokenize(s) for s in train_s], vocab)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz.catalog import BUILTINS
+from rnnviz.catalog import BUILTINS, SUBWORD_FILES
 from rnnviz.errors import InputError
 from rnnviz.text import Prepared, has_cjk, prepare
 
@@ -57,8 +57,8 @@ def readers(key: str, text: str, fewer_than: int | None = None) -> list[str]:
     than `fewer_than` tokens). Chinese text finds the Chinese model, whatever its key."""
     found = []
     for other in BUILTINS:
-        if other == key:
-            continue
+        if other == key or (other in SUBWORD_FILES and other != "subword" and "subword" in found):
+            continue  # the subword LSTM / GRU read as the subword model does: offer it once
         prep = read(other, text)
         if prep is not None and not prep.unknown and (fewer_than is None or len(prep.tokens) < fewer_than):
             found.append(other)

@@ -12,10 +12,11 @@ from ui.navigation import PAGES
 PAGE_FILES = [path for path, *_ in PAGES if (ROOT / path).exists()]
 
 
-@pytest.mark.parametrize("model", ["lstm", "gru"])
+@pytest.mark.parametrize("model", ["lstm", "gru", "subword_lstm"])
 @pytest.mark.parametrize("page", PAGE_FILES)
 def test_every_page_opens_on_a_gated_model(app, page, model):
-    at = app(page, query={"model": model, "text": "Arrive Taipei on November 2nd"})
+    text = "the cat sat on the mat" if model.startswith("subword") else "Arrive Taipei on November 2nd"
+    at = app(page, query={"model": model, "text": text})
     assert at.session_state["model"] == model
     no_exception(at)
 

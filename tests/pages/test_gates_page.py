@@ -117,7 +117,7 @@ def test_a_gated_current_model_is_used_and_named(model):
     assert any("your current model" in c.value for c in at.caption)
     model_, tr = _traced(model)
     sat = gates.gate_saturation(tr, model, 32)
-    table = at.dataframe[-2].value if model == "gru" else at.dataframe[1].value
+    table = next(d.value for d in at.dataframe if "saturated (%)" in d.value.columns)
     assert [float(v) for v in table.iloc[:, 1]] == pytest.approx([float(num(100 * v)) for v in sat.values()])
 
 
@@ -217,3 +217,58 @@ def test_over_budget_maps_show_a_window_of_true_steps(monkeypatch):
     at.run()
     no_exception(at)
     assert any(f"第 {T - w + 1}–{T} 步" in i.value for i in at.info)
+
+
+def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
+    """No model in the link: the start model reads BPE subwords, so the page's Elman, LSTM and GRU
+    are the subword family, each reads "the cat sat on the mat" with no <unk>, and the page
+    says which tokenizer the three read; the heatmaps are the core's on those tokens."""
+    from rnnviz.catalog import START_MODEL, SUBWORD_FILES
+    from rnnviz.text import UNK, prepare
+    from tests.conftest import APP
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["text"] = "the cat sat on the mat"  # and no model: the start model
+    at.switch_page(str(ROOT / PAGE))
+    at.run()
+    no_exception(at)
+    assert START_MODEL in SUBWORD_FILES
+    assert any(c.value == "The three models read your sentence as BPE subwords." for c in at.caption)
+    table = next(d.value for d in at.dataframe if "tokens" in d.value.columns)
+    fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
+    assert len(table) == 3 and len(fig["data"]) == 3
+    for (_, row), trace_, key in zip(table.iterrows(), fig["data"], ("subword", "subword_lstm", "subword_gru")):
+        model, vocab, meta = load_builtin(key)
+        assert row["model"].startswith(("Subword English model", "Subword LSTM", "Subword GRU")[
+            ("subword", "subword_lstm", "subword_gru").index(key)])
+        assert row["tokenizer"] == "BPE subwords"
+        ids, targets = lm_pair(list(prepare("the cat sat on the mat", vocab, meta["level"]).ids), vocab)
+        tokens = vocab.decode(ids)
+        assert row["tokens"] == " · ".join(tokens) and UNK not in row["tokens"].split(" · ")
+        N = gates.input_jacobian_norms(model, trace(model, ids, targets)).numpy()
+        want = np.log10(np.where(N > 0, N, np.nan))
+        assert np.allclose(np.asarray(trace_["z"], dtype=float), want, equal_nan=True, atol=1e-9)
+    assert at.radio(key="gates_cell").value == "lstm"
+    assert "(96,)" in set(at.table[0].value.iloc[:, 1])  # the step view: the subword LSTM, H = 96
+
+
+@pytest.mark.parametrize("key", ["subword_lstm", "subword_gru"])
+def test_a_subword_gated_current_model_keeps_the_subword_trio(key):
+    at = _open(key, "the cat sat on the mat")
+    no_exception(at)
+    assert not at.radio and any("your current model" in c.value for c in at.caption)
+    table = next(d.value for d in at.dataframe if "tokens" in d.value.columns)
+    assert set(table["tokenizer"]) == {"BPE subwords"}
+    assert not any("<unk>" in row.split(" · ") for row in table["tokens"])
+
+
+def test_word_level_model_keeps_the_word_level_trio_and_names_its_tokenizer():
+    at = _open()
+    table = next(d.value for d in at.dataframe if "tokens" in d.value.columns)
+    assert set(table["tokenizer"]) == {"words"}
+    assert list(table["model"]) == [i18n_label(k) for k in ("default", "lstm", "gru")]
+    assert any(c.value == "The three models read your sentence as words." for c in at.caption)
+
+
+def i18n_label(key: str) -> str:
+    from ui import i18n
+    return i18n.text_for("en", f"models.{key}.label", V=len(load_builtin(key)[1]))

@@ -21,7 +21,8 @@ from ..widgets import first_word_step, guard, md_escape, shared_step, show_figur
 
 PAGE = "gates"
 TRIO = ("elman", "lstm", "gru")
-BUILTIN_OF = {"elman": "default", "lstm": "lstm", "gru": "gru"}
+BUILTIN_OF = {"elman": "default", "lstm": "lstm", "gru": "gru"}  # word-level: 79 words
+SUBWORD_OF = {"elman": "subword", "lstm": "subword_lstm", "gru": "subword_gru"}  # one BPE table
 SECTIONS = ("compare", "step", "sentence", "task", "exercise")  # anchors of the table of contents
 
 
@@ -36,6 +37,7 @@ class Run:
     trace: object
     has_bos: bool
     own_sentence: bool  # True: the learner's words could not be read, its default sentence is used
+    tokenizer: str = "word"  # what cut the text: "word", "bpe", ... (rnnviz.text.Prepared.tokenizer)
 
 
 def intro() -> None:
@@ -43,12 +45,20 @@ def intro() -> None:
     st.markdown(prose(PAGE, "intro"))
 
 
+def builtin_of(cur: session.Current) -> dict:
+    """The trio's built-ins, following the current model's tokenizer: a model that reads BPE
+    subwords (the start model) gets the subword Elman, LSTM and GRU, which share its merge
+    table, so the learner's English sentence reads without <unk>; any other, the word-level ones."""
+    return SUBWORD_OF if cur.level == "bpe" else BUILTIN_OF
+
+
 def _read(cell: str, cur: session.Current) -> Run:
-    """The current model if it is this cell (gated), else the built-in; the learner's text."""
-    if cur.model.cfg.cell == cell and cell != "elman":
+    """The current model if it is this cell (gated, or a subword Elman), else the built-in of
+    the current model's tokenizer family; the learner's text."""
+    if cur.model.cfg.cell == cell and (cell != "elman" or cur.level == "bpe"):
         key, model, vocab, level, label = cur.key, cur.model, cur.vocab, cur.level, cur.label
     else:
-        key = BUILTIN_OF[cell]
+        key = builtin_of(cur)[cell]
         model, vocab, meta = cache.builtin(key)
         level, label = meta.get("level", "word"), session.model_label(key)
     text, own = cur.text, False
@@ -59,7 +69,7 @@ def _read(cell: str, cur: session.Current) -> Run:
         prep = prepare(text, vocab, level)
     ids, targets = lm_pair(list(prep.ids), vocab)
     return Run(cell, label, model, vocab.decode(ids), cache.cached_trace(model, ids, targets),
-               vocab.has_specials, own)
+               vocab.has_specials, own, prep.tokenizer)
 
 
 def trio(cur: session.Current) -> dict:
@@ -100,6 +110,7 @@ def look_here(runs: dict) -> None:
 def compare(runs: dict) -> None:
     """||dh_s/dx_t|| of the three cells on one log colour scale, and their memory horizons."""
     st.subheader(t("gates.compare_header"), anchor="compare")
+    readers(runs)
     names = {c: t(f"gates.cell.{c}") for c in TRIO}
     for c in TRIO:
         run = runs[c][0]
@@ -120,6 +131,22 @@ def compare(runs: dict) -> None:
     show_figure(fig, t("gates.file.influence"), key="gates_influence")
     with st.expander(t("gates.compare_more")):
         st.markdown(prose(PAGE, "compare_more"))
+
+
+def readers(runs: dict) -> None:
+    """One line naming the tokenizer the three models read the sentence with, and (folded) the
+    tokens each one read, so a learner sees the three compare the same tokens."""
+    kinds = list(dict.fromkeys(runs[c][0].tokenizer for c in TRIO))
+    if len(kinds) == 1:
+        st.caption(t("gates.reads_one", tokenizer=t(f"tokenizer.{kinds[0]}")))
+    else:
+        st.caption(t("gates.reads_mixed", which=", ".join(
+            f"{t(f'gates.cell.{c}')}: {t(f'tokenizer.{runs[c][0].tokenizer}')}" for c in TRIO)))
+    with st.expander(t("gates.tokens_header")):
+        st.dataframe(pd.DataFrame([{t("gates.col.model"): runs[c][0].label,
+                                    t("gates.col.tokenizer"): t(f"tokenizer.{runs[c][0].tokenizer}"),
+                                    t("gates.col.tokens"): " · ".join(runs[c][0].tokens)} for c in TRIO]),
+                     hide_index=True)
 
 
 def gated_run(cur: session.Current, runs: dict) -> Run:
