@@ -24,7 +24,7 @@ def _elman(model: RNNModel, what: str) -> None:
 
 # ---- note 000: the vector chain --------------------------------------------------------------
 
-def vector_chain(model: RNNModel, tr: Trace, s: int = 2, t: int = 0) -> dict:
+def vector_chain(model: RNNModel, tr: Trace, s: int = 2, t: int = 0, J: torch.Tensor | None = None) -> dict:
     """dL_s/dh_t as the notes' product J_{t+1}^T ... J_s^T grad_{h_s} L_s (0-based s > t;
     the notes' case is s = 2, t = 0: grad_{h_1} L_3 = J_2^T J_3^T grad_{h_3} L_3).
 
@@ -37,7 +37,7 @@ def vector_chain(model: RNNModel, tr: Trace, s: int = 2, t: int = 0) -> dict:
         raise InputError(f"Pick steps with 1 <= t < s <= {tr.T} (this sentence has {tr.T} steps).")
     H = model.cfg.hidden_size
     with torch.no_grad():
-        J = step_jacobians(model, tr)                       # (T, H, H)
+        J = step_jacobians(model, tr) if J is None else J   # (T, H, H): a page passes its cached one
         g = model.W_o.detach()[:, :H].T @ output_error(tr)[s]  # (H,)
         right, swapped, plain = g.clone(), g.clone(), g.clone()
         for k in range(s, t, -1):                           # J_s^T first, J_{t+1}^T last

@@ -20,6 +20,7 @@ SECRET = "you like birds tomorrow"
 EXPECTED_MODEL_LABELS = ["Word-level travel model (79 words)", "Notes example (V=5, d=3, H=4)",
                          "LSTM language model (79 words, H = 32)", "GRU language model (79 words, H = 32)",
                          "Subword English model (BPE, 1155 tokens)",
+                         "Subword LSTM (BPE, 1155 tokens, H = 96)", "Subword GRU (BPE, 1155 tokens, H = 96)",
                          "Chinese language model (per character, 1718 tokens)"]
 
 

@@ -86,7 +86,10 @@ def test_cache_keys_on_the_weights_and_the_sentence(monkeypatch):
 
 def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
     import streamlit as st
+
+    from ui import cache
     st.cache_data.clear()
+    cache.jacobian_store().clear()  # the step Jacobians are kept by bytes, outside st.cache_data
     calls = []
     real = rnnviz.bptt.step_jacobians
     monkeypatch.setattr(rnnviz.bptt, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))

@@ -108,7 +108,7 @@ def vector_chain(cur: session.Current) -> None:
         if cur.trace.T < 3 or not bool(cur.trace.valid[2]):  # step 3 must exist and have a loss L_3
             st.info(t("bptt.vector_need"))
             return
-        v = notes_facts.vector_chain(cur.model, cur.trace, 2, 0)
+        v = notes_facts.vector_chain(cur.model, cur.trace, 2, 0, J=cache.step_jacobians(cur.model, cur.trace))
         text(
             "vector-chain",
             g=num(float(v["grad_h_s"].norm())),
