@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from .i18n import t
+from .i18n import current_lang, t
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,6 +75,34 @@ h1, h2, h3 { overflow-wrap: anywhere; }
 """
 
 
+# Streamlit's file uploader writes its own English ("Upload", "1MB per file • TXT") that no
+# parameter translates: in another language the button and the drop zone say the catalogue's
+# words (each uploader's own label or help gives its size limit in the learner's language).
+UPLOADER_CSS = """
+<style>
+[data-testid="stFileUploaderDropzone"] [data-testid="stBaseButton-secondary"] p { font-size: 0; }
+[data-testid="stFileUploaderDropzone"] [data-testid="stBaseButton-secondary"] p::after {
+  content: "BUTTON"; font-size: 0.875rem; }
+[data-testid="stFileUploaderDropzoneInstructions"] span { font-size: 0; }
+[data-testid="stFileUploaderDropzoneInstructions"] span::after { content: "DROP"; font-size: 0.75rem; }
+</style>
+"""
+
+
+def css_string(text: str) -> str:
+    """text as the inside of a CSS string: no quote, backslash, angle bracket or line break."""
+    return "".join(c for c in text if c not in '"\\<>\n\r')
+
+
+def uploader_css(lang: str) -> str:
+    """UPLOADER_CSS with the catalogue's words; nothing in English (Streamlit's own words)."""
+    if lang == "en":
+        return ""
+    return (UPLOADER_CSS.replace("BUTTON", css_string(t("uploader.button")))
+            .replace("DROP", css_string(t("uploader.drop"))))
+
+
 def phone_style() -> None:
-    """The small style block above (no layout change at desktop width)."""
-    st.html(PHONE_CSS)
+    """The small style block above (no layout change at desktop width), and the uploader's
+    words in the learner's language."""
+    st.html(PHONE_CSS + uploader_css(current_lang()))

@@ -106,3 +106,14 @@ def test_a_shortened_vector_says_how_many_in_the_learners_language():
     assert list(df["E[id]"]) == ["[0, 1, 2, … (共 32 个)]"] and list(df["id"]) == [7]
     assert "in all" not in i18n.text_for("zh", "fmt.in_all", n=4)
     assert i18n.counted("[1, 2]", "zh") == "[1, 2]"
+
+
+def test_the_uploader_speaks_the_learners_language():
+    """Streamlit's uploader words are replaced by the catalogue's in every language but English,
+    as CSS strings that cannot close the string or the style block."""
+    from ui import navigation
+
+    assert navigation.uploader_css("en") == ""
+    css = navigation.UPLOADER_CSS.replace("BUTTON", navigation.css_string(i18n.text_for("zh", "uploader.button")))
+    assert 'content: "上传"' in css
+    assert navigation.css_string('x"; } body { display: none } </style>') == "x; } body { display: none } /style"
