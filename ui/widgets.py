@@ -176,7 +176,8 @@ def code_radio(label: str, codes, key: str, shown: Callable[[str], str], default
     if key not in st.session_state:
         asked = st.query_params.get(key)
         st.session_state[key] = asked if asked in codes else codes[default]
-    value = st.radio(label, codes, key=key, format_func=shown, horizontal=True, **kw)
+    names = {c: shown(c) for c in codes}  # now, in this run's language (AppTest formats later)
+    value = st.radio(label, codes, key=key, format_func=names.__getitem__, horizontal=True, **kw)
     if value == codes[default]:
         st.query_params.pop(key, None)
     elif st.query_params.get(key) != value:

@@ -80,8 +80,9 @@ def test_precision_gradcheck_clipping_and_exercise(app):
     gc = [d.value for d in at.dataframe if "rel. error numerical" in d.value.columns][0]
     assert gc["pass"].all() and "E" in set(gc["parameter"])
     at.select_slider(key="bptt_maxnorm").set_value(5.0).run()
-    steps = [d.value for d in at.dataframe if "step size ‖delta theta‖" in d.value.columns][0]
+    steps = [d.value for d in at.dataframe if "step size ‖Δθ‖" in d.value.columns][0]
     assert abs(steps["gradient norm used"].iloc[1] - 5.0) < 1e-4
+    assert list(steps["update"]) == ["no clipping", "clipped to 5"]
     ex = chains.chain_exercise(0)  # exercise 1
     at.number_input(key="bptt_answer").set_value(ex["answer"])
     at.button(key="bptt_ex_check").click().run()
@@ -235,6 +236,8 @@ def test_chinese_page_is_mostly_chinese(app):
     han = sum("\u4e00" <= ch <= "\u9fff" for ch in text)
     latin = sum(ch.isascii() and ch.isalpha() for ch in text)
     assert han > latin, (han, latin)
+    steps = [d.value for d in at.dataframe if "步长 ‖Δθ‖" in d.value.columns][0]
+    assert list(steps.iloc[:, 0]) == ["不裁剪", "裁剪到 1"]  # the clipping table's rows, in Chinese
 
 
 def test_links_made_before_the_option_codes_still_open(app):

@@ -90,7 +90,8 @@ def clipping() -> None:
         "bptt-clip",
         key="bptt_clip",
     )
-    frame(headers(pd.DataFrame(steps)))
+    names = (t("bptt.clip_row_none"), t("bptt.clip_row_clipped", max_norm=f"{max_norm:g}"))
+    frame(headers(pd.DataFrame([{**row, "update": name} for row, name in zip(steps, names)])))
 
 
 def byhand() -> None:
