@@ -38,12 +38,15 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None, start: i
             customdata=np.vectorize(num)(raw),
             hovertemplate=(f"{lab['y']}: %{{y}}<br>{lab['x']}: %{{x}}<br>{lab['hover']}: "
                            "%{customdata}<extra></extra>")), row=1, col=j)
-        fig.update_xaxes(title_text=lab["x"], type="category", row=1, col=j)
+        # one x title under the middle panel: three side by side overlapped on a phone
+        fig.update_xaxes(title_text=lab["x"] if j == (len(names) + 1) // 2 else None, type="category",
+                         row=1, col=j)
         fig.update_yaxes(autorange="reversed", type="category", showticklabels=j == 1, row=1, col=j)
     fig.update_yaxes(title_text=lab["y"], row=1, col=1)
     fig.update_layout(title={"text": lab["title"]}, coloraxis={
         "colorscale": "Viridis", "cmin": lo, "cmax": hi, "colorbar": {"title": {"text": lab["colorbar"]}}},
         margin={"l": 10, "r": 10, "t": 80, "b": 100}, height=440)
+    fig.update_annotations(font={"size": 12})  # the panel titles (before the note below is added)
     fig.add_annotation(text=lab["blank"], xref="paper", yref="paper", x=0, y=-0.3, showarrow=False,
                        font={"size": 11, "color": "#555"}, xanchor="left", yanchor="top")
     return fig
