@@ -45,6 +45,11 @@ class Window:
         return self.stop
 
 
+def last_steps(T: int, w: int) -> Window:
+    """The last w of T steps (the shape every window has)."""
+    return Window(T - w, T, T)
+
+
 def state_size(cfg) -> int:
     """S, the recurrent state the step Jacobians act on: H, or 2H ([h; c]) for an LSTM
     (the forward direction only for a bidirectional model, as every Jacobian view)."""
@@ -72,5 +77,4 @@ def jacobian_window(T: int, S: int, k: int | None = None, budget: int | None = N
         w -= 1
     while (w + 1) * w <= q:
         w += 1
-    w = min(T, max(w, 2))
-    return Window(T - w, T, T)
+    return last_steps(T, min(T, max(w, 2)))

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from .formatting import vector
 from .model import RNNModel
+from .subwords import MARK
 from .text import UNK, Vocab, clean_text
-
-MARK = "▁"  # rnnviz.subwords.MARK: "a space came before this piece"
 
 
 def short_vector(values, shown: int = 6) -> str:

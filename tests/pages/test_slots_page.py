@@ -115,13 +115,18 @@ def test_exercise_checker(app):
     assert any("W_y y_prev" in w.value.replace("\\", "") for w in at.error)
 
 
+def train_small(at, button: str) -> None:
+    """Retrain a small tagger on the page (20 steps, H = 4) with the button of that label."""
+    at.slider(key="slot_steps").set_value(20)
+    at.slider(key="slot_hidden").set_value(4)
+    next(b for b in at.button if b.label == button).click().run()
+    no_exception(at)
+
+
 def test_small_retrain_lives_in_the_session_only(app):
     at = app(PAGE)
     before = grid_text(at)
-    at.slider(key="slot_steps").set_value(20)
-    at.slider(key="slot_hidden").set_value(4)
-    next(b for b in at.button if b.label == "Train").click().run()
-    no_exception(at)
+    train_small(at, "Train")
     own = at.session_state["slot_own"]
     assert len(own["history"]) == 20 and own["model"].cfg.hidden_size == 4
     tags, _ = grid(at)
@@ -375,10 +380,7 @@ def test_chinese_retrain_on_the_chinese_data(app):
     from rnnviz.catalog import zh_tagging_data
 
     at = zh_app(app)
-    at.slider(key="slot_steps").set_value(20)
-    at.slider(key="slot_hidden").set_value(4)
-    next(b for b in at.button if b.label == "训练").click().run()
-    no_exception(at)
+    train_small(at, "训练")
     own = at.session_state["slot_own"]
     assert own["label"] == "你的（Elman，H=4）" and len(own["history"]) == 20
     assert own["model"].cfg.vocab_size == len(zh_tagging_data().vocab)

@@ -81,7 +81,7 @@ def trio(cur: session.Current) -> dict:
     w = min(cache.jacobian_window(r.model, r.trace, k=r.model.cfg.embed_dim).size for r in runs)
     out = {}
     for run in runs:
-        win = jacwindow.Window(run.trace.T - w, run.trace.T, run.trace.T)
+        win = jacwindow.last_steps(run.trace.T, w)
         norms = cache.input_jacobian_norms(run.model, run.trace, win.start)  # (w, w)
         horizon = gates.memory_horizon(norms)
         row = cache.last_state_input_norms(run.model, run.trace)  # (T,)

@@ -11,6 +11,7 @@ from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
 from rnnviz.formatting import num
 from rnnviz.notes_facts import why_marks
+from rnnviz.subwords import MARK
 from rnnviz.text import SPECIALS, prepare
 
 from ... import cache, session
@@ -96,7 +97,7 @@ def order_suggestions(cur: session.Current) -> tuple[str, str]:
     man" too, not their first vocabulary entries "▁", "!", '"'); else three whole words."""
     for pair in hd.order_presets(cur.vocab):
         return pair
-    words = [w.removeprefix("▁") for w in cur.vocab.itos if w not in SPECIALS]
+    words = [w.removeprefix(MARK) for w in cur.vocab.itos if w not in SPECIALS]
     words = [w for w in words if w.isalpha()][:3] or words[:3]
     return " ".join(words), " ".join(reversed(words))
 

@@ -70,30 +70,29 @@ def setup(lang: str) -> SlotSetup:
     if lang == "zh":
         return SlotSetup(
             lang,
-            cache.zh_tagging_data(),
-            {k: m for k, (m, _, _) in cache.zh_taggers().items()},
-            cache.zh_flat_tagger(),
-            dict(ZH_PRESETS),
-            (*ZH_SLOT_PAIR, ZH_SLOT_WORD),
-            (ZH_PRESETS["right_a"], ZH_PRESETS["right_b"], "东京"),
-            "我要在早上八点到达首尔",
-            tg.ZH_SHIFT_PREFIX,
-            "",
+            data=cache.zh_tagging_data(),
+            shipped={k: m for k, (m, _, _) in cache.zh_taggers().items()},
+            flat=cache.zh_flat_tagger(),
+            presets=dict(ZH_PRESETS),
+            pair=(*ZH_SLOT_PAIR, ZH_SLOT_WORD),
+            right=(ZH_PRESETS["right_a"], ZH_PRESETS["right_b"], "东京"),
+            own="我要在早上八点到达首尔",
+            shift=tg.ZH_SHIFT_PREFIX,
+            sep="",
             # the sidebar's everyday sentence is no travel request for these taggers; the notes'
             # Leave sentence is where they disagree (the FNN and Jordan call 台北 a destination)
-            "leave",
-            "time",
-            "after",
+            start="leave",
+            force="time",
+            when="after",
         )
-    shipped = {k: m for k, (m, _, _) in cache.pretrained_taggers().items()}
     return SlotSetup(
         lang,
-        cache.tagging_data(),
-        shipped,
-        cache.flat_tagger(),
-        dict(PRESETS),
-        (ARRIVE, LEAVE, "Taipei"),
-        (RIGHT_A, RIGHT_B, "Tokyo"),
+        data=cache.tagging_data(),
+        shipped={k: m for k, (m, _, _) in cache.pretrained_taggers().items()},
+        flat=cache.flat_tagger(),
+        presets=dict(PRESETS),
+        pair=(ARRIVE, LEAVE, "Taipei"),
+        right=(RIGHT_A, RIGHT_B, "Tokyo"),
     )
 
 
