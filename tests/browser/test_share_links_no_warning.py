@@ -43,6 +43,18 @@ def link_of(pg) -> str:
     return (code.text_content() or "").strip()
 
 
+def changed_link(pg, before: str, seconds: float = 5.0) -> str:
+    """The share link once it differs from `before`, or `before` after `seconds`: on a loaded
+    machine the rerun a change starts can begin after wait_ready has already looked."""
+    link = link_of(pg)
+    for _ in range(int(seconds / 0.5)):
+        if link != before:
+            break
+        pg.wait_for_timeout(500)
+        link = link_of(pg)
+    return link
+
+
 def link_warnings(pg) -> list[str]:
     alerts = pg.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').all_inner_texts()
     return [a for a in alerts if any(w in a for w in LINK_WORDS)]
@@ -123,7 +135,7 @@ def test_every_link_a_page_makes_opens_without_a_warning(server, browser, url_pa
                     if not _change(pg, kind, el):
                         continue
                     wait_ready(pg)
-                    link = link_of(pg)
+                    link = changed_link(pg, before)
                     if link == before or "?" not in link:
                         continue  # not bound to the URL, or back to the default
                     ctx2, pg2 = fresh(browser)
