@@ -4,9 +4,11 @@
 """
 import streamlit as st
 
+from rnnviz.serve.threads import one_thread_per_run
 from ui import navigation, sidebar
 from ui.i18n import first_visit_lang, t
 
+one_thread_per_run()  # thread settings are no import side effect: set here, once
 first_visit_lang()  # before the first t(): the link's ?lang= or the browser's language
 st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
 navigation.phone_style()

@@ -11,7 +11,7 @@ another learner's page.
    default it is timed on the first --sample steps and extrapolated by the engine's work,
    S^3 T (T - 1) (the per-step cost grows like s; the spectral part's exact fallbacks are
    commoner in short products, so the extrapolation is rough: --full times it all).
-   "after": the page's window (rnnviz.jacwindow.jacobian_window), timed whole.
+   "after": the page's window (rnnviz.engine.jacwindow.jacobian_window), timed whole.
 2. A light job: another learner on the default model with a short sentence, uncached: the
    trace and the BPTT page's computations (step Jacobians, all-pairs spectral and Frobenius
    norms, gradient flow, hand BPTT). p50 / p95 of --reps runs alone, then while the heavy
@@ -33,9 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from rnnviz import bptt, jacwindow, limits, trace  # noqa: E402
-from rnnviz.catalog import load_builtin  # noqa: E402
-from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
+from rnnviz import limits
+from rnnviz.engine import jacobians, jacwindow
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.trace import trace
+from rnnviz.store.catalog import load_builtin
 
 H = limits.MAX_HIDDEN
 T = limits.MAX_TOKENS
@@ -51,7 +53,7 @@ def heavy_setup(cell: str):
     model = RNNModel(RNNConfig(limits.MAX_VOCAB, limits.MAX_EMBED, H, cell=cell), seed=0)
     ids = torch.randint(0, limits.MAX_VOCAB, (T,), generator=torch.Generator().manual_seed(0)).tolist()
     tr = trace(model, ids)
-    J = bptt.step_jacobians(model, tr)
+    J = jacobians.step_jacobians(model, tr)
     return J, jacwindow.jacobian_window(T, J.shape[1])
 
 
@@ -62,7 +64,7 @@ def page_job(J: torch.Tensor, start: int = 0, stop_flag: threading.Event | None 
             raise Stop
 
     for ord_ in (2, "fro"):
-        bptt.product_norms(J[start:], ord_, progress)
+        jacobians.product_norms(J[start:], ord_, progress)
 
 
 def timed(fn) -> float:
@@ -93,8 +95,8 @@ def heavy_table(sample: int, full: bool) -> list[str]:
 
 def light_setup():
     model, vocab, meta = load_builtin("default")
-    from rnnviz.data import lm_pair
-    from rnnviz.text import prepare
+    from rnnviz.text.corpora import lm_pair
+    from rnnviz.text.tokenize import prepare
     ids, targets = lm_pair(list(prepare(LIGHT_SENTENCE, vocab, meta.get("level", "word")).ids), vocab)
     return model, ids, targets
 
@@ -102,11 +104,11 @@ def light_setup():
 def light_job(model, ids, targets) -> None:
     """Another learner's BPTT page on a short sentence, nothing cached."""
     tr = trace(model, ids, targets)
-    J = bptt.step_jacobians(model, tr)
-    bptt.product_norms(J, 2)
-    bptt.product_norms(J, "fro")
-    bptt.gradient_flow(model, tr, J)
-    bptt.hand_bptt(model, tr)
+    J = jacobians.step_jacobians(model, tr)
+    jacobians.product_norms(J, 2)
+    jacobians.product_norms(J, "fro")
+    jacobians.gradient_flow(model, tr, J)
+    jacobians.hand_bptt(model, tr)
 
 
 def pct(xs: list[float], q: float) -> float:

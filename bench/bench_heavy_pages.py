@@ -29,9 +29,9 @@ def main() -> None:
     import torch
     from streamlit.testing.v1 import AppTest
 
-    from rnnviz.links import OWN_PREFIX
-    from rnnviz.model import RNNConfig, RNNModel
-    from rnnviz.text import Vocab
+    from rnnviz.engine.model import RNNConfig, RNNModel
+    from rnnviz.serve.links import OWN_PREFIX
+    from rnnviz.text.tokenize import Vocab
 
     pkg = importlib.import_module(f"ui.sections.{args.page}")
     times: dict = collections.defaultdict(float)

@@ -9,7 +9,7 @@ a + b * distance per pair and extrapolated to all T(T-1)/2 pairs), the ratios, t
 machine's float64 GEMM rate measured in the same run, and the engine's fraction of it
 (engine flops: sum over s of the (s H, H) x (H, H) product = H^3 T (T - 1)).
 Targets for T = 256, H = 64: >= 500x per-pair, >= 20x torch.func, >= half the GEMM rate,
-and spectral ("2/fro": certified to rnnviz.bptt.SPECTRAL_TOL) at most 3x the Frobenius time.
+and spectral ("2/fro": certified to rnnviz.engine.jacobians.SPECTRAL_TOL) at most 3x the Frobenius time.
 Everything runs on one thread, as the app does (rnnviz sets torch.set_num_threads(1)).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 from torch.func import jacrev, vmap  # noqa: E402
 
-from rnnviz.bptt import product_norms  # noqa: E402
+from rnnviz.engine.jacobians import product_norms
 
 SIZES_T = (64, 256, 512)
 SIZES_H = (16, 64, 128)
@@ -133,9 +133,9 @@ def bench_lstm(T: int = 256, H: int = 64, d: int = 16) -> dict:
     all-pairs engine does S^3 T (T - 1) flops on (T, 2H, 2H) step Jacobians. Prints the times of
     trace(), step_jacobians (written out), jacobian_norms (Frobenius) and input_jacobian_norms,
     the engine's GFLOP/s and its fraction of this machine's GEMM rate measured in the same run."""
-    from rnnviz import RNNConfig, RNNModel, trace
-    from rnnviz.bptt import jacobian_norms, step_jacobians
-    from rnnviz.gates import input_jacobian_norms
+    from rnnviz import RNNConfig, RNNModel
+    from rnnviz.engine.jacobians import input_jacobian_norms, jacobian_norms, step_jacobians
+    from rnnviz.engine.trace import trace
 
     torch.set_num_threads(1)
     model = RNNModel(RNNConfig(50, d, H, cell="lstm"), seed=0).double()

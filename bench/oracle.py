@@ -10,11 +10,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.summary import token_table
-from rnnviz.text import prepare
-from rnnviz.trace import trace
+from rnnviz.engine.trace import trace
+from rnnviz.explain.home import token_table
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,13 +1,15 @@
-"""rnnviz: run a small RNN with hooks and explain every number. Never imports streamlit."""
-import torch
+"""rnnviz: run a small RNN with hooks and explain every number. Never imports streamlit.
 
-torch.set_num_threads(1)  # one thread per session: a shared server stays responsive
-
-from .bptt import jacobian_norms, step_jacobians  # noqa: E402
-from .errors import InputError  # noqa: E402
-from .gates import input_jacobian_norms, memory_horizon  # noqa: E402
-from .model import IGNORE, RNNConfig, RNNModel, sequence_loss, step  # noqa: E402
-from .trace import Trace, next_token_targets, trace  # noqa: E402
+The public core contract (DESIGN.md section 3). Packages by kind: engine/ (models, traces,
+Jacobians, training), text/ (tokenizers, BPE, corpora), store/ (model files, the built-in
+catalogue, exports, prose), explain/ (what each page computes beyond the engine), serve/
+(job sharing, byte-bounded caches, replicas, links), figures/ (Plotly builders).
+"""
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.jacobians import input_jacobian_norms, jacobian_norms, memory_horizon, step_jacobians
+from rnnviz.engine.model import RNNConfig, RNNModel, sequence_loss, step
+from rnnviz.engine.trace import Trace, next_token_targets, trace
+from rnnviz.errors import InputError
 
 __all__ = ["InputError", "IGNORE", "RNNConfig", "RNNModel", "Trace", "trace", "step",
            "sequence_loss", "next_token_targets", "step_jacobians", "jacobian_norms",

@@ -28,7 +28,7 @@ W2V_MAX_STEPS = 2_000         # Word2Vec SGD steps of one run (worst case about 
 W2V_MAX_BATCH = 256           # Word2Vec pairs per step
 W2V_MAX_LR = 0.1              # Word2Vec learning rate (0.2 already diverges on the built-in corpus)
 
-# Serving many sessions from one process (rnnviz/jobs.py, rnnviz/bytecache.py)
+# Serving many sessions from one process (rnnviz/serve/jobs.py, rnnviz/serve/bytecache.py)
 # Deployment knobs: a host may set them in the environment (bench/bench_load.py compares them).
 MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2")))
 TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
@@ -45,7 +45,7 @@ MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
 MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
 MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
 MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)
-# Work of one all-pairs Jacobian computation a page may start (rnnviz/jacwindow.py), in units of
+# Work of one all-pairs Jacobian computation a page may start (rnnviz/engine/jacwindow.py), in units of
 # S^3 * T * (T - 1) (S: the recurrent state size; 2 per multiply-add of the pairs' products).
 # Chosen by measurement (bench/bench_heavy_jacobian.py, bench/results/heavy_jacobian.txt): the
 # heaviest window a learner can ask for (H = 128, T = 200: Elman 38 steps, LSTM [h; c] 13 steps)

@@ -24,9 +24,12 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rnnviz.bundle import save_bundle  # noqa: E402
-from rnnviz.catalog import PRETRAINED, default_model  # noqa: E402
-from rnnviz.data import (  # noqa: E402
+from rnnviz.engine.model import RNNConfig, RNNModel  # noqa: E402
+from rnnviz.engine.train import TrainConfig, perplexity, train  # noqa: E402
+from rnnviz.store.bundle import save_bundle  # noqa: E402
+from rnnviz.store.catalog import PRETRAINED, default_model  # noqa: E402
+from rnnviz.text.bpe import BPE, bpe_vocab, compare_tokenizers, learn_bpe  # noqa: E402
+from rnnviz.text.corpora import (  # noqa: E402
     CORPORA,
     PATTERNS_FILE,
     english_patterns,
@@ -36,10 +39,7 @@ from rnnviz.data import (  # noqa: E402
     split_heldout,
     travel_corpus,
 )
-from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
-from rnnviz.subwords import BPE, bpe_vocab, compare_tokenizers, learn_bpe  # noqa: E402
-from rnnviz.text import Vocab, prepare  # noqa: E402
-from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
+from rnnviz.text.tokenize import Vocab, prepare  # noqa: E402
 
 HELDOUT_FILE = ROOT / "tests" / "data" / "en_heldout_everyday.txt"
 NUM_MERGES = 800
@@ -119,6 +119,7 @@ def write_patterns() -> None:
 
 
 if __name__ == "__main__":
+    torch.set_num_threads(1)  # as every built-in model was built (byte-identical rebuilds)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", action="store_true", help="rewrite en_patterns.txt first")
     if parser.parse_args().corpus:

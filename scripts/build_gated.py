@@ -28,12 +28,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.bundle import save_bundle  # noqa: E402
-from rnnviz.catalog import PRETRAINED, subword_model, subword_report  # noqa: E402
-from rnnviz.data import lm_tensors, split_heldout  # noqa: E402
-from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
-from rnnviz.text import Vocab  # noqa: E402
-from rnnviz.train import perplexity, train  # noqa: E402
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.train import perplexity, train
+from rnnviz.store.bundle import save_bundle
+from rnnviz.store.catalog import PRETRAINED, subword_model, subword_report
+from rnnviz.text.corpora import lm_tensors, split_heldout
+from rnnviz.text.tokenize import Vocab
 from scripts import build_bpe  # noqa: E402
 from scripts.build_pretrained import DEFAULT_CFG, TRAIN_CFG, corpus_sentences  # noqa: E402
 
@@ -113,6 +113,7 @@ def build_bpe_cell(cell: str) -> dict:
 
 
 if __name__ == "__main__":
+    torch.set_num_threads(1)  # as every built-in model was built (byte-identical rebuilds)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cells", nargs="*", metavar="cell", help=f"one or more of {CELLS} (default: both)")
     parser.add_argument("--bpe", action="store_true",

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from rnnviz.catalog import PRETRAINED  # noqa: E402
-from rnnviz.longrange import run_experiment  # noqa: E402
+from rnnviz.explain.longrange import run_experiment
+from rnnviz.store.catalog import PRETRAINED
 
 DISTANCES = (10, 25, 50, 100, 200)
 STEPS = 400

@@ -16,12 +16,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.bundle import save_bundle  # noqa: E402
-from rnnviz.catalog import PRETRAINED  # noqa: E402
-from rnnviz.data import everyday_corpus, lm_tensors, split_heldout, travel_corpus  # noqa: E402
-from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
-from rnnviz.text import Vocab  # noqa: E402
-from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.train import TrainConfig, perplexity, train
+from rnnviz.store.bundle import save_bundle
+from rnnviz.store.catalog import PRETRAINED
+from rnnviz.text.corpora import everyday_corpus, lm_tensors, split_heldout, travel_corpus
+from rnnviz.text.tokenize import Vocab
 
 DEFAULT_CFG = dict(embed_dim=16, hidden_size=32, cell="elman", nonlinearity="tanh")
 TRAIN_CFG = TrainConfig(steps=1500, batch_size=32, optimizer="adam", lr=0.01, clip=1.0, seed=0)
@@ -56,4 +56,5 @@ def build() -> dict:
 
 
 if __name__ == "__main__":
+    torch.set_num_threads(1)  # as every built-in model was built (byte-identical rebuilds)
     print(json.dumps(build(), indent=2))

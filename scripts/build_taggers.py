@@ -16,19 +16,13 @@ import sys
 import time
 from pathlib import Path
 
+import torch
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.tagging import (  # noqa: E402
-    ALL_KINDS,
-    HIDDEN,
-    LABELS,
-    TAGGERS_DIR,
-    TRAIN_CFG,
-    evaluate,
-    save_tagger,
-    tagging_data,
-    train_tagger,
-)
+from rnnviz.engine.taggers import ALL_KINDS, LABELS
+from rnnviz.explain.slots import HIDDEN, TRAIN_CFG, evaluate, tagging_data, train_tagger
+from rnnviz.store.tagger_files import TAGGERS_DIR, save_tagger
 
 
 def build(only: tuple = ALL_KINDS) -> dict:
@@ -57,6 +51,7 @@ def build(only: tuple = ALL_KINDS) -> dict:
 
 
 if __name__ == "__main__":
+    torch.set_num_threads(1)  # as every built-in model was built (byte-identical rebuilds)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=ALL_KINDS, default=list(ALL_KINDS))
     print(json.dumps(build(tuple(parser.parse_args().only)), indent=2))

@@ -23,22 +23,15 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rnnviz.bundle import save_bundle  # noqa: E402
-from rnnviz.catalog import PRETRAINED, ZH_TAGGERS_DIR, zh_tagging_data  # noqa: E402
-from rnnviz.data import lm_tensors, split_heldout, zh_everyday_corpus, zh_travel_corpus  # noqa: E402
-from rnnviz.model import RNNConfig, RNNModel  # noqa: E402
-from rnnviz.tagging import (  # noqa: E402
-    ALL_KINDS,
-    FLAT,
-    HIDDEN,
-    LABELS,
-    ZH_SHIFT_PREFIX,
-    evaluate,
-    save_tagger,
-    train_tagger,
-)
-from rnnviz.text import Vocab  # noqa: E402
-from rnnviz.train import TrainConfig, perplexity, train  # noqa: E402
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.taggers import ALL_KINDS, FLAT, LABELS
+from rnnviz.engine.train import TrainConfig, perplexity, train
+from rnnviz.explain.slots import HIDDEN, ZH_SHIFT_PREFIX, evaluate, train_tagger
+from rnnviz.store.bundle import save_bundle
+from rnnviz.store.catalog import PRETRAINED, ZH_TAGGERS_DIR, zh_tagging_data
+from rnnviz.store.tagger_files import save_tagger
+from rnnviz.text.corpora import lm_tensors, split_heldout, zh_everyday_corpus, zh_travel_corpus
+from rnnviz.text.tokenize import Vocab
 
 ZH_LM_CFG = dict(embed_dim=32, hidden_size=64, cell="elman", nonlinearity="tanh")
 # About 13,000 characters of everyday text for 1,700 characters: without weight decay and
@@ -161,6 +154,7 @@ def build(what: str = "all") -> dict:
 
 
 if __name__ == "__main__":
+    torch.set_num_threads(1)  # as every built-in model was built (byte-identical rebuilds)
     start = time.perf_counter()
     result = build(sys.argv[1] if len(sys.argv) > 1 else "all")
     print(json.dumps(result, indent=2, ensure_ascii=False))

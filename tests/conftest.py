@@ -9,6 +9,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
+torch.set_num_threads(1)  # as app.py sets it: core numbers are computed as the app computes them
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def app():
     def make(page: str | None = None, query: dict | None = None, model: str | None = "default"):
         """model: pinned to the word-level model ("default") that these tests were written for,
         unless the query names one; model=None opens what a fresh session opens (the start
-        model, rnnviz.catalog.START_MODEL)."""
+        model, rnnviz.store.catalog.START_MODEL)."""
         at = AppTest.from_file(APP, default_timeout=60)
         query = dict(query or {})
         if model is not None:

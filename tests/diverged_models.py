@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import torch
 
-from rnnviz.data import lm_tensors
-from rnnviz.model import RNNConfig, RNNModel
-from rnnviz.text import Vocab, tokenize
-from rnnviz.train import TrainConfig, train
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.train import TrainConfig, train
+from rnnviz.text.corpora import lm_tensors
+from rnnviz.text.tokenize import Vocab, tokenize
 
 VOCAB = Vocab(("<pad>", "<unk>", "<bos>", "<eos>", "I", "like", "cats", "dogs", "you", "."))
 SENTENCES = ["I like cats .", "you like dogs .", "I like dogs .", "you like cats ."]

@@ -14,14 +14,17 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from rnnviz import bptt, gradcheck, hidden, limits, tagging
-from rnnviz import embedding as emb
-from rnnviz import output as out
-from rnnviz.bytecache import ByteLRU
-from rnnviz.catalog import load_builtin
-from rnnviz.generation import generate as _generate
-from rnnviz.model import RNNConfig, RNNModel
-from rnnviz.trace import Trace, trace
+from rnnviz import limits
+from rnnviz.engine import gradcheck, jacobians, taggers
+from rnnviz.engine.generation import generate as _generate
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.trace import Trace, trace
+from rnnviz.explain import embedding as emb
+from rnnviz.explain import hidden, slots
+from rnnviz.explain import output as out
+from rnnviz.serve.bytecache import ByteLRU
+from rnnviz.store import tagger_files
+from rnnviz.store.catalog import load_builtin
 
 
 def key_of(model: RNNModel, ids=(), targets=()) -> tuple:
@@ -44,12 +47,13 @@ def builtin(key: str):
 @st.cache_resource(show_spinner=False)
 def pretrained_taggers() -> dict:
     """The four shipped taggers, shared read-only by every session (never trained in place)."""
-    return {k: tagging.load_tagger((tagging.TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in tagging.KINDS}
+    folder = tagger_files.TAGGERS_DIR
+    return {k: tagger_files.load_tagger((folder / f"{k}.pt").read_bytes()) for k in taggers.KINDS}
 
 
 @st.cache_resource(show_spinner=False)
-def tagging_data() -> tagging.TaggingData:
-    return tagging.tagging_data()
+def tagging_data() -> slots.TaggingData:
+    return slots.tagging_data()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -98,12 +102,12 @@ def jacobian_store() -> ByteLRU:
 
 def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
     """(T, H, H) J[t] = dh_t/dh_{t-1}: once per (model, sentence); every BPTT view reuses it."""
-    return jacobian_store().get_or_compute(_tr_key(model, tr), lambda: bptt.step_jacobians(model, tr))
+    return jacobian_store().get_or_compute(_tr_key(model, tr), lambda: jacobians.step_jacobians(model, tr))
 
 
 @st.cache_data(max_entries=64, show_spinner="Computing all-pair Jacobian norms…")
 def _norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
-    return bptt.product_norms(step_jacobians(_model, _tr)[key[-1]:], ord_)
+    return jacobians.product_norms(step_jacobians(_model, _tr)[key[-1]:], ord_)
 
 
 def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
@@ -115,8 +119,8 @@ def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> to
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _flow(key: tuple, _model, _tr, _J):
-    G = bptt.loss_to_state_grads(_model, _tr, _J)  # (T, T, H)
-    return G, bptt.gradient_flow(_model, _tr, G=G)
+    G = jacobians.loss_to_state_grads(_model, _tr, _J)  # (T, T, H)
+    return G, jacobians.gradient_flow(_model, _tr, G=G)
 
 
 def gradient_flow(model: RNNModel, tr: Trace):
@@ -164,7 +168,7 @@ def generate(model: RNNModel, prefix, how, eos):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _scores(key: tuple, _model, _data) -> dict:
-    return tagging.evaluate(_model, _data)
+    return slots.evaluate(_model, _data)
 
 
 def heldout_scores(model, data) -> dict:
@@ -210,14 +214,14 @@ def clipping(scale: float, max_norm: float):
 @st.cache_resource(show_spinner=False)
 def subword_table():
     """The subword model's BPE merge table (read-only, shared)."""
-    from rnnviz.subwords import BPE
+    from rnnviz.text.bpe import BPE
     return BPE.from_dict(builtin("subword")[2]["bpe"])
 
 
 @st.cache_resource(show_spinner=False)
 def subword_corpus() -> tuple:
     """(training, held-out) sentences of the subword model (read-only, shared)."""
-    from rnnviz.origins import subword_corpus as _corpus
+    from rnnviz.explain.origins import subword_corpus as _corpus
     train, held = _corpus()
     return tuple(train), tuple(held)
 
@@ -226,7 +230,7 @@ def subword_corpus() -> tuple:
 def tokenizer_comparison() -> list:
     """compare_tokenizers on the subword corpus: fitted on its training split, run on its
     held-out split, with the shipped table (no model: no argument, one entry)."""
-    from rnnviz.subwords import compare_tokenizers
+    from rnnviz.text.bpe import compare_tokenizers
     train, held = subword_corpus()
     return compare_tokenizers(list(train), list(held), subword_table())
 
@@ -234,14 +238,14 @@ def tokenizer_comparison() -> list:
 @st.cache_data(max_entries=8, show_spinner=False)
 def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
     """The window pairs of a built-in corpus (the arguments are the key)."""
-    from rnnviz import origins, word2vec
+    from rnnviz.explain import origins, word2vec
     return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
     """The window pairs of a learner's sentences (the sentences themselves are the key)."""
-    from rnnviz import word2vec
+    from rnnviz.explain import word2vec
     return word2vec.pair_corpus([list(s) for s in sentences], radius, max_vocab)
 
 
@@ -250,13 +254,13 @@ def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
 @st.cache_resource(show_spinner="Training a small tied model (a few seconds, once)…")
 def tied_model():
     """(model, vocab, report) of rnnviz.tied's tied LM: shared read-only, never trained in place."""
-    from rnnviz.tied import train_tied_model
+    from rnnviz.explain.tied import train_tied_model
     return train_tied_model()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _tied_parts(key: tuple, _model) -> dict:
-    from rnnviz.tied import tied_gradient_parts
+    from rnnviz.explain.tied import tied_gradient_parts
     return tied_gradient_parts(_model, list(key[1]), list(key[2]))
 
 
@@ -269,8 +273,7 @@ def tied_parts(model, ids, targets) -> dict:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _input_norms(key: tuple, _model, _tr) -> torch.Tensor:
-    from rnnviz import gates
-    return gates.input_jacobian_norms(_model, _tr, start=key[-1])
+    return jacobians.input_jacobian_norms(_model, _tr, start=key[-1])
 
 
 def input_jacobian_norms(model: RNNModel, tr: Trace, start: int = 0) -> torch.Tensor:
@@ -282,7 +285,7 @@ def input_jacobian_norms(model: RNNModel, tr: Trace, start: int = 0) -> torch.Te
 @st.cache_resource(show_spinner=False)
 def longrange_results() -> dict:
     """The shipped long-range measurements (rnnviz/pretrained/longrange.json), read-only."""
-    from rnnviz import longrange
+    from rnnviz.explain import longrange
     return longrange.load_results()
 
 
@@ -290,7 +293,7 @@ def longrange_results() -> dict:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _backward_norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
-    return bptt.backward_jacobian_norms(_model, _tr, ord_, start=key[-1])
+    return jacobians.backward_jacobian_norms(_model, _tr, ord_, start=key[-1])
 
 
 def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
@@ -301,10 +304,10 @@ def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int =
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _note002(key: tuple, _model, _tr) -> dict:
-    from rnnviz import notes_errata
-    rec = notes_errata.note002_recursion(_model, _tr)
+    from rnnviz.explain.notes import errata
+    rec = errata.note002_recursion(_model, _tr)
     return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
-            "eigen": notes_errata.note002_eigen_claim(_model, _tr, start=key[-1],
+            "eigen": errata.note002_eigen_claim(_model, _tr, start=key[-1],
                                                       N=jacobian_norms(_model, _tr, 2, key[-1]))}
 
 
@@ -318,14 +321,14 @@ def note002_errata(model: RNNModel, tr: Trace, start: int = 0) -> dict:
 @st.cache_data(max_entries=2, show_spinner=False)
 def note003_gradient_check() -> dict:
     """note 003's gradient-check block as printed and with the model in float64."""
-    from rnnviz import notes_errata
-    return {"printed": notes_errata.note003_gradient_check(False),
-            "fixed": notes_errata.note003_gradient_check(True)}
+    from rnnviz.explain.notes import errata
+    return {"printed": errata.note003_gradient_check(False),
+            "fixed": errata.note003_gradient_check(True)}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _derivation(key: tuple, _model, _tr) -> dict:
-    from rnnviz import notation
+    from rnnviz.explain.notes import notation
     return notation.beside_app(_model, _tr)
 
 
@@ -339,16 +342,16 @@ def note002_derivation(model: RNNModel, tr: Trace) -> dict:
 @st.cache_resource(show_spinner=False)
 def flat_tagger():
     """Note 004's flattened FNN (the fifth tagger), shared read-only by every session."""
-    return tagging.load_tagger((tagging.TAGGERS_DIR / f"{tagging.FLAT}.pt").read_bytes())[0]
+    return tagger_files.load_tagger((tagger_files.TAGGERS_DIR / f"{taggers.FLAT}.pt").read_bytes())[0]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _shifted(key: tuple, _model, _data) -> dict:
-    return tagging.evaluate(_model, _data)
+    return slots.evaluate(_model, _data)
 
 
 def shifted_scores(model, data) -> dict:
-    """A tagger's scores on tagging.shifted_heldout(...) (the shifted split is the only one)."""
+    """A tagger's scores on slots.shifted_heldout(...) (the shifted split is the only one)."""
     return _shifted(key_of(model) + ("shifted",), model, data)
 
 
@@ -356,7 +359,7 @@ def shifted_scores(model, data) -> dict:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _known(key: tuple, n: int, level: str | None, _vocab) -> list[str]:
-    from rnnviz.data import known_examples as _known_examples
+    from rnnviz.text.corpora import known_examples as _known_examples
     return _known_examples(_vocab, n, level)
 
 
@@ -370,37 +373,36 @@ def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> lis
 @st.cache_resource(show_spinner=False)
 def zh_taggers() -> dict:
     """kind -> (tagger, vocab, meta): the four shipped Chinese taggers, shared read-only."""
-    from rnnviz.catalog import zh_taggers as _zh_taggers
+    from rnnviz.store.catalog import zh_taggers as _zh_taggers
     return _zh_taggers()
 
 
 @st.cache_resource(show_spinner=False)
-def zh_tagging_data() -> tagging.TaggingData:
+def zh_tagging_data() -> slots.TaggingData:
     """The Chinese travel corpus (one token per character) and its held-out split."""
-    from rnnviz.catalog import zh_tagging_data as _zh_data
+    from rnnviz.store.catalog import zh_tagging_data as _zh_data
     return _zh_data()
 
 
 @st.cache_resource(show_spinner=False)
 def zh_flat_tagger():
     """The Chinese flattened FNN (note 004's fifth tagger), shared read-only."""
-    from rnnviz.catalog import zh_flat_tagger as _zh_flat
+    from rnnviz.store.catalog import zh_flat_tagger as _zh_flat
     return _zh_flat()[0]
 
 
 # ---- issue 17 (c17): the all-pairs Jacobian views of a long sentence on a window ----------------
 
 def jacobian_window(model: RNNModel, tr: Trace, k: int | None = None):
-    """The steps the all-pairs views cover (rnnviz.jacwindow.Window): all of them within
+    """The steps the all-pairs views cover (rnnviz.engine.jacwindow.Window): all of them within
     limits.MAX_JACOBIAN_WORK, else the last ones. k = d for the input Jacobians dh_s/dx_t."""
-    from rnnviz import jacwindow
+    from rnnviz.engine import jacwindow
     return jacwindow.jacobian_window(tr.T, jacwindow.state_size(model.cfg), k=k)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _last_row(key: tuple, _model, _tr) -> torch.Tensor:
-    from rnnviz import gates
-    return gates.last_state_input_norms(_model, _tr)
+    return jacobians.last_state_input_norms(_model, _tr)
 
 
 def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
@@ -411,19 +413,19 @@ def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
 @st.cache_data(max_entries=64, show_spinner=False)
 def _sources(key: tuple, t: int, _model, _tr) -> dict:
     G, _ = gradient_flow(_model, _tr)  # (T, T, S), copied out once here, not on every rerun
-    src = bptt.state_grad_sources(G, _tr, t)
+    src = jacobians.state_grad_sources(G, _tr, t)
     src["none_norm"] = float(G[0, 1].norm()) if _tr.T > 1 else 0.0  # dL_1/dh_2 (no path back)
     return src
 
 
 def grad_sources(model: RNNModel, tr: Trace, t: int) -> dict:
-    """bptt.state_grad_sources at step t (0-based), and "none_norm" = ||dL_1/dh_2|| (0)."""
+    """jacobians.state_grad_sources at step t (0-based), and "none_norm" = ||dL_1/dh_2|| (0)."""
     return _sources(_tr_key(model, tr), t, model, tr)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _chain(key: tuple, s: int, t: int, _model, _tr) -> dict:
-    return bptt.product_chain(step_jacobians(_model, _tr), s, t)
+    return jacobians.product_chain(step_jacobians(_model, _tr), s, t)
 
 
 def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
@@ -433,8 +435,8 @@ def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _distance(key: tuple, _model, _tr) -> dict:
-    from rnnviz import chains
-    from rnnviz.notes_errata import step_radii
+    from rnnviz.explain import bptt as chains
+    from rnnviz.explain.notes.errata import step_radii
     start = key[-1]
     J = step_jacobians(_model, _tr)[start:]  # (w, S, S): the window's steps
     W = _model.W_h if _model.cfg.cell == "elman" else None
@@ -451,9 +453,9 @@ def distance_data(model: RNNModel, tr: Trace, start: int = 0) -> dict:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _shared(key: tuple, _model, _tr) -> dict:
-    return bptt.shared_weight_summary(_model, _tr)
+    return jacobians.shared_weight_summary(_model, _tr)
 
 
 def shared_summary(model: RNNModel, tr: Trace) -> dict:
-    """bptt.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
+    """jacobians.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
     return _shared(_tr_key(model, tr), model, tr)

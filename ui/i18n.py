@@ -14,7 +14,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from rnnviz import prose as _prose
+from rnnviz.store import prose as _prose
 
 LOCALES_DIR = Path(__file__).resolve().parents[1] / "locales"
 DEFAULT_LANG = "en"

@@ -12,8 +12,15 @@ import streamlit as st
 from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
 
-from rnnviz import replica
-from rnnviz.links import OWN_PREFIX, _short, link_model_problem_item, overflowing, rejected_items, share_url
+from rnnviz.serve import replica
+from rnnviz.serve.links import (
+    OWN_PREFIX,
+    _short,
+    link_model_problem_item,
+    overflowing,
+    rejected_items,
+    share_url,
+)
 
 from .i18n import t
 from .widgets import md_escape

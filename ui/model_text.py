@@ -1,13 +1,13 @@
 """The model-dependent placeholders of the prose, in the learner's language.
 
-rnnviz.formulas.prose_values(cfg) gives every placeholder (formulas, LaTeX, English phrases);
+rnnviz.explain.formulas.prose_values(cfg) gives every placeholder (formulas, LaTeX, English phrases);
 here the phrases are replaced by the catalogue's (locales/<lang>/formulas.toml), so a Chinese
 page never carries an English sentence. Symbols and LaTeX pass through unchanged.
 """
 from __future__ import annotations
 
-from rnnviz import formulas
-from rnnviz.model import RNNConfig
+from rnnviz.engine.model import RNNConfig
+from rnnviz.explain import formulas
 
 from .i18n import t
 

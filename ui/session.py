@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from rnnviz import limits
-from rnnviz.bytecache import trim_to_budget
-from rnnviz.catalog import BUILTINS, START_MODEL
-from rnnviz.data import lm_pair
+from rnnviz.engine.model import RNNModel
+from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
-from rnnviz.links import OWN_PREFIX
-from rnnviz.model import RNNModel
-from rnnviz.text import Prepared, Vocab, prepare
-from rnnviz.trace import Trace
+from rnnviz.serve.bytecache import trim_to_budget
+from rnnviz.serve.links import OWN_PREFIX
+from rnnviz.store.catalog import BUILTINS, START_MODEL
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import Prepared, Vocab, prepare
 
 from . import cache, links
 from .i18n import current_lang, error_text, has, t
@@ -137,7 +137,7 @@ def apply_pending_model() -> None:
 
 def keep_run(run) -> str:
     """Keep a training run's model (as trained so far) as an own model, current from the next run."""
-    from rnnviz.corpus import model_meta
+    from rnnviz.explain.train import model_meta
     run.finish()
     return use_model(run.name, run.model, run.vocab, model_meta(run, run.name))
 

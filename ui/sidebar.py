@@ -10,9 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from rnnviz import limits
-from rnnviz.catalog import START_MODEL
 from rnnviz.errors import InputError
-from rnnviz.text import decode_upload, upload_lines
+from rnnviz.store.catalog import START_MODEL
+from rnnviz.text.tokenize import decode_upload, upload_lines
 
 from . import links, navigation, session
 from .i18n import LANG_NAMES, error_text, first_visit_lang, languages, t

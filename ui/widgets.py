@@ -10,10 +10,10 @@ from typing import Callable
 
 import streamlit as st
 
-from rnnviz import export
 from rnnviz.errors import InputError
-from rnnviz.exercises import Verdict
+from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.safe_text import escape_md
+from rnnviz.store import export
 
 from .i18n import error_text, t
 

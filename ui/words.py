@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz.catalog import BUILTINS, SUBWORD_FILES
 from rnnviz.errors import InputError
-from rnnviz.text import Prepared, has_cjk, prepare
+from rnnviz.store.catalog import BUILTINS, SUBWORD_FILES
+from rnnviz.text.tokenize import Prepared, has_cjk, prepare
 
 from . import cache, navigation, session
 from .i18n import t

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from rnnviz.formatting import num
+from rnnviz.safe_text import short
+
 from .. import limits
-from ..formatting import num
-from ..safe_text import short
 
 
 def step_labels(tokens) -> list[str]:

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .common import fmt, heatmap
+from rnnviz.figures.common import fmt, heatmap
 
 
 def _box_rows(fig: go.Figure, rows, n_cols: int, color: str = "black") -> go.Figure:

@@ -7,8 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..formatting import num
-from .common import step_labels
+from rnnviz.figures.common import step_labels
+from rnnviz.formatting import num
 
 CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e"}
 

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from .common import AXIS_TEXT, fmt, heatmap, log_axis, step_labels, style
+from rnnviz.figures.common import AXIS_TEXT, fmt, heatmap, log_axis, step_labels, style
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 

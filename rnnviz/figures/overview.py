@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from .hidden import time_heatmap
+from rnnviz.figures.hidden import time_heatmap
 
 HEATMAP_LABELS = {"title": "Hidden states h_t (time left to right, one row per unit)",
                   "x": "step t, input token", "y": "hidden unit", "colorbar": "h value"}

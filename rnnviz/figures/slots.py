@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from ..data import TAGS
-from .common import fmt, heatmap, step_labels
+from rnnviz.conventions import TAGS
+from rnnviz.figures.common import fmt, heatmap, step_labels
 
 TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
                "date": "#54a24b", "time": "#b279a2"}
@@ -122,7 +123,6 @@ def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | Non
     """One panel per tagger: R[t, s] = ||dz_t/dx_s|| (rows the tagged word, columns the input
     word), each panel on its own colour scale (a flattened FNN spreads a small reach over the
     whole square; on a per-word FNN's scale it would look blank), with its own colour bar."""
-    from plotly.subplots import make_subplots
     A = _axes(labels)
     names = list(reach_by_tagger)
     steps = step_labels(tokens)

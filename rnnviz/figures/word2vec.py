@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from .common import fmt
+from rnnviz.figures.common import fmt
 
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 
@@ -114,7 +115,6 @@ def tokenizer_figure(rows, names: dict, title: str, labels: dict | None = None) 
     """compare_tokenizers' rows as three small bar charts side by side (vocabulary size, OOV
     rate in %, mean sequence length), one bar per tokenizer; names maps a row's tokenizer to
     the label shown. Linear axes: every quantity is compared by its length."""
-    from plotly.subplots import make_subplots
     lab = TOKENIZER_LABELS | (labels or {})
     cols = ("vocab_size", "oov_rate", "mean_length")
     fig = make_subplots(rows=1, cols=3, subplot_titles=[lab[c] for c in cols])

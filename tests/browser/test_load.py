@@ -18,10 +18,10 @@ import urllib.parse
 
 import numpy as np
 
-from rnnviz import trace
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.text import prepare
+from rnnviz.engine.trace import trace
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 from tests.browser.conftest import exceptions_on
 
 N = int(os.environ.get("LOAD_SESSIONS", "8"))

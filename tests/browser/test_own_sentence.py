@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rnnviz.catalog import START_MODEL
+from rnnviz.store.catalog import START_MODEL
 from tests.browser.conftest import exceptions_on, wait_ready
 from ui.navigation import existing_pages
 

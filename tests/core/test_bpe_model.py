@@ -7,17 +7,15 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import hidden as hd
-from rnnviz import output as out
-from rnnviz.bptt import jacobian_norms, step_jacobians
-from rnnviz.catalog import (
-    BUILTINS,
-    PRETRAINED,
-    START_MODEL,
-    load_builtin,
-    subword_report,
-)
-from rnnviz.data import (
+from rnnviz.engine import generation
+from rnnviz.engine.jacobians import jacobian_norms, step_jacobians
+from rnnviz.engine.trace import trace
+from rnnviz.explain import hidden as hd
+from rnnviz.explain import output as out
+from rnnviz.explain.embedding import embedding_gradient
+from rnnviz.store.catalog import BUILTINS, PRETRAINED, START_MODEL, load_builtin, subword_report
+from rnnviz.text.bpe import decode
+from rnnviz.text.corpora import (
     CORPORA,
     PATTERNS_FILE,
     english_patterns,
@@ -25,10 +23,7 @@ from rnnviz.data import (
     known_examples,
     lm_pair,
 )
-from rnnviz.embedding import embedding_gradient
-from rnnviz.subwords import decode
-from rnnviz.text import UNK, prepare
-from rnnviz.trace import trace
+from rnnviz.text.tokenize import UNK, prepare
 from tests.oracles import torch_rnn_like
 
 HELDOUT = Path(__file__).resolve().parents[1] / "data" / "en_heldout_everyday.txt"
@@ -162,7 +157,7 @@ def test_output_helpers_read_subword_labels(bpe, cat_trace):
     ranks = out.target_ranks(tr)
     for t in range(tr.T):
         assert ranks[t] == int((tr.p[t] > tr.p[t, y[t]]).sum()) + 1
-    steps = out.generate(bpe[0], x[:3], out.Sampling(max_new=5), eos_id=vocab.stoi["<eos>"])
+    steps = generation.generate(bpe[0], x[:3], generation.Sampling(max_new=5), eos_id=vocab.stoi["<eos>"])
     seq = list(x[:3])
     with torch.no_grad():
         for st in steps:  # greedy: each pick is the argmax of the model run on all so far
@@ -215,7 +210,7 @@ def test_step_view_on_subwords_equals_cross_entropy_autograd(cat_trace, bpe):
 
 
 def test_neighbour_lists_equal_nearest_row_by_row():
-    from rnnviz import embedding as emb
+    from rnnviz.explain import embedding as emb
     g = torch.Generator().manual_seed(3)
     E = torch.randint(-2, 3, (40, 3), generator=g).double()  # small integers: many ties
     E[7] = 0.0  # a zero row: NaN cosines, sorted last
@@ -228,7 +223,7 @@ def test_neighbour_lists_equal_nearest_row_by_row():
 
 
 def test_neighbour_drift_of_the_subword_model_runs(bpe):
-    from rnnviz import embedding as emb
+    from rnnviz.explain import embedding as emb
     model, vocab, _ = bpe
     E0 = torch.randn(model.E.shape, generator=torch.Generator().manual_seed(0))
     drift = emb.neighbour_drift(model.E, E0, list(vocab.itos))
@@ -236,7 +231,7 @@ def test_neighbour_drift_of_the_subword_model_runs(bpe):
 
 
 def test_prepared_says_which_tokenizer_made_the_tokens(bpe):
-    from rnnviz.text import Vocab
+    from rnnviz.text.tokenize import Vocab
     v = Vocab(("<unk>", "a", "b", " "))
     assert prepare("a b", v, "char").tokenizer == "char"
     assert prepare("a b", v).tokenizer == "word" and prepare("a b", v, None).tokenizer == "word"

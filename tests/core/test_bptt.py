@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import InputError, RNNConfig, RNNModel, limits, trace
-from rnnviz.bptt import (
+from rnnviz import InputError, RNNConfig, RNNModel, limits
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.jacobians import (
     gradient_flow,
     hand_bptt,
     jacobian_norms,
@@ -18,8 +19,9 @@ from rnnviz.bptt import (
     spectral_norms,
     step_jacobians,
 )
+from rnnviz.engine.model import activate
+from rnnviz.engine.trace import trace
 from rnnviz.figures.common import fmt
-from rnnviz.model import IGNORE, activate
 
 
 def small_model(H=6, seed=3, nonlinearity="tanh", scale=1.0):
@@ -165,7 +167,7 @@ def test_product_chain_matches_direct_product():
 
 # ---- chains: the notes' numbers, the bound, precision, the exercise -------------------
 
-from rnnviz import chains  # noqa: E402
+from rnnviz.explain import bptt as chains  # noqa: E402
 
 
 @pytest.mark.parametrize("key,value", [("w = 0.5, 3 steps", 0.125), ("w = 0.5, 10 steps", 0.0009765625),
@@ -247,7 +249,7 @@ def test_log_heatmap_shows_zero_and_inf_as_such():
 
 
 def test_jacobian_factors_and_delta_steps():
-    from rnnviz.bptt import delta_steps, jacobian_factors, shared_weight_terms
+    from rnnviz.engine.jacobians import delta_steps, jacobian_factors, shared_weight_terms
 
     model = small_model()
     tr = trace(model, torch.tensor([1, 2, 3, 4]))
@@ -265,7 +267,7 @@ def test_jacobian_factors_and_delta_steps():
 
 
 def test_state_grad_sources_count_only_losses_that_exist():
-    from rnnviz.bptt import state_grad_sources
+    from rnnviz.engine.jacobians import state_grad_sources
     from rnnviz.figures.bptt import paths_bar
 
     model = small_model()
@@ -323,7 +325,7 @@ def test_log_axes_use_exponents_and_steps_are_whole_numbers():
 
 
 def test_jacobian_heatmap_has_its_own_colour_scale():
-    from rnnviz.bptt import jacobian_factors
+    from rnnviz.engine.jacobians import jacobian_factors
     from rnnviz.figures.bptt import jacobian_parts
 
     model = small_model()
@@ -345,13 +347,15 @@ def test_log_ticks_are_decades_or_one_two_five():
     np.testing.assert_allclose(y.tickvals, [0.08, 0.1, 0.15, 0.2, 0.3, 0.4])
 
 
-# ---- issue 17: the all-pairs views on a window of the last steps (rnnviz/jacwindow.py) ----------
+# ---- issue 17: the all-pairs views on a window of the last steps (rnnviz/engine/jacwindow.py) ----------
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from rnnviz import gates, jacwindow, notes_errata  # noqa: E402
-from rnnviz.bptt import backward_jacobian_norms  # noqa: E402
+from rnnviz.engine import jacobians, jacwindow  # noqa: E402
+from rnnviz.engine.jacobians import backward_jacobian_norms  # noqa: E402
+from rnnviz.explain import gates  # noqa: E402
+from rnnviz.explain.notes import errata  # noqa: E402
 
 
 def _cell_model(cell, bidirectional=False, H=5, seed=1):
@@ -394,10 +398,10 @@ def test_windowed_backward_norms_and_input_norms_are_blocks():
     for cell in ("elman", "lstm", "gru"):
         m = _cell_model(cell)
         tr = trace(m, torch.tensor([3, 1, 4, 1, 5, 9, 2, 6, 5]))
-        full = gates.input_jacobian_norms(m, tr)  # (T, T)
-        torch.testing.assert_close(gates.input_jacobian_norms(m, tr, start=6), full[6:, 6:], rtol=1e-12,
+        full = jacobians.input_jacobian_norms(m, tr)  # (T, T)
+        torch.testing.assert_close(jacobians.input_jacobian_norms(m, tr, start=6), full[6:, 6:], rtol=1e-12,
                                    atol=0, equal_nan=True)
-        row = gates.last_state_input_norms(m, tr)  # (T,) exact at any length
+        row = jacobians.last_state_input_norms(m, tr)  # (T,) exact at any length
         torch.testing.assert_close(row, full[-1], rtol=1e-10, atol=1e-300)
         assert gates.first_word_reach_row(row, 1) == pytest.approx(gates.first_word_reach(full, 1), rel=1e-10)
 
@@ -405,7 +409,7 @@ def test_windowed_backward_norms_and_input_norms_are_blocks():
 def test_notes_eigen_claim_on_a_window_is_the_windows():
     model = small_model(scale=1.5)
     tr = trace(model, torch.tensor([1, 4, 2, 9, 9, 0, 3, 8]))
-    part = notes_errata.note002_eigen_claim(model, tr, start=5)
+    part = errata.note002_eigen_claim(model, tr, start=5)
     N = jacobian_norms(model, tr, 2)[5:, 5:]
     assert part["n"] == 2 and part["by_distance"] == pytest.approx(
         [float(torch.diagonal(N, -d).max()) for d in (1, 2)], rel=3e-6)
@@ -446,7 +450,7 @@ def test_state_size_is_the_step_jacobians(cell):
 
 
 def test_exact_norm2_is_the_svd_norm_at_any_scale():
-    from rnnviz.bptt import exact_norm2
+    from rnnviz.engine.jacobians import exact_norm2
     g = torch.Generator().manual_seed(0)
     M = torch.randn(6, 9, 9, dtype=torch.float64, generator=g)
     M[1] *= 1e160  # Gram would overflow without the rescaling
@@ -475,7 +479,7 @@ def test_product_chain_rows_are_svd_norms_of_the_products():
 
 
 def test_shared_weight_summary_is_shared_weight_terms_without_the_stack():
-    from rnnviz.bptt import shared_weight_summary, shared_weight_terms
+    from rnnviz.engine.jacobians import shared_weight_summary, shared_weight_terms
     model = small_model()
     tr = trace(model, torch.tensor([1, 4, 2, 9, 0]), torch.tensor([4, 2, 9, 0, 3]))
     terms, summ = shared_weight_terms(model, tr), shared_weight_summary(model, tr)

@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from rnnviz import limits
-from rnnviz.bundle import FORMAT, load_bundle, save_bundle
+from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.errors import InputError
-from rnnviz.model import RNNConfig, RNNModel
-from rnnviz.text import Vocab
+from rnnviz.store.bundle import FORMAT, load_bundle, save_bundle
+from rnnviz.text.tokenize import Vocab
 
 VOCAB = Vocab(("<pad>", "<unk>", "<bos>", "<eos>", "a", "b"))
 HOSTILE = ("![i](https://example.invalid/i.png)", "[Sign in](https://ex.invalid/a)",

@@ -6,8 +6,9 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.bytecache import ByteLRU, nbytes
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.trace import trace
+from rnnviz.serve.bytecache import ByteLRU, nbytes
 
 
 def test_nbytes_counts_storage_of_tensors_and_arrays():
@@ -86,7 +87,7 @@ def test_rejects_bad_budget():
 
 
 def test_trim_to_budget_drops_oldest_but_keeps_the_current():
-    from rnnviz.bytecache import trim_to_budget
+    from rnnviz.serve.bytecache import trim_to_budget
     store = {"a": "x" * 100, "b": "y" * 100, "c": "z" * 100}
     assert trim_to_budget(store, 150, keep={"a"}, size=len) == ["b", "c"]
     assert list(store) == ["a"]

@@ -6,15 +6,17 @@ import numpy as np
 import pytest
 import torch
 
-import rnnviz.model as model_module
-from rnnviz import RNNConfig, RNNModel, chains, formatting, step_jacobians, trace
-from rnnviz import embedding as emb
-from rnnviz import hidden as hd
-from rnnviz import output as out
-from rnnviz.bptt import gradient_flow, jacobian_factors, loss_to_state_grads
-from rnnviz.exercises import Verdict
+import rnnviz.engine.model as model_module
+from rnnviz import RNNConfig, RNNModel, formatting, step_jacobians
+from rnnviz.engine.generation import Sampling, generate
+from rnnviz.engine.jacobians import gradient_flow, jacobian_factors, loss_to_state_grads
+from rnnviz.engine.trace import trace
+from rnnviz.explain import bptt as chains
+from rnnviz.explain import embedding as emb
+from rnnviz.explain import hidden as hd
+from rnnviz.explain import output as out
+from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.figures.common import fmt
-from rnnviz.generation import Sampling, generate
 
 
 def test_one_number_format_four_significant_digits():
@@ -41,8 +43,9 @@ def test_one_verdict_type_for_every_checker():
     assert wrong.ok is False and wrong.solution and wrong.message
 
 
-def test_generation_module_is_the_one_output_re_exports():
-    assert out.generate is generate and out.Sampling is Sampling
+def test_generation_lives_in_one_module_and_output_does_not_re_export_it():
+    # issue 23: no re-export shims (it asserted out.generate is generate before the move)
+    assert not hasattr(out, "generate") and not hasattr(out, "Sampling")
     model = RNNModel(RNNConfig(6, 3, 4), seed=0)
     steps = generate(model, [1, 2], Sampling("greedy", max_new=3))
     with torch.no_grad():

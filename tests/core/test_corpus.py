@@ -8,9 +8,13 @@ import zipfile
 import pytest
 import torch
 
-from rnnviz import limits, trace
-from rnnviz.bundle import FORMAT, load_bundle, save_bundle
-from rnnviz.corpus import (
+from rnnviz import limits
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.trace import trace
+from rnnviz.engine.train import TrainConfig, perplexity, train
+from rnnviz.errors import InputError
+from rnnviz.explain.train import (
     MIN_VOCAB,
     SEQ_TOKENS,
     build_model,
@@ -28,11 +32,9 @@ from rnnviz.corpus import (
     start_run,
     unknown_share,
 )
-from rnnviz.data import lm_pair
-from rnnviz.errors import InputError
-from rnnviz.model import IGNORE, RNNConfig, RNNModel
-from rnnviz.text import BOS, EOS, Vocab
-from rnnviz.train import TrainConfig, perplexity, train
+from rnnviz.store.bundle import FORMAT, load_bundle, save_bundle
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import BOS, EOS, Vocab
 
 TEXT = "I like cats\nyou like dogs\n\nI like dogs today\ndogs like you\n"
 

@@ -3,11 +3,20 @@ import json
 
 import torch
 
-from rnnviz import IGNORE, RNNConfig, RNNModel
-from rnnviz.catalog import NOTES_E, PRETRAINED, load_builtin
-from rnnviz.data import TAGS, everyday_corpus, lm_pair, lm_tensors, pad_batch, split_heldout, travel_corpus
-from rnnviz.text import BOS, EOS, Vocab
-from rnnviz.train import TrainConfig, perplexity, train
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.train import TrainConfig, perplexity, train
+from rnnviz.store.catalog import NOTES_E, PRETRAINED, load_builtin
+from rnnviz.text.corpora import (
+    TAGS,
+    everyday_corpus,
+    lm_pair,
+    lm_tensors,
+    pad_batch,
+    split_heldout,
+    travel_corpus,
+)
+from rnnviz.text.tokenize import BOS, EOS, Vocab
 
 
 def test_corpora_are_deterministic_and_tagged():

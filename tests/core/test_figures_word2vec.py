@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnviz import word2vec as w2v
+from rnnviz.explain import word2vec as w2v
 from rnnviz.figures import word2vec as figs
 
 

@@ -8,31 +8,31 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz.data import TAGS
-from rnnviz.errors import InputError
-from rnnviz.tagging import (
+from rnnviz.conventions import TAGS
+from rnnviz.engine.taggers import (
     ALL_KINDS,
     FLAT,
     FLAT_LEN,
     KINDS,
     LABELS,
-    TAGGERS_DIR,
     FlatFNNTagger,
-    compare_word,
     context_reach,
-    evaluate,
-    force_tag,
     hidden_states,
     kind_of,
-    load_tagger,
     make_tagger,
     param_count,
-    save_tagger,
+)
+from rnnviz.errors import InputError
+from rnnviz.explain.slots import (
+    compare_word,
+    evaluate,
+    force_tag,
     shifted_heldout,
     tag_sentence,
     tagging_data,
     train_tagger,
 )
+from rnnviz.store.tagger_files import TAGGERS_DIR, load_tagger, save_tagger
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
 K = len(TAGS)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.bptt import jacobian_norms, step_jacobians
-from rnnviz.catalog import default_model
-from rnnviz.formulas import (
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.jacobians import jacobian_norms, step_jacobians
+from rnnviz.engine.trace import trace
+from rnnviz.explain.formulas import (
     activation_name,
     dead_units,
     derivative_name,
@@ -20,7 +20,7 @@ from rnnviz.formulas import (
     step_formula,
     value_range,
 )
-from rnnviz.notes_errata import (
+from rnnviz.explain.notes.errata import (
     float32_floor,
     note002_eigen_claim,
     note002_recursion,
@@ -28,8 +28,9 @@ from rnnviz.notes_errata import (
     note003_gradient_check,
     step_radii,
 )
-from rnnviz.prose import sections
-from rnnviz.text import prepare
+from rnnviz.store.catalog import default_model
+from rnnviz.store.prose import sections
+from rnnviz.text.tokenize import prepare
 
 COMBOS = [("elman", nl, bi) for nl in ("tanh", "relu", "linear") for bi in (False, True)] + \
          [("jordan", nl, False) for nl in ("tanh", "relu", "linear")]
@@ -183,7 +184,7 @@ def test_note003_first_layer_mean_falls_sum_grows_long_range_vanishes():
     assert rows[0]["long_range"] == pytest.approx(1.5e-2, rel=0.05)
     assert rows[-1]["long_range"] < 1e-12  # 2e-13: the part that really vanishes
     for r in rows:  # sum = mean x (B T), checked against autograd of the summed loss
-        from rnnviz import gradcheck
+        from rnnviz.engine import gradcheck
         params, x, y = gradcheck.notes_setting()
         leaves = {k: v.clone().requires_grad_(True) for k, v in params.items()}
         _, z = gradcheck.forward(leaves, x[:, :r["T"]])

@@ -8,10 +8,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.bptt import gradient_flow, jacobian_norms, step_jacobians
-from rnnviz.gates import forget_products, input_jacobian_norms, memory_horizon
-from rnnviz.model import IGNORE
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.jacobians import (
+    forget_products,
+    gradient_flow,
+    input_jacobian_norms,
+    jacobian_norms,
+    memory_horizon,
+    step_jacobians,
+)
+from rnnviz.engine.trace import trace
 
 CASES = [(cell, bi) for cell in ("lstm", "gru") for bi in (False, True)]
 IDS = [3, 1, 4, 1, 5, 6, 2]
@@ -256,7 +263,7 @@ def test_input_jacobian_norms_equal_autograd(cell, bi):
 
     def hs_live(x):
         ctx_vals = {}
-        from rnnviz.model import HookContext
+        from rnnviz.engine.model import HookContext
 
         def rec(name, v, t):
             if name == "hook_hidden":
@@ -324,8 +331,8 @@ def test_gated_configs_refuse_other_nonlinearities():
 
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 def test_bundle_round_trip(cell):
-    from rnnviz.bundle import load_bundle, save_bundle
-    from rnnviz.text import Vocab
+    from rnnviz.store.bundle import load_bundle, save_bundle
+    from rnnviz.text.tokenize import Vocab
     model = RNNModel(RNNConfig(9, 3, 4, cell=cell, bidirectional=True), seed=0)
     vocab = Vocab(tuple(f"w{i}" for i in range(9)))
     again, _, _ = load_bundle(save_bundle(model, vocab))
@@ -335,8 +342,8 @@ def test_bundle_round_trip(cell):
 
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 def test_page6_trains_gated_models(cell):
-    from rnnviz.corpus import read_corpus, start_run
-    from rnnviz.train import TrainConfig
+    from rnnviz.engine.train import TrainConfig
+    from rnnviz.explain.train import read_corpus, start_run
     corpus = read_corpus("the cat sat on the mat\nthe dog sat on the log\n" * 5)
     run = start_run(corpus, 12, 8, 8, cell, "tanh", TrainConfig(steps=40, batch_size=4, lr=0.05))
     run.run()
@@ -347,9 +354,9 @@ def test_page6_trains_gated_models(cell):
 
 @pytest.mark.parametrize("key", ["lstm", "gru"])
 def test_builtin_gated_models_ship_and_match_their_report(key):
-    from rnnviz.catalog import BUILTINS, PRETRAINED, load_builtin, training_report
-    from rnnviz.data import lm_tensors, split_heldout
-    from rnnviz.train import perplexity
+    from rnnviz.engine.train import perplexity
+    from rnnviz.store.catalog import BUILTINS, PRETRAINED, load_builtin, training_report
+    from rnnviz.text.corpora import lm_tensors, split_heldout
     from scripts.build_pretrained import corpus_sentences
     assert key in BUILTINS
     assert (PRETRAINED / f"{key}_lm.pt").stat().st_size < 2_000_000

@@ -7,14 +7,15 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import gated_exercise as gx
-from rnnviz import gates
-from rnnviz import hidden as hd
-from rnnviz import longrange as lr
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
+from rnnviz.engine import cells, jacobians
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
-from rnnviz.trace import trace
+from rnnviz.explain import gates
+from rnnviz.explain import hidden as hd
+from rnnviz.explain import longrange as lr
+from rnnviz.explain.exercises import gates as gx
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
 
 SENTENCE = "Arrive Taipei on November 2nd"
 
@@ -30,14 +31,14 @@ def test_gated_step_reproduces_the_trace_and_torch_nn(key):
     model, tr = _traced(key)
     H = model.cfg.hidden_size
     mod = (torch.nn.LSTM if key == "lstm" else torch.nn.GRU)(model.cfg.embed_dim, H).double()
-    mod.load_state_dict({k: v.double() for k, v in gates.rnn_state_dict(model).items()})
+    mod.load_state_dict({k: v.double() for k, v in cells.rnn_state_dict(model).items()})
     with torch.no_grad():
         ref, _ = mod(tr.x.double())  # (T, H) torch.nn's own loop
     for t in range(tr.T):
         s = gates.gated_step(model, tr, t)
         assert torch.allclose(s["h"], ref[t], atol=1e-5)
         assert torch.allclose(s["h"].float(), tr.h[t, :H], atol=1e-5)
-        for g in gates.GATE_NAMES[key]:
+        for g in cells.GATE_NAMES[key]:
             assert torch.allclose(s[g].float(), tr.gates[g][t, :H], atol=1e-5)
         if key == "lstm":
             assert torch.allclose(s["c"].float(), tr.c[t, :H], atol=1e-5)
@@ -126,12 +127,12 @@ def test_first_word_reach_is_a_ratio_of_autograd_jacobians():
     def last_h(xs):  # hand loop of torch.nn.GRU's equations, float64
         h = xs.new_zeros(H)
         for t in range(xs.shape[0]):
-            h = gates.gru_step(xs[t], h, *W)["h"]
+            h = cells.gru_step(xs[t], h, *W)["h"]
         return h
 
     J = torch.autograd.functional.jacobian(last_h, x)  # (H, T, d)
     want = float(J[:, 1].norm() / J[:, -1].norm())
-    got = gates.first_word_reach(gates.input_jacobian_norms(model, tr), start=1)
+    got = gates.first_word_reach(jacobians.input_jacobian_norms(model, tr), start=1)
     assert got == pytest.approx(want, rel=1e-4)
 
 

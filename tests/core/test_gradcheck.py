@@ -6,8 +6,8 @@ import torch
 import torch.nn as nn
 
 from rnnviz import InputError, RNNConfig, RNNModel
-from rnnviz import gradcheck as gc
-from rnnviz.trace import next_token_targets
+from rnnviz.engine import gradcheck as gc
+from rnnviz.engine.trace import next_token_targets
 
 
 def test_notes_setting_shapes_and_order():

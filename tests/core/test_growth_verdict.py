@@ -3,12 +3,12 @@ import math
 
 import torch
 
-from rnnviz import chains
-from rnnviz.bptt import jacobian_norms
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.text import prepare
-from rnnviz.trace import trace
+from rnnviz.engine.jacobians import jacobian_norms
+from rnnviz.engine.trace import trace
+from rnnviz.explain import bptt as chains
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 
 
 def _setup(scale):

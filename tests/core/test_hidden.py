@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz import hidden as hd
-from rnnviz.catalog import NOTES_VOCAB, notes_model
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
+from rnnviz.explain import hidden as hd
 from rnnviz.figures import hidden as fh
-from rnnviz.text import Vocab
+from rnnviz.store.catalog import NOTES_VOCAB, notes_model
+from rnnviz.text.tokenize import Vocab
 from tests.oracles import torch_rnn_like
 
 IDS = [0, 1, 2]  # "I like cats"
@@ -312,7 +313,7 @@ def test_figures_carry_the_data(notes):
 # ---- reviewer fixes: default overlay, expansion caption, line colours, shapes table -----------
 
 def test_default_overlay_reverses_or_falls_back_to_a_known_preset():
-    from rnnviz.catalog import default_model
+    from rnnviz.store.catalog import default_model
     _, vocab, _ = default_model()
     assert hd.default_overlay(["<bos>", "dog", "bites", "man"], vocab) == ("man bites dog", "")
     # every word unknown: the reversal is empty, so a preset the model knows, with a note
@@ -351,8 +352,8 @@ def test_shape_table_cells_are_short():
 # ---- page 2 rework: Play clock, expansion captions, h_0, ReLU dead units --------------------
 
 def test_play_tick_moves_one_step_per_tick_and_never_jumps():
-    from rnnviz.hidden import PLAY_PERIOD as P
-    from rnnviz.hidden import play_tick
+    from rnnviz.explain.hidden import PLAY_PERIOD as P
+    from rnnviz.explain.hidden import play_tick
     assert play_tick(2, None, 100.0, 4) == (2, 100.0)               # Play starts: no move yet
     assert play_tick(2, 100.0, 100.0 + P, 4) == (3, 100.0 + P)      # a tick: one step
     assert play_tick(4, 100.0, 100.0 + P, 4) == (1, 100.0 + P)      # loops after T
@@ -385,7 +386,7 @@ def test_dead_units_per_step_and_state_norms():
 
 
 def test_param_terms_use_H_d_K():
-    from rnnviz.model import RNNConfig
+    from rnnviz.engine.model import RNNConfig
     rows = hd.param_terms(RNNConfig(5, 3, 4))
     assert [r["formula"] for r in rows] == ["H²", "H · d", "H", "K · H", "K"]
     assert sum(r["count"] for r in rows) == 57

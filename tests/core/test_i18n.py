@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rnnviz import prose as core_prose
+from rnnviz.store import prose as core_prose
 from ui import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_translated_prose_has_the_sections_and_placeholders_of_english(lang):
 def test_every_tokenizer_and_built_in_model_has_a_name_in_the_catalogue():
     """The sidebar names the tokenizer that ran and the model: a tokenizer or model added to
     the core without its catalogue entry would crash the sidebar (KeyError)."""
-    from rnnviz.catalog import BUILTINS, TOKENIZER_LABELS
+    from rnnviz.store.catalog import BUILTINS, TOKENIZER_LABELS
     from ui.i18n import catalogue
     en = catalogue("en")
     assert {f"tokenizer.{k}" for k in TOKENIZER_LABELS} <= en.keys()

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.bptt import (
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.jacobians import (
     SPECTRAL_TOL,
     backward_jacobian_norms,
     jacobian_norms,
@@ -17,11 +17,12 @@ from rnnviz.bptt import (
     spectral_bracket,
     step_jacobians,
 )
-from rnnviz.chains import precision_chain
+from rnnviz.engine.trace import trace
+from rnnviz.explain.bptt import precision_chain
+from rnnviz.explain.hidden import step_terms
 from rnnviz.figures.bptt import jacobian_parts
 from rnnviz.figures.hidden import step_terms_bar
-from rnnviz.hidden import step_terms
-from rnnviz.text import tokenize
+from rnnviz.text.tokenize import tokenize
 
 
 def exact_products(J):

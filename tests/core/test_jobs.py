@@ -5,7 +5,7 @@ import time
 import pytest
 
 from rnnviz import limits
-from rnnviz.jobs import TRAINING_GATE, Pacer, TrainingGate, queued_message
+from rnnviz.serve.jobs import TRAINING_GATE, Pacer, TrainingGate, queued_message
 
 
 def test_gate_admits_k_then_queues_in_order():

@@ -1,8 +1,13 @@
 """The house reads top down: app.py -> pages/ -> ui/ -> rnnviz/ -> torch, no arrow back up.
 
-rnnviz never imports streamlit (no exception) nor the ui layer; ui/ and pages/ hold no maths:
-they never call torch's maths themselves (no torch.autograd, torch.linalg, torch.func, no
-backward()), so every number shown comes from an rnnviz function that a core test checks."""
+Inside rnnviz a table says which package may import which (issue 23): the leaves import nothing
+from rnnviz; engine and text import leaves; store imports engine and text; explain imports all
+of those; figures imports leaves only (tags and words are passed in); serve imports leaves and
+store. rnnviz never imports streamlit (no exception) nor the ui layer; no module imports inside a
+function to dodge a cycle (only an optional heavy dependency may be imported late); no module
+re-exports another's names under an alias. ui/ and pages/ hold no maths."""
+from __future__ import annotations
+
 import ast
 from pathlib import Path
 
@@ -12,6 +17,98 @@ ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "rnnviz"
 UI_FILES = sorted((ROOT / "ui").rglob("*.py")) + sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
 MATHS = ("torch.autograd", "torch.linalg", "torch.func", "torch.nn.functional")
+
+LEAVES = ("errors", "limits", "formatting", "safe_text", "conventions")
+# package -> the packages it may import (itself always)
+MAY_IMPORT = {
+    "leaf": set(),
+    "engine": {"leaf"},
+    "text": {"leaf"},
+    "store": {"leaf", "engine", "text"},
+    "explain": {"leaf", "engine", "text", "store"},
+    "figures": {"leaf"},
+    "serve": {"leaf", "store"},
+    "rnnviz": {"leaf", "engine"},  # rnnviz/__init__.py: the public core contract (DESIGN section 3)
+}
+LATE_IMPORTS = {"jieba"}  # optional heavy dependencies a function may import when first used
+
+
+def kind_of(module: str) -> str:
+    """'rnnviz.engine.model' -> 'engine'; 'rnnviz.limits' -> 'leaf'; 'rnnviz' -> 'rnnviz'."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "rnnviz"
+    return "leaf" if parts[1] in LEAVES else parts[1]
+
+
+def module_name(path: Path, root: Path) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+
+
+def rnnviz_imports(path: Path, root: Path) -> list[tuple[str, int]]:
+    """(imported rnnviz module, line) for every import in one file, relative ones resolved."""
+    found = []
+    here = module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        here = here[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(a.name, node.lineno) for a in node.names if a.name.split(".")[0] == "rnnviz"]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(here[:len(here) - node.level + 1] + ([base] if base else []))
+            if base.split(".")[0] != "rnnviz":
+                continue
+            for a in node.names:  # `from rnnviz.engine import model` names a module
+                sub = f"{base}.{a.name}"
+                is_module = (root / Path(*sub.split("."))).with_suffix(".py").exists() or \
+                    (root / Path(*sub.split(".")) / "__init__.py").exists()
+                found.append((sub if is_module else base, node.lineno))
+    return found
+
+
+def layering_violations(root: Path) -> list[str]:
+    """Every import inside root/rnnviz that the table forbids, as 'file:line: a -> b'."""
+    out = []
+    for path in sorted((root / "rnnviz").rglob("*.py")):
+        mine = module_name(path, root)
+        kind = kind_of(mine)
+        for target, line in rnnviz_imports(path, root):
+            other = kind_of(target)
+            if other != kind and other not in MAY_IMPORT.get(kind, set()):
+                out.append(f"{path.relative_to(root)}:{line}: {kind} -> {other} ({target})")
+    return out
+
+
+def late_imports(path: Path) -> list[str]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    names = [a.name for a in sub.names] if isinstance(sub, ast.Import) else [sub.module or ""]
+                    if not all(n.split(".")[0] in LATE_IMPORTS for n in names):
+                        out.append(f"{node.name}: line {sub.lineno}")
+    return out
+
+
+def aliases(path: Path) -> list[str]:
+    """Module-level `name = imported` or `name = module.attr` of an imported module: a re-export."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            v = node.value
+            if (isinstance(v, ast.Name) and v.id in imported) or (
+                    isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id in imported
+                    and v.value.id not in ("torch", "np", "math", "re", "string")):
+                out.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return out
 
 
 def imported_modules(path: Path) -> list[str]:
@@ -25,6 +122,45 @@ def imported_modules(path: Path) -> list[str]:
     return names
 
 
+def test_the_core_follows_the_dependency_table():
+    assert layering_violations(ROOT) == []
+
+
+def test_the_table_catches_a_planted_wrong_import(tmp_path):
+    """The check can fail: an engine module importing a page lesson is reported."""
+    for pkg in ("engine", "explain"):
+        (tmp_path / "rnnviz" / pkg).mkdir(parents=True)
+        (tmp_path / "rnnviz" / pkg / "__init__.py").write_text("")
+    (tmp_path / "rnnviz" / "__init__.py").write_text("")
+    (tmp_path / "rnnviz" / "limits.py").write_text("X = 1\n")
+    (tmp_path / "rnnviz" / "explain" / "hidden.py").write_text("from rnnviz.engine import model\n")
+    (tmp_path / "rnnviz" / "engine" / "model.py").write_text(
+        "from rnnviz import limits\nfrom rnnviz.explain.hidden import step_terms\n")
+    (tmp_path / "rnnviz" / "engine" / "trace.py").write_text("from ..explain import hidden\n")
+    found = layering_violations(tmp_path)
+    assert found == ["rnnviz/engine/model.py:2: engine -> explain (rnnviz.explain.hidden)",
+                     "rnnviz/engine/trace.py:1: engine -> explain (rnnviz.explain.hidden)"]
+
+
+@pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
+def test_no_import_inside_a_function(path):
+    assert late_imports(path) == []
+
+
+@pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
+def test_no_re_export_alias(path):
+    assert aliases(path) == []
+
+
+def test_sub_packages_hand_on_no_names():
+    """A package's __init__ is a docstring: callers import from the module that defines a name."""
+    for init in sorted(CORE.rglob("__init__.py")):
+        if init.parent == CORE:
+            continue
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert all(isinstance(n, ast.Expr) for n in body), init
+
+
 @pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
 def test_core_module_imports_neither_streamlit_nor_ui(path):
     for name in imported_modules(path):
@@ -35,13 +171,14 @@ def test_there_is_no_ui_helper_left_in_the_core():
     assert not (CORE / "streamlit_ui.py").exists()
 
 
-def test_importing_rnnviz_does_not_load_streamlit():
+def test_importing_rnnviz_does_not_load_streamlit_nor_set_threads():
     import subprocess
     import sys
-    code = "import sys, rnnviz, rnnviz.bptt, rnnviz.figures, rnnviz.prose; print('streamlit' in sys.modules)"
+    code = ("import sys, torch; n = torch.get_num_threads(); import rnnviz, rnnviz.engine.jacobians, "
+            "rnnviz.figures, rnnviz.store.prose; print('streamlit' in sys.modules, torch.get_num_threads() == n)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False True"
 
 
 @pytest.mark.parametrize("path", UI_FILES, ids=lambda p: str(p.relative_to(ROOT)))

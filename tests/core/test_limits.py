@@ -3,11 +3,12 @@ InputError (texts, uploads and query parameters have their own tests in test_tex
 import pytest
 import torch
 
-from rnnviz import InputError, RNNConfig, RNNModel, limits, trace
-from rnnviz.bptt import jacobian_norms
-from rnnviz.bundle import load_bundle
-from rnnviz.embedding import hash_collisions
-from rnnviz.train import TrainConfig
+from rnnviz import InputError, RNNConfig, RNNModel, limits
+from rnnviz.engine.jacobians import jacobian_norms
+from rnnviz.engine.trace import trace
+from rnnviz.engine.train import TrainConfig
+from rnnviz.explain.embedding import hash_collisions
+from rnnviz.store.bundle import load_bundle
 
 
 def test_training_steps_batch_and_learning_rate():

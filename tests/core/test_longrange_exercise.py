@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import trace
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
-from rnnviz.gated_exercise import (
+from rnnviz.explain.exercises.gates import (
     EXPLAIN,
     MISTAKES,
     LSTMExercise,
@@ -13,7 +13,7 @@ from rnnviz.gated_exercise import (
     exercise_answers,
     make_exercise,
 )
-from rnnviz.longrange import (
+from rnnviz.explain.longrange import (
     N_LABELS,
     LongRangeConfig,
     LongRangeNet,
@@ -115,8 +115,8 @@ def test_shipped_longrange_figures_are_reproduced():
     """One row of rnnviz/pretrained/longrange.json retrained here gives the same numbers."""
     import json
 
-    from rnnviz.catalog import PRETRAINED
-    from rnnviz.longrange import run_experiment
+    from rnnviz.explain.longrange import run_experiment
+    from rnnviz.store.catalog import PRETRAINED
     shipped = json.loads((PRETRAINED / "longrange.json").read_text())
     row = next(r for r in shipped["fixed"]["rows"] if r["cell"] == "elman" and r["distance"] == 10)
     again = run_experiment(cells=("elman",), distances=(10,), steps=row["config"]["steps"])["rows"][0]

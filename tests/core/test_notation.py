@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rnnviz import RNNConfig, RNNModel, trace
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
-from rnnviz.model import IGNORE
-from rnnviz.notation import (
+from rnnviz.explain.notes.notation import (
     NOTE_002_KEY,
     PARAM_KEY,
     beside_app,

@@ -7,11 +7,12 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz import notes_facts as nf
-from rnnviz.bptt import loss_to_state_grads
-from rnnviz.catalog import NOTES_E
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.jacobians import loss_to_state_grads
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
+from rnnviz.explain.notes import facts as nf
+from rnnviz.store.catalog import NOTES_E
 
 
 def _model(nonlinearity="tanh", seed=2):
@@ -94,7 +95,7 @@ def test_why_words_are_wrapped_in_marks():
     assert not out["with"]["a_inside_b"] and out["with"]["only_a"] == ["od#"]
     assert out["with"]["only_b"] == ["ds#", "ods"] and out["with"]["shared"] == ["#go", "goo", "ood"]
     assert out["with"]["jaccard"] == pytest.approx(3 / 6) and out["without"]["jaccard"] == pytest.approx(2 / 3)
-    from rnnviz.text import trigram_bucket
+    from rnnviz.text.tokenize import trigram_bucket
     assert out["with"]["buckets_a"] == sorted({trigram_bucket(x, 1000) for x in ["#go", "goo", "ood", "od#"]})
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnnviz import origins
-from rnnviz import word2vec as w2v
-from rnnviz.catalog import load_builtin, subword_report
 from rnnviz.errors import InputError
+from rnnviz.explain import origins
+from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import tokenizer_figure
-from rnnviz.subwords import BPE, compare_tokenizers, decode, learn_bpe
+from rnnviz.store.catalog import load_builtin, subword_report
+from rnnviz.text.bpe import BPE, compare_tokenizers, decode, learn_bpe
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_tokenizer_figure_carries_the_comparison(table):
 
 
 def test_sentences_of_a_page6_corpus_are_words_at_either_level():
-    from rnnviz.corpus import read_corpus
+    from rnnviz.explain.train import read_corpus
     text = "the cat sat\nthe dog ran"
     word, char = read_corpus(text, "word"), read_corpus(text, "char")
     assert origins.sentences_of(word.sequences, "word") == [["the", "cat", "sat"], ["the", "dog", "ran"]]

@@ -9,13 +9,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import output as out
-from rnnviz.catalog import NOTES_VOCAB, load_builtin
-from rnnviz.data import lm_pair
+from rnnviz.conventions import IGNORE
+from rnnviz.engine import generation
+from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
-from rnnviz.model import IGNORE
-from rnnviz.text import BOS, EOS, PAD
-from rnnviz.trace import trace
+from rnnviz.explain import output as out
+from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import BOS, EOS, PAD
 
 
 @pytest.fixture(scope="module")
@@ -230,19 +231,19 @@ def test_padded_batch_limits(notes):
 def test_sampling_distribution_temperature_and_top_k():
     z = torch.tensor([2.0, 1.0, 0.5, -1.0])
     for temp in (0.5, 1.0, 2.0):
-        assert torch.allclose(out.sampling_distribution(z, temp), torch.softmax(z.double() / temp, -1))
-    q = out.sampling_distribution(z, 1.0, 2)
+        assert torch.allclose(generation.sampling_distribution(z, temp), torch.softmax(z.double() / temp, -1))
+    q = generation.sampling_distribution(z, 1.0, 2)
     assert (q[2:] == 0).all() and torch.allclose(q[:2], torch.softmax(z[:2].double(), -1))
 
 
 def test_generation_is_reproducible_with_a_seed(default):
     model, vocab = default
     prefix = [vocab.stoi[BOS]]
-    how = out.Sampling("sample", 1.5, 0, seed=7, max_new=10)
-    a = out.generate(model, prefix, how, vocab.stoi[EOS])
-    b = out.generate(model, prefix, how, vocab.stoi[EOS])
+    how = generation.Sampling("sample", 1.5, 0, seed=7, max_new=10)
+    a = generation.generate(model, prefix, how, vocab.stoi[EOS])
+    b = generation.generate(model, prefix, how, vocab.stoi[EOS])
     assert [s.chosen for s in a] == [s.chosen for s in b]
-    runs = {tuple(s.chosen for s in out.generate(model, prefix, out.Sampling("sample", 1.5, 0, seed=s),
+    runs = {tuple(s.chosen for s in generation.generate(model, prefix, generation.Sampling("sample", 1.5, 0, seed=s),
                                                    vocab.stoi[EOS])) for s in range(6)}
     assert len(runs) > 1  # different seeds draw different continuations
 
@@ -251,37 +252,37 @@ def test_generation_feeds_back_and_stops(default):
     model, vocab = default
     tr = lm_trace(model, vocab, ["Arrive", "Taipei"])
     eos = vocab.stoi[EOS]
-    steps = out.generate(model, list(tr.ids[:2].tolist()), out.Sampling(max_new=30), eos)
+    steps = generation.generate(model, list(tr.ids[:2].tolist()), generation.Sampling(max_new=30), eos)
     assert steps[0].chosen == int(tr.p[1].argmax())  # greedy = the teacher-forced argmax on the prefix
     assert steps[0].p_model == pytest.approx(float(tr.p[1].max()), abs=1e-6)
     for prev, nxt in zip(steps, steps[1:]):
         assert nxt.input_id == prev.chosen  # each pick is fed back
     assert steps[-1].chosen == eos or len(steps) == 30
     assert all(s.chosen != eos for s in steps[:-1])
-    top1 = out.generate(model, [vocab.stoi[BOS]], out.Sampling("sample", 1.0, 1, seed=3, max_new=8), eos)
-    greedy = out.generate(model, [vocab.stoi[BOS]], out.Sampling(max_new=8), eos)
+    top1 = generation.generate(model, [vocab.stoi[BOS]], generation.Sampling("sample", 1.0, 1, seed=3, max_new=8), eos)
+    greedy = generation.generate(model, [vocab.stoi[BOS]], generation.Sampling(max_new=8), eos)
     assert [s.chosen for s in top1] == [s.chosen for s in greedy]
 
 
 def test_generation_length_limit_without_eos(notes):
     model, vocab = notes
-    steps = out.generate(model, [0], out.Sampling("sample", 1.0, 0, seed=1, max_new=5), None)
+    steps = generation.generate(model, [0], generation.Sampling("sample", 1.0, 0, seed=1, max_new=5), None)
     assert len(steps) == 5 and all(0 <= s.chosen < 5 for s in steps)
 
 
 def test_sampling_validation():
     for bad in (dict(strategy="beam"), dict(temperature=0), dict(top_k=-1), dict(max_new=0),
-                dict(max_new=out.MAX_NEW_TOKENS + 1), dict(seed=-1)):
+                dict(max_new=generation.MAX_NEW_TOKENS + 1), dict(seed=-1)):
         with pytest.raises(InputError):
-            out.Sampling(**bad)
+            generation.Sampling(**bad)
     with pytest.raises(InputError):
-        out.generate(None, [], out.Sampling())
+        generation.generate(None, [], generation.Sampling())
 
 
 def test_forcing_rows_side_by_side(default):
     model, vocab = default
     tr = lm_trace(model, vocab, ["Arrive", "Taipei", "on"])
-    steps = out.generate(model, tr.ids[:2].tolist(), out.Sampling(max_new=6), vocab.stoi[EOS])
+    steps = generation.generate(model, tr.ids[:2].tolist(), generation.Sampling(max_new=6), vocab.stoi[EOS])
     rows = out.forcing_rows(tr, vocab, 2, steps)
     assert len(rows) == max(tr.T - 1, len(steps))
     assert rows[0]["teacher forcing: fed"] == rows[0]["free run: fed"] == "Arrive"
@@ -463,7 +464,7 @@ def test_check_both_names_the_first_slip_and_carries_hint_keys():
 
 
 def test_worst_step_and_most_moved_other():
-    from rnnviz.catalog import notes_model
+    from rnnviz.store.catalog import notes_model
     model, _ = notes_model()
     tr = trace(model, [0, 1, 2], [1, 2, -100])
     assert out.worst_step(tr) == int(np.argmax(tr.loss_t[:2].numpy()))

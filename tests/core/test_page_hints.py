@@ -2,8 +2,8 @@
 checker's own message, and every language has it (with the same placeholders)."""
 import numpy as np
 
-from rnnviz import chains
-from rnnviz import tagging as tg
+from rnnviz.explain import bptt as chains
+from rnnviz.explain import slots
 from ui.i18n import text_for
 
 
@@ -19,11 +19,11 @@ def test_chain_slips_have_keys_matching_the_message():
 
 
 def test_jordan_slips_have_keys_matching_the_message():
-    ex = tg.jordan_exercise(0)
+    ex = slots.jordan_exercise(0)
     feedback = ex.W_y @ ex.y_prev
     cases = {"right": ex.answer(), "no_feedback": ex.W_x @ ex.x + ex.b, "no_bias": ex.W_x @ ex.x + feedback,
              "flipped": -ex.answer(), "other": ex.answer() + np.array([100.0, 0.0])}
     for key, a in cases.items():
-        v = tg.check_jordan(ex, list(a))
+        v = slots.check_jordan(ex, list(a))
         assert v.hint_key == f"slots.hint.{key}" and text_for("en", v.hint_key) == v.message, key
         assert v.ok == (key == "right")

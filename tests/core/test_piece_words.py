@@ -1,7 +1,7 @@
 """piece_words: the overview's "you typed" column on the subword model, one word per piece."""
-from rnnviz.catalog import load_builtin
-from rnnviz.summary import piece_words, token_table
-from rnnviz.text import prepare
+from rnnviz.explain.home import piece_words, token_table
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.tokenize import prepare
 
 
 def test_pieces_are_named_by_the_word_they_came_from():

@@ -10,9 +10,10 @@ import torch.nn.functional as F
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.bptt import SPECTRAL_TOL, jacobian_norms, step_jacobians
-from rnnviz.model import IGNORE
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.jacobians import SPECTRAL_TOL, jacobian_norms, step_jacobians
+from rnnviz.engine.trace import trace
 
 PHI = {"tanh": torch.tanh, "relu": torch.relu, "linear": lambda v: v}
 

@@ -1,5 +1,5 @@
 """The replica name and the message a learner sees after a failover."""
-from rnnviz.replica import moved_notice, this_replica
+from rnnviz.serve.replica import moved_notice, this_replica
 
 
 def test_this_replica_reads_a_safe_name_only():

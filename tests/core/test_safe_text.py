@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rnnviz import limits
-from rnnviz.links import (
+from rnnviz.safe_text import WJ, escape_md, quote, short
+from rnnviz.serve.links import (
     link_model_problem,
     overflow_notice,
     rejected_params,
     share_url,
     unused_notice,
 )
-from rnnviz.safe_text import WJ, escape_md, quote, short
 
 PAYLOADS = ("![i](https://example.invalid/i.png)", "[Sign in](https://ex.invalid/a)",
             "<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "$\\frac{1}{0}$",
@@ -137,7 +137,7 @@ def test_share_links_cut_a_long_sentence_to_the_text_limit():
 
 
 def test_long_tokens_are_shortened_on_chart_labels_and_stay_unique():
-    from rnnviz.embedding import vocab_labels
+    from rnnviz.explain.embedding import vocab_labels
     from rnnviz.figures.common import step_labels
     toks = ["x" * 1_000_000, "x" * 1_000_001, "ok"]
     for labels in (step_labels(toks), vocab_labels(toks)):

@@ -8,13 +8,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz.catalog import BUILTINS, PRETRAINED, SUBWORD_FILES, load_builtin, training_report
-from rnnviz.data import lm_pair, lm_tensors, split_heldout
-from rnnviz.model import IGNORE
-from rnnviz.subwords import BPE
-from rnnviz.text import UNK, prepare
-from rnnviz.trace import trace
-from rnnviz.train import perplexity
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.trace import trace
+from rnnviz.engine.train import perplexity
+from rnnviz.store.catalog import BUILTINS, PRETRAINED, SUBWORD_FILES, load_builtin, training_report
+from rnnviz.text.bpe import BPE
+from rnnviz.text.corpora import lm_pair, lm_tensors, split_heldout
+from rnnviz.text.tokenize import UNK, prepare
 from scripts.build_bpe import corpus_sentences, heldout_everyday
 
 KEYS = ("subword_lstm", "subword_gru")

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnviz.data import english_sentences
-from rnnviz.subwords import (
+from rnnviz.text.bpe import (
     BPE,
     BYTE_TOKENS,
     MARK,
@@ -20,6 +19,7 @@ from rnnviz.subwords import (
     merge_pair,
     pretokenize,
 )
+from rnnviz.text.corpora import english_sentences
 
 # Sennrich et al.'s example corpus (low x5, lower x2, newest x6, widest x3)
 SENNRICH = ["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3

@@ -9,32 +9,25 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz.data import TAGS, tag_tensors
+from rnnviz.conventions import IGNORE, TAGS
+from rnnviz.engine.taggers import KINDS, FNNTagger, hidden_states, kind_of, make_tagger, tag_probs
 from rnnviz.errors import InputError
-from rnnviz.model import IGNORE
-from rnnviz.tagging import (
-    KINDS,
-    TAGGERS_DIR,
-    FNNTagger,
+from rnnviz.explain.slots import (
     compare_word,
     confusion,
     evaluate,
     extract_slots,
     force_tag,
-    hidden_states,
-    kind_of,
-    load_tagger,
-    make_tagger,
     revisions,
-    save_tagger,
     scores,
     streaming_tags,
-    tag_probs,
     tag_sentence,
     tagging_data,
     train_tagger,
     with_unknowns,
 )
+from rnnviz.store.tagger_files import TAGGERS_DIR, load_tagger, save_tagger
+from rnnviz.text.corpora import tag_tensors
 from tests.oracles import torch_rnn_like
 
 ARRIVE, LEAVE = "Arrive Taipei on November 2nd", "Leave Taipei on November 2nd"
@@ -301,8 +294,8 @@ def test_streaming_tags_only_the_bidirectional_tagger_revises(shipped):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_jordan_exercise_and_checker(seed):
-    from rnnviz.model import step
-    from rnnviz.tagging import check_jordan, jordan_exercise
+    from rnnviz.engine.model import step
+    from rnnviz.explain.slots import check_jordan, jordan_exercise
     ex = jordan_exercise(seed)
     again = jordan_exercise(seed)  # reproducible from the seed
     assert all(np.array_equal(getattr(ex, f), getattr(again, f))

@@ -3,7 +3,7 @@ import pytest
 
 from rnnviz import limits
 from rnnviz.errors import InputError
-from rnnviz.text import (
+from rnnviz.text.tokenize import (
     BOS,
     EOS,
     PAD,

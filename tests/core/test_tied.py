@@ -3,11 +3,11 @@ E, finite differences in float64, a uniform model's perplexity, and a second tra
 import pytest
 import torch
 
-from rnnviz.data import lm_pair
+from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.errors import InputError
-from rnnviz.model import RNNConfig, RNNModel
-from rnnviz.text import prepare
-from rnnviz.tied import is_tied, tie, tied_gradient_parts, train_tied_model
+from rnnviz.explain.tied import is_tied, tie, tied_gradient_parts, train_tied_model
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 
 pytestmark = pytest.mark.core
 
@@ -48,7 +48,7 @@ def test_gradient_parts_add_up_to_autograd_and_finite_differences(tied):
     ids, tg = torch.tensor(inp), torch.tensor(tgt)
 
     def loss():
-        from rnnviz.model import sequence_loss
+        from rnnviz.engine.model import sequence_loss
         with torch.no_grad():
             return float(sequence_loss(m(ids), tg, "sum")[1])
 

@@ -5,8 +5,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import IGNORE, RNNConfig, RNNModel, trace
-from rnnviz.trace import TRACE_FIELDS, next_token_targets
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.trace import TRACE_FIELDS, next_token_targets, trace
 
 
 def reference(model, ids, targets, reduction):

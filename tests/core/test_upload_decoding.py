@@ -2,7 +2,7 @@
 import pytest
 
 from rnnviz.errors import InputError
-from rnnviz.text import decode_upload
+from rnnviz.text.tokenize import decode_upload
 
 TEXT = "我喜欢猫 I like cats\nsecond line"
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import word2vec as w2v
 from rnnviz.errors import InputError
+from rnnviz.explain import word2vec as w2v
 
 
 def test_window_pairs_on_the_notes_sentence():
@@ -178,7 +178,7 @@ def test_neighbour_overlap_against_brute_force_and_invariances():
 
 
 def test_learned_vectors_beside_the_language_model(trained):
-    from rnnviz.catalog import default_model
+    from rnnviz.store.catalog import default_model
     _, r = trained
     model, vocab, _ = default_model()
     E = model.E.detach()

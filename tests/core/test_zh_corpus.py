@@ -8,8 +8,8 @@ from pathlib import Path
 import jieba
 import pytest
 
-from rnnviz.catalog import zh_model
-from rnnviz.data import (
+from rnnviz.store.catalog import zh_model
+from rnnviz.text.corpora import (
     TAGS,
     ZH_DEFAULT_SENTENCE,
     ZH_ORDER_PRESETS,
@@ -21,8 +21,8 @@ from rnnviz.data import (
     zh_travel_corpus,
     zh_travel_parts,
 )
-from rnnviz.text import Vocab, tokenize
-from rnnviz.text_zh import has_chinese, unknown_rate
+from rnnviz.text.tokenize import Vocab, tokenize, unknown_rate
+from rnnviz.text.zh import has_chinese
 
 HELDOUT = Path(__file__).resolve().parents[1] / "data" / "zh_heldout_everyday.txt"
 

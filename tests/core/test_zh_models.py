@@ -12,8 +12,13 @@ import pandas as pd
 import pytest
 import torch
 
-from rnnviz import trace
-from rnnviz.catalog import (
+from rnnviz.engine.taggers import FLAT, KINDS, context_reach, kind_of
+from rnnviz.engine.trace import trace
+from rnnviz.engine.train import perplexity
+from rnnviz.explain.embedding import order_comparison as embedding_order
+from rnnviz.explain.hidden import order_comparison as hidden_order
+from rnnviz.explain.slots import ZH_SHIFT_PREFIX, compare_word, evaluate, shifted_heldout, tag_sentence
+from rnnviz.store.catalog import (
     BUILTINS,
     PRETRAINED,
     ZH_TAGGERS_DIR,
@@ -25,7 +30,8 @@ from rnnviz.catalog import (
     zh_tagging_data,
     zh_training_report,
 )
-from rnnviz.data import (
+from rnnviz.store.export import csv_bytes, trace_frame
+from rnnviz.text.corpora import (
     TAGS,
     ZH_DEFAULT_SENTENCE,
     ZH_ORDER_PAIR,
@@ -34,22 +40,7 @@ from rnnviz.data import (
     lm_pair,
     lm_tensors,
 )
-from rnnviz.embedding import order_comparison as embedding_order
-from rnnviz.export import csv_bytes, trace_frame
-from rnnviz.hidden import order_comparison as hidden_order
-from rnnviz.tagging import (
-    FLAT,
-    KINDS,
-    ZH_SHIFT_PREFIX,
-    compare_word,
-    context_reach,
-    evaluate,
-    kind_of,
-    shifted_heldout,
-    tag_sentence,
-)
-from rnnviz.text import UNK, prepare
-from rnnviz.train import perplexity
+from rnnviz.text.tokenize import UNK, prepare
 from scripts.build_zh import lm_splits
 from tests.oracles import torch_rnn_like
 
@@ -284,7 +275,7 @@ def test_a_word_of_several_characters(taggers):
     """台北 is two tokens: compared at 北 (its state has read all of it), the form joins its
     characters with nothing between them, and word_tag reads the tags of 东京 in the
     right-context pair. Oracles: compare_word at the single token 北, the tags by position."""
-    from rnnviz.tagging import extract_slots, word_span, word_tag
+    from rnnviz.explain.slots import extract_slots, word_span, word_tag
 
     assert word_span(("到", "达", "台", "北"), "台北") == (2, 4)
     assert word_span(("Arrive", "Taipei", "on"), "taipei") == (1, 2)
@@ -310,7 +301,7 @@ def test_a_word_of_several_characters(taggers):
 def test_a_chinese_date_belongs_to_the_city_after_it():
     """when="after": 晚上七点到巴黎 is the arrival's time although 伦敦 (a departure) came
     before it; with no city after it the one before is taken; English keeps "before"."""
-    from rnnviz.tagging import extract_slots
+    from rnnviz.explain.slots import extract_slots
 
     toks = list("从伦敦出发，晚上七点到巴黎")
     tags = (["other"] + ["departure"] * 2 + ["other"] * 3 + ["time"] * 4 + ["other"]
@@ -330,7 +321,7 @@ def test_the_chinese_prose_claims_in_words_hold(taggers):
     到达 and 离开 all 其他 (so it feeds back the same y); the FNN's errors are mostly cities
     and it almost never gets a departure right; the left-to-right taggers give 东京 one tag
     in both right-context sentences."""
-    from rnnviz.tagging import word_tag
+    from rnnviz.explain.slots import word_tag
 
     vocab = taggers["fnn"][1]
     pair = compare_word(taggers["elman"][0], vocab, *ZH_SLOT_PAIR, ZH_SLOT_WORD)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rnnviz import hidden as hd
-from rnnviz.catalog import load_builtin
-from rnnviz.data import ZH_ORDER_PAIR, ZH_ORDER_PRESETS, ZH_SLOT_PAIR
-from rnnviz.text import prepare
+from rnnviz.explain import hidden as hd
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import ZH_ORDER_PAIR, ZH_ORDER_PRESETS, ZH_SLOT_PAIR
+from rnnviz.text.tokenize import prepare
 
 
 def test_the_chinese_model_is_offered_the_notes_chinese_pairs_first():

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rnnviz.errors import InputError
-from rnnviz.text import Vocab, clean_text, prepare, tokenize
-from rnnviz.text_zh import has_chinese, jieba_tokenizer, segment, tokenizer_name, unknown_rate
+from rnnviz.text.tokenize import Vocab, clean_text, prepare, tokenize, unknown_rate
+from rnnviz.text.zh import has_chinese, jieba_tokenizer, segment, tokenizer_name
 
 ROOT = Path(__file__).resolve().parents[2]
 SENTENCE = "我喜欢猫，也喜欢狗。"
@@ -89,7 +89,7 @@ def test_segmenting_is_quiet_and_writes_nothing(tmp_path):
     work, tmp = tmp_path / "work", tmp_path / "tmp"
     work.mkdir()
     tmp.mkdir()
-    code = ("from rnnviz.text import tokenize; "
+    code = ("from rnnviz.text.tokenize import tokenize; "
             f"print('|'.join(tokenize({SENTENCE!r}, 'zh_word')))")
     env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True,

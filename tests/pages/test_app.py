@@ -1,10 +1,11 @@
 """The app shell and overview page: every input the sidebar takes, on both built-in models."""
 import numpy as np
 
-from rnnviz import limits, trace
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.text import prepare
+from rnnviz import limits
+from rnnviz.engine.trace import trace
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import no_exception, overview_h
 
 
@@ -122,7 +123,7 @@ def test_binary_and_non_utf8_uploads_are_refused_and_the_view_stays(app, monkeyp
 
 
 def test_unknown_model_in_the_url_falls_back_to_the_start_model(app):
-    from rnnviz.catalog import START_MODEL
+    from rnnviz.store.catalog import START_MODEL
     at = app(query={"model": "no-such-model"})
     no_exception(at)
     assert at.sidebar.selectbox(key="model").value == START_MODEL

@@ -2,10 +2,11 @@
 import numpy as np
 import torch
 
-from rnnviz import chains, trace
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.text import prepare
+from rnnviz.engine.trace import trace
+from rnnviz.explain import bptt as chains
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import figures, no_exception
 from tests.conftest import ROOT
 
@@ -167,14 +168,14 @@ def test_what_to_look_at_toc_and_errata(app):
     at = page(app, "I like cats you like dogs")
     md = [m.value for m in at.markdown]
     assert any("What to look at" in m for m in md) and any("(#bptt-paths)" in m for m in md)
-    from rnnviz import notes_errata
+    from rnnviz.explain.notes import errata
     model, vocab, meta = load_builtin("notes")
     ids, targets = lm_pair(list(prepare("I like cats you like dogs", vocab, "word").ids), vocab)
     tr = trace(model, ids, targets)
-    rec = notes_errata.note002_recursion(model, tr)
+    rec = errata.note002_recursion(model, tr)
     from rnnviz.formatting import num
     assert any("What note 002 writes" in m and num(rec["off_literal"]) in m for m in md)
-    claim = notes_errata.note002_eigen_claim(model, tr)
+    claim = errata.note002_eigen_claim(model, tr)
     assert any("Eigenvalues above 1 explode" in m and num(claim["rho_w"]) in m for m in md)
     assert any("does not run" in m and "dtype" in m for m in md)
     assert any("$O(T H^2)$" in m for m in md)
@@ -190,15 +191,15 @@ def test_long_sentence_groups_the_legend(app):
 
 def _own(cell, bidi):
     from rnnviz import RNNConfig, RNNModel
-    from rnnviz.catalog import NOTES_VOCAB
-    from rnnviz.text import Vocab
+    from rnnviz.store.catalog import NOTES_VOCAB
+    from rnnviz.text.tokenize import Vocab
     return RNNModel(RNNConfig(5, 3, 4, cell=cell, bidirectional=bidi), seed=3).eval(), Vocab(NOTES_VOCAB)
 
 
 def test_bidirectional_heatmap_offers_both_directions():
     from streamlit.testing.v1 import AppTest
 
-    from rnnviz.bptt import backward_jacobian_norms
+    from rnnviz.engine.jacobians import backward_jacobian_norms
     model, vocab = _own("elman", True)
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
     at.session_state["own_models"] = {"mine": (model, vocab, {})}
@@ -279,9 +280,10 @@ def _own_over_budget(monkeypatch, cell, H, steps=20, bidirectional=False):
     patched down so that only the last `steps` steps fit."""
     from streamlit.testing.v1 import AppTest
 
-    from rnnviz import jacwindow, limits
-    from rnnviz.links import OWN_PREFIX
-    from rnnviz.model import RNNConfig, RNNModel
+    from rnnviz import limits
+    from rnnviz.engine import jacwindow
+    from rnnviz.engine.model import RNNConfig, RNNModel
+    from rnnviz.serve.links import OWN_PREFIX
 
     _, vocab, _ = load_builtin("default")
     model = RNNModel(RNNConfig(len(vocab), 8, H, cell=cell, bidirectional=bidirectional), seed=0)
@@ -308,7 +310,7 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     assert any(f"has {T} tokens and the model's state has {S} numbers" in v and f"steps {first}–{T} " in v
                and "(the last 20 steps)" in v for v in infos), infos
     [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
-    from rnnviz.bptt import jacobian_norms
+    from rnnviz.engine.jacobians import jacobian_norms
     want = jacobian_norms(model, tr, 2, start=T - 20).numpy()  # == the full matrix's block (core test)
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
     ys = list(hm["data"][0]["y"])
@@ -346,7 +348,7 @@ def test_over_budget_bidirectional_backward_map_is_windowed(monkeypatch):
     at.radio(key="bptt_dir").set_value(at.radio(key="bptt_dir").options[1]).run()
     no_exception(at)
     [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
-    from rnnviz.bptt import backward_jacobian_norms
+    from rnnviz.engine.jacobians import backward_jacobian_norms
     want = backward_jacobian_norms(model, tr, 2, start=tr.T - 15).numpy()
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
     assert list(hm["data"][0]["y"])[0].startswith(f"{tr.T - 14} ")

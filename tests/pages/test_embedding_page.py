@@ -5,11 +5,12 @@ Oracles: the model's own E and autograd dL/dE, the notes' numbers, rnnviz.embedd
 import numpy as np
 import pytest
 
-from rnnviz import RNNModel, trace
-from rnnviz import embedding as emb
-from rnnviz.catalog import default_model
-from rnnviz.data import lm_pair
-from rnnviz.text import prepare
+from rnnviz import RNNModel
+from rnnviz.engine.trace import trace
+from rnnviz.explain import embedding as emb
+from rnnviz.store.catalog import default_model
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import figures, no_exception
 
 PAGE = "pages/embedding.py"
@@ -312,7 +313,7 @@ def test_notes_model_has_no_made_up_before_training(app):
 
 
 def test_tied_rule_updates_a_real_tied_model(app):
-    from rnnviz.tied import tied_gradient_parts, train_tied_model
+    from rnnviz.explain.tied import tied_gradient_parts, train_tied_model
     model, vocab, report = train_tied_model()
     at = app(PAGE)
     at.radio(key="emb_rule").set_value("tied").run()

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rnnviz import gated_exercise as gx
-from rnnviz import gates, longrange
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
+from rnnviz.engine import jacobians
+from rnnviz.engine.trace import trace
+from rnnviz.explain import gates, longrange
+from rnnviz.explain.exercises import gates as gx
 from rnnviz.formatting import num
-from rnnviz.trace import trace
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
 from tests.apptest_helpers import figures, no_exception
 from tests.conftest import ROOT
 
@@ -59,12 +60,12 @@ def test_three_cells_on_one_log_scale_with_the_cores_horizons():
     horizons = {}
     for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
         model, tr = _traced(key)
-        N = gates.input_jacobian_norms(model, tr).numpy()
+        N = jacobians.input_jacobian_norms(model, tr).numpy()
         want = np.log10(np.where(N > 0, N, np.nan))
         got = np.asarray(trace_["z"], dtype=float)
         assert np.allclose(got, want, equal_nan=True, atol=1e-9)
         assert trace_["coloraxis"] == "coloraxis"  # one colour scale for the three
-        horizons[key] = gates.memory_horizon(N)
+        horizons[key] = jacobians.memory_horizon(N)
         reach = gates.first_word_reach(N, 1)
         assert f"{num(reach)} (" in _md(at)
     ca = fig["layout"]["coloraxis"]
@@ -183,9 +184,10 @@ def test_over_budget_maps_show_a_window_of_true_steps(monkeypatch):
     """Issue 17: an own LSTM, a 60-word sentence and a small MAX_JACOBIAN_WORK: the three maps
     show the same last w steps (the core's window), numbered as in the sentence, the message
     says so, and the first word's reach stays exact over the whole sentence."""
-    from rnnviz import jacwindow, limits
-    from rnnviz.links import OWN_PREFIX
-    from rnnviz.model import RNNConfig, RNNModel
+    from rnnviz import limits
+    from rnnviz.engine import jacwindow
+    from rnnviz.engine.model import RNNConfig, RNNModel
+    from rnnviz.serve.links import OWN_PREFIX
 
     _, vocab, _ = load_builtin("lstm")
     model = RNNModel(RNNConfig(len(vocab), 8, 6, cell="lstm"), seed=0)
@@ -206,12 +208,12 @@ def test_over_budget_maps_show_a_window_of_true_steps(monkeypatch):
                for i in at.info), [i.value for i in at.info]
     fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
     for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
-        N = gates.input_jacobian_norms(models[key], trs[key], start=T - w).numpy()  # (w, w)
+        N = jacobians.input_jacobian_norms(models[key], trs[key], start=T - w).numpy()  # (w, w)
         got = np.asarray(trace_["z"], dtype=float)
         assert np.allclose(got, np.log10(np.where(N > 0, N, np.nan)), equal_nan=True, atol=1e-9)
         assert list(trace_["x"])[0] == str(T - w + 1) and list(trace_["x"])[-1] == str(T)
         assert list(trace_["y"])[0].startswith(f"{T - w + 1} ")
-        full = gates.input_jacobian_norms(models[key], trs[key])
+        full = jacobians.input_jacobian_norms(models[key], trs[key])
         assert f"{num(gates.first_word_reach(full, 1))} (" in _md(at)  # exact, whole sentence
     at.session_state["lang"] = "zh"
     at.run()
@@ -223,8 +225,8 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
     """No model in the link: the start model reads BPE subwords, so the page's Elman, LSTM and GRU
     are the subword family, each reads "the cat sat on the mat" with no <unk>, and the page
     says which tokenizer the three read; the heatmaps are the core's on those tokens."""
-    from rnnviz.catalog import START_MODEL, SUBWORD_FILES
-    from rnnviz.text import UNK, prepare
+    from rnnviz.store.catalog import START_MODEL, SUBWORD_FILES
+    from rnnviz.text.tokenize import UNK, prepare
     from tests.conftest import APP
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["text"] = "the cat sat on the mat"  # and no model: the start model
@@ -244,7 +246,7 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
         ids, targets = lm_pair(list(prepare("the cat sat on the mat", vocab, meta["level"]).ids), vocab)
         tokens = vocab.decode(ids)
         assert row["tokens"] == " · ".join(tokens) and UNK not in row["tokens"].split(" · ")
-        N = gates.input_jacobian_norms(model, trace(model, ids, targets)).numpy()
+        N = jacobians.input_jacobian_norms(model, trace(model, ids, targets)).numpy()
         want = np.log10(np.where(N > 0, N, np.nan))
         assert np.allclose(np.asarray(trace_["z"], dtype=float), want, equal_nan=True, atol=1e-9)
     assert at.radio(key="gates_cell").value == "lstm"

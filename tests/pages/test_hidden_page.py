@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import hidden as hd
-from rnnviz.catalog import NOTES_VOCAB, load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.trace import trace
+from rnnviz.engine.trace import trace
+from rnnviz.explain import hidden as hd
+from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
+from rnnviz.text.corpora import lm_pair
 from tests.apptest_helpers import figures, no_exception
 from tests.conftest import ROOT
 
@@ -214,8 +214,8 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     from streamlit.testing.v1 import AppTest
 
     from rnnviz import RNNConfig, RNNModel
-    from rnnviz.catalog import NOTES_VOCAB
-    from rnnviz.text import Vocab
+    from rnnviz.store.catalog import NOTES_VOCAB
+    from rnnviz.text.tokenize import Vocab
 
     model = RNNModel(RNNConfig(5, 3, 4, cell=cell, bidirectional=bidi), seed=3).eval()
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
@@ -328,8 +328,8 @@ def test_relu_and_linear_models_get_true_sentences(phi):
     from streamlit.testing.v1 import AppTest
 
     from rnnviz import RNNConfig, RNNModel
-    from rnnviz.formulas import dead_units
-    from rnnviz.text import Vocab
+    from rnnviz.explain.formulas import dead_units
+    from rnnviz.text.tokenize import Vocab
 
     model = RNNModel(RNNConfig(5, 3, 4, nonlinearity=phi), seed=2).eval()
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)

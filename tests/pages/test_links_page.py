@@ -1,7 +1,7 @@
 """Links: the sidebar reads ?model= and ?text=, explains what it cannot use, and builds the
 share link; the comparison of a link's values with what the widgets ended up with."""
-from rnnviz.catalog import START_MODEL
-from rnnviz.links import link_model_problem, overflowing, rejected_params, share_url
+from rnnviz.serve.links import link_model_problem, overflowing, rejected_params, share_url
+from rnnviz.store.catalog import START_MODEL
 from tests.apptest_helpers import no_exception
 
 

@@ -8,11 +8,11 @@ import re
 import numpy as np
 import pytest
 
-from rnnviz import origins
-from rnnviz import word2vec as w2v
-from rnnviz.catalog import load_builtin
+from rnnviz.explain import origins
+from rnnviz.explain import word2vec as w2v
 from rnnviz.formatting import num, vector
-from rnnviz.subwords import BPE, compare_tokenizers
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.bpe import BPE, compare_tokenizers
 from tests.apptest_helpers import figures, no_exception
 
 PAGE = "pages/origins.py"

@@ -6,11 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from rnnviz import output as out
-from rnnviz import trace
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.text import EOS, prepare
+from rnnviz.engine import generation
+from rnnviz.engine.trace import trace
+from rnnviz.explain import output as out
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import EOS, prepare
 from tests.apptest_helpers import figures, no_exception
 
 PAGE = "pages/output.py"
@@ -91,14 +92,14 @@ def test_generation_greedy_and_seeded_sampling(app):
     at = app(PAGE)
     model, vocab, tr = lm_trace("default", "Arrive Taipei on November 2nd")
     prefix = vocab.decode(tr.ids[:1])
-    greedy = out.generate(model, tr.ids[:1].tolist(), out.Sampling(max_new=12), vocab.stoi[EOS])
+    greedy = generation.generate(model, tr.ids[:1].tolist(), generation.Sampling(max_new=12), vocab.stoi[EOS])
     assert at.code[0].value == " ".join(prefix + [vocab.itos[s.chosen] for s in greedy])
     at.radio(key="out_strategy").set_value("sample").run()
     at.number_input(key="out_seed").set_value(5).run()
     at.slider(key="out_prefix").set_value(3).run()
     no_exception(at)
-    how = out.Sampling("sample", 1.0, 0, 5, 12)
-    sampled = out.generate(model, tr.ids[:3].tolist(), how, vocab.stoi[EOS])
+    how = generation.Sampling("sample", 1.0, 0, 5, 12)
+    sampled = generation.generate(model, tr.ids[:3].tolist(), how, vocab.stoi[EOS])
     expect = " ".join(vocab.decode(tr.ids[:3]) + [vocab.itos[s.chosen] for s in sampled])
     assert at.code[0].value == expect
     at.run()

@@ -7,10 +7,10 @@ A's text or models.
 """
 import numpy as np
 
-from rnnviz import trace
-from rnnviz.catalog import load_builtin
-from rnnviz.data import lm_pair
-from rnnviz.text import prepare
+from rnnviz.engine.trace import trace
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import no_exception, overview_h
 
 SECRET = "you like birds tomorrow"

@@ -5,9 +5,9 @@ import re
 import numpy as np
 import pytest
 
-from rnnviz.catalog import BUILTINS, START_MODEL, load_builtin
 from rnnviz.errors import InputError
-from rnnviz.text import prepare
+from rnnviz.store.catalog import BUILTINS, START_MODEL, load_builtin
+from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import no_exception, overview_h
 from ui import i18n
 from ui.sections.glossary import TERMS
@@ -202,7 +202,7 @@ def test_chinese_on_the_word_model_points_to_a_model_that_reads_it(app):
 
 
 def test_has_cjk():
-    from rnnviz.text import has_cjk
+    from rnnviz.text.tokenize import has_cjk
     assert has_cjk("我喜欢猫") and has_cjk("I like 猫") and has_cjk("ねこ") and not has_cjk("the cat")
 
 

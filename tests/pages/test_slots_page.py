@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnviz import tagging as tg
-from rnnviz.data import TAGS
+from rnnviz.conventions import TAGS
+from rnnviz.engine import taggers
+from rnnviz.explain import slots
+from rnnviz.store import tagger_files
 from tests.apptest_helpers import figure_titles, figures, no_exception
 
 PAGE = "pages/slots.py"
@@ -31,7 +33,7 @@ def test_default_page_renders(app):
     at = app(PAGE)
     no_exception(at)
     tags, rows = grid(at)
-    assert list(tags) == [tg.LABELS[k] for k in tg.KINDS]
+    assert list(tags) == [taggers.LABELS[k] for k in taggers.KINDS]
     titles = figure_titles(at)
     assert any("hidden state at Taipei" in t for t in titles)
     assert any("true vs predicted" in t for t in titles)
@@ -47,12 +49,12 @@ def test_preset_pair(app):
     no_exception(at)
     arrive, rows = grid(at)
     assert rows[1] == "2 Taipei"
-    assert form(at).loc["Destination", tg.LABELS["elman"]] == "Taipei"
-    assert form(at).loc["Date", tg.LABELS["elman"]] == "November 2nd"
+    assert form(at).loc["Destination", taggers.LABELS["elman"]] == "Taipei"
+    assert form(at).loc["Date", taggers.LABELS["elman"]] == "November 2nd"
     at.selectbox(key="slot_source").set_value(LEAVE).run()
     no_exception(at)
     leave, _ = grid(at)
-    fnn, elman = tg.LABELS["fnn"], tg.LABELS["elman"]
+    fnn, elman = taggers.LABELS["fnn"], taggers.LABELS["elman"]
     assert arrive[fnn][1] == leave[fnn][1]
     assert (arrive[elman][1], leave[elman][1]) == ("destination", "departure")
     assert form(at).loc["Departure", elman] == "Taipei"
@@ -93,8 +95,8 @@ def test_jordan_forced_error_changes_the_table(app):
     at.selectbox(key="slot_force_tag").set_value("time").run()
     no_exception(at)
     table = next(df.value for df in at.dataframe if "run" in df.value.columns)
-    jordan = table[table["tagger"] == tg.LABELS["jordan"]]
-    elman = table[table["tagger"] == tg.LABELS["elman"]]
+    jordan = table[table["tagger"] == taggers.LABELS["jordan"]]
+    elman = table[table["tagger"] == taggers.LABELS["elman"]]
     assert list(jordan["1 Arrive"]) == ["other", "time"]
     assert jordan["2 Taipei"].iloc[0] != jordan["2 Taipei"].iloc[1]  # the error travelled on
     assert elman["2 Taipei"].iloc[0] == elman["2 Taipei"].iloc[1]    # Elman did not care
@@ -102,7 +104,7 @@ def test_jordan_forced_error_changes_the_table(app):
 
 def test_exercise_checker(app):
     at = app(PAGE)
-    ex = tg.jordan_exercise(0)
+    ex = slots.jordan_exercise(0)
     at.number_input(key="slot_ex_a1").set_value(float(ex.answer()[0]))
     at.number_input(key="slot_ex_a2").set_value(float(ex.answer()[1]))
     at.button(key="slot_ex_check").click().run()
@@ -148,7 +150,7 @@ def test_a_link_reproduces_the_view(app):
     at = app(PAGE, query={"slot_source": LEAVE_LINK, "slot_pair_tagger": "Bidirectional Elman"})
     no_exception(at)
     assert at.selectbox(key="slot_source").value == LEAVE
-    assert grid(at)[0][tg.LABELS["elman"]][1] == "departure"
+    assert grid(at)[0][taggers.LABELS["elman"]][1] == "departure"
     assert any(t.startswith("Bidirectional Elman: hidden state") for t in figure_titles(at))
 
 
@@ -162,9 +164,9 @@ def test_title_accuracy_wording_and_wrapped_sentence(app):
     prose = " ".join(m.value for m in at.markdown)
     m = re.search(r"leads on the held-out\s+split \(accuracy (\d\.\d{3})\)", prose)
     assert m, "the bidirectional accuracy is written as (accuracy 0.xxx)"
-    data = tg.tagging_data()
-    bi = tg.load_tagger((tg.TAGGERS_DIR / "bi.pt").read_bytes())[0]
-    assert m[1] == f"{tg.evaluate(bi, data)['accuracy']:.3f}"
+    data = slots.tagging_data()
+    bi = tagger_files.load_tagger((tagger_files.TAGGERS_DIR / "bi.pt").read_bytes())[0]
+    assert m[1] == f"{slots.evaluate(bi, data)['accuracy']:.3f}"
 
 
 def test_fifth_tagger_reach_and_shifted_scores(app):
@@ -173,17 +175,17 @@ def test_fifth_tagger_reach_and_shifted_scores(app):
     at = app(PAGE)
     at.selectbox(key="slot_source").set_value(ARRIVE).run()
     no_exception(at)
-    flat = tg.load_tagger((tg.TAGGERS_DIR / "flat.pt").read_bytes())[0]
-    fnn = tg.load_tagger((tg.TAGGERS_DIR / "fnn.pt").read_bytes())[0]
-    data = tg.tagging_data()
-    ids = tg.prepare("Arrive Taipei on November 2nd", data.vocab).ids
+    flat = tagger_files.load_tagger((tagger_files.TAGGERS_DIR / "flat.pt").read_bytes())[0]
+    fnn = tagger_files.load_tagger((tagger_files.TAGGERS_DIR / "fnn.pt").read_bytes())[0]
+    data = slots.tagging_data()
+    ids = slots.prepare("Arrive Taipei on November 2nd", data.vocab).ids
     fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("How far each tag"))
-    np.testing.assert_allclose(fig["data"][0]["z"], tg.context_reach(fnn, ids), rtol=1e-6)
-    np.testing.assert_allclose(fig["data"][1]["z"], tg.context_reach(flat, ids), rtol=1e-6)
+    np.testing.assert_allclose(fig["data"][0]["z"], taggers.context_reach(fnn, ids), rtol=1e-6)
+    np.testing.assert_allclose(fig["data"][1]["z"], taggers.context_reach(flat, ids), rtol=1e-6)
     table = next(df.value for df in at.dataframe if "accuracy with “please” in front" in df.value.columns)
-    row = table[table["tagger"] == tg.LABELS[tg.FLAT]].iloc[0]
-    assert row["held-out accuracy"] == f"{tg.evaluate(flat, data)['accuracy']:.3f}"
-    assert row["accuracy with “please” in front"] == f"{tg.evaluate(flat, tg.shifted_heldout(data))['accuracy']:.3f}"
+    row = table[table["tagger"] == taggers.LABELS[taggers.FLAT]].iloc[0]
+    assert row["held-out accuracy"] == f"{slots.evaluate(flat, data)['accuracy']:.3f}"
+    assert row["accuracy with “please” in front"] == f"{slots.evaluate(flat, slots.shifted_heldout(data))['accuracy']:.3f}"
     assert any("plays no part here" in i.value for i in at.info)
     assert any("(#slots-flat)" in m.value for m in at.markdown)
 
@@ -211,10 +213,10 @@ def zh_app(app, query: dict | None = None):
 
 def test_chinese_pair_table_shows_the_chinese_taggers_tags(app):
     """到达台北 vs 离开台北: the pair table's tags at 台北 (read at 北, the word's last character)
-    against rnnviz.tagging.tag_sentence on the shipped Chinese taggers, in Chinese names; the
+    against rnnviz.explain.slots.tag_sentence on the shipped Chinese taggers, in Chinese names; the
     FNN's distance is 0, Elman's is not."""
-    from rnnviz.catalog import zh_taggers
-    from rnnviz.data import ZH_SLOT_PAIR
+    from rnnviz.store.catalog import zh_taggers
+    from rnnviz.text.corpora import ZH_SLOT_PAIR
 
     at = zh_app(app)
     no_exception(at)
@@ -222,7 +224,7 @@ def test_chinese_pair_table_shows_the_chinese_taggers_tags(app):
     rows = {r["标注器"]: r for _, r in table.iterrows()}
     labels = {"fnn": "FNN（只看单个字）", "elman": "Elman RNN", "jordan": "Jordan RNN", "bi": "双向 Elman"}
     for kind, (model, vocab, _) in zh_taggers().items():
-        a, b = (tg.tag_sentence(model, vocab, s) for s in ZH_SLOT_PAIR)
+        a, b = (slots.tag_sentence(model, vocab, s) for s in ZH_SLOT_PAIR)
         assert a.tokens[3] == b.tokens[3] == "北"
         row = rows[labels[kind]]
         assert (row["“到达”之后的标签"], row["“离开”之后的标签"]) == (ZH_NAMES[a.tags[3]], ZH_NAMES[b.tags[3]])
@@ -239,7 +241,7 @@ def test_chinese_presets_tag_per_character_with_chinese_tag_names(app):
     """The notes' preset in Chinese: one grid row per character, the cells say 目的地 / 出发地
     (oracle: tag_sentence on the Chinese taggers), the form joins 台北 with no space, and the
     preset labels name the sentences they tag."""
-    from rnnviz.catalog import zh_taggers
+    from rnnviz.store.catalog import zh_taggers
 
     at = zh_app(app)
     options = at.selectbox(key="slot_source").options
@@ -252,7 +254,7 @@ def test_chinese_presets_tag_per_character_with_chinese_tag_names(app):
     assert list(fig["data"][0]["y"]) == [f"{k + 1} {c}" for k, c in enumerate("十一月二日离开台北")]
     texts = np.asarray(fig["data"][0]["text"])
     for j, (model, vocab, _) in enumerate(zh_taggers().values()):
-        tags = tg.tag_sentence(model, vocab, "十一月二日离开台北").tags
+        tags = slots.tag_sentence(model, vocab, "十一月二日离开台北").tags
         assert [x.split(" ")[0] for x in texts[:, j]] == [ZH_NAMES[x] for x in tags]
     assert {d["name"] for d in fig["data"][1:]} == set(ZH_NAMES.values())  # the legend
     form = next(df.value for df in at.dataframe if df.value.index.name == "槽")
@@ -272,7 +274,7 @@ def test_chinese_presets_tag_per_character_with_chinese_tag_names(app):
 def test_chinese_right_context_stream_and_fifth_tagger(app):
     """东京是我的目的地 / 出发地: the right-context table and the stream read per character with
     the bidirectional tagger's live tags; the Chinese flattened FNN and the 请 shift."""
-    from rnnviz.catalog import zh_flat_tagger, zh_taggers, zh_tagging_data
+    from rnnviz.store.catalog import zh_flat_tagger, zh_taggers, zh_tagging_data
 
     at = zh_app(app)
     no_exception(at)
@@ -280,7 +282,7 @@ def test_chinese_right_context_stream_and_fifth_tagger(app):
     col_a, col_b = "“东京是我的目的地”中的 东京", "“东京是我的出发地”中的 东京"
     right = next(df.value for df in at.dataframe if col_a in df.value.columns)
     row = right[right["标注器"] == "双向 Elman"].iloc[0]
-    want = [tg.word_tag(tg.tag_sentence(bi, vocab, s), "东京") for s in ("东京是我的目的地", "东京是我的出发地")]
+    want = [slots.word_tag(slots.tag_sentence(bi, vocab, s), "东京") for s in ("东京是我的目的地", "东京是我的出发地")]
     assert [row[col_a], row[col_b]] == [ZH_NAMES[w] for w in want] == ["目的地", "出发地"]
     stream = next(df.value for df in at.dataframe if "读了 1 个字之后" in df.value.index)
     assert list(stream.columns) == list("东京是我的出发地")
@@ -290,8 +292,8 @@ def test_chinese_right_context_stream_and_fifth_tagger(app):
     shifted = "句首加上“请”后的准确率"
     table = next(df.value for df in at.dataframe if shifted in df.value.columns)
     frow = table[table["标注器"] == "读入补齐整句的 FNN"].iloc[0]
-    assert frow["留出集准确率"] == f"{tg.evaluate(flat, data)['accuracy']:.3f}"
-    assert frow[shifted] == f"{tg.evaluate(flat, tg.shifted_heldout(data, ('请',)))['accuracy']:.3f}"
+    assert frow["留出集准确率"] == f"{slots.evaluate(flat, data)['accuracy']:.3f}"
+    assert frow[shifted] == f"{slots.evaluate(flat, slots.shifted_heldout(data, ('请',)))['accuracy']:.3f}"
     prose = " ".join(m.value for m in at.markdown)
     assert f"L = {flat.cfg.max_len} 个字" in prose
     assert "东京”分别标为目的地和出发地" in prose
@@ -300,7 +302,7 @@ def test_chinese_right_context_stream_and_fifth_tagger(app):
 def test_chinese_jordan_risk_and_exercise_use_chinese_tag_names(app):
     """十 starts the notes' sentences and is a date: the wrong tag offered first is 时间, and
     forcing 日期 says it changes nothing; the table's tags are Chinese names (oracle: force_tag)."""
-    from rnnviz.catalog import zh_taggers
+    from rnnviz.store.catalog import zh_taggers
 
     at = zh_app(app, {"slot_source": "讲义：十一月二日到达台北"})
     no_exception(at)
@@ -308,17 +310,17 @@ def test_chinese_jordan_risk_and_exercise_use_chinese_tag_names(app):
     assert not any("本来就是" in i.value for i in at.info)
     table = next(df.value for df in at.dataframe if "运行" in df.value.columns)
     jordan, vocab, _ = zh_taggers()["jordan"]
-    ids = tg.prepare("十一月二日到达台北", vocab).ids
-    forced = [ZH_NAMES[TAGS[k]] for k in tg.force_tag(jordan, ids, 0, "time").argmax(1)]
+    ids = slots.prepare("十一月二日到达台北", vocab).ids
+    forced = [ZH_NAMES[TAGS[k]] for k in slots.force_tag(jordan, ids, 0, "time").argmax(1)]
     row = table[(table["标注器"] == "Jordan RNN") & (table["运行"] == "第 1 步被强制为 时间")].iloc[0]
     assert list(row.iloc[2:]) == forced and forced[0] == "时间"
     assert any(t.startswith("第 1 步被强制为“时间”") for t in figure_titles(at))
     at.selectbox(key="slot_force_tag").set_value("日期").run()
     no_exception(at)
     assert any("本来就是“日期”" in i.value for i in at.info)  # 十 is a date already
-    ex = tg.jordan_exercise(0)
+    ex = slots.jordan_exercise(0)
     prose = " ".join(m.value for m in at.markdown)
-    assert f"上一个标签是*{ZH_NAMES[tg.EXERCISE_TAGS[ex.prev_tag]]}*" in prose
+    assert f"上一个标签是*{ZH_NAMES[slots.EXERCISE_TAGS[ex.prev_tag]]}*" in prose
 
 
 def test_chinese_page_opens_on_the_notes_sentence_and_its_link_reopens_it(app):
@@ -340,10 +342,10 @@ first, which names the page's parameters as unused there: the browser test check
     again.selectbox(key="slot_source").set_value("侧边栏的句子").run()
     no_exception(again)
     rows = next(f for f in figures(again) if f["layout"]["title"]["text"].startswith("每个字的标签"))
-    from rnnviz.catalog import zh_tagging_data
+    from rnnviz.store.catalog import zh_tagging_data
 
     cur = again.sidebar.text_area(key="text").value
-    tokens = tg.prepare(cur, zh_tagging_data().vocab).tokens
+    tokens = slots.prepare(cur, zh_tagging_data().vocab).tokens
     assert list(rows["data"][0]["y"]) == [f"{k + 1} {w}" for k, w in enumerate(tokens)]
 
 
@@ -351,7 +353,7 @@ def test_chinese_typed_sentence_unknown_characters_and_the_flat_length(app):
     """A typed Chinese sentence: unknown characters named (joined by 、), read as <unk>; one
     longer than the flattened FNN's fixed length gets the warning in Chinese and the map falls
     back to the notes' sentence."""
-    from rnnviz.catalog import zh_flat_tagger
+    from rnnviz.store.catalog import zh_flat_tagger
 
     at = zh_app(app, {"slot_source": "自己输入…"})
     assert at.text_input(key="slot_text").value == "我要在早上八点到达首尔"
@@ -377,7 +379,7 @@ def test_chinese_typed_sentence_unknown_characters_and_the_flat_length(app):
 def test_chinese_retrain_on_the_chinese_data(app):
     """A small tagger trained in a 中文 session learns from the Chinese corpus (its E has one row
     per character of it) and joins the grid as a fifth column, named in Chinese."""
-    from rnnviz.catalog import zh_tagging_data
+    from rnnviz.store.catalog import zh_tagging_data
 
     at = zh_app(app)
     train_small(at, "训练")

@@ -2,8 +2,8 @@
 overview's tokens are the BPE tokens rnnviz computes, with no <unk> anywhere in the tables."""
 import pytest
 
-from rnnviz.catalog import load_builtin
-from rnnviz.text import prepare
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import no_exception
 
 PAGES = ["pages/home.py", "pages/embedding.py", "pages/hidden.py", "pages/output.py",

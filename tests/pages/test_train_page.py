@@ -6,12 +6,19 @@ import numpy as np
 import pytest
 import torch
 
-from rnnviz import trace
-from rnnviz.bundle import FORMAT, load_bundle, save_bundle
-from rnnviz.corpus import build_model, build_vocab, corpus_perplexity, read_corpus, start_run, unknown_share
-from rnnviz.data import lm_pair
-from rnnviz.export import token_frame
-from rnnviz.train import TrainConfig
+from rnnviz.engine.trace import trace
+from rnnviz.engine.train import TrainConfig
+from rnnviz.explain.train import (
+    build_model,
+    build_vocab,
+    corpus_perplexity,
+    read_corpus,
+    start_run,
+    unknown_share,
+)
+from rnnviz.store.bundle import FORMAT, load_bundle, save_bundle
+from rnnviz.store.export import token_frame
+from rnnviz.text.corpora import lm_pair
 from tests.apptest_helpers import figures, no_exception
 from ui import session as ui
 from ui.navigation import APP_ROOT
@@ -191,8 +198,8 @@ def test_malicious_and_broken_model_files_are_refused(app, monkeypatch, tmp_path
     buf = io.BytesIO()
     torch.save({"format": FORMAT, "meta": Evil(marker)}, buf)
     tagger = io.BytesIO()
-    from rnnviz.model import RNNConfig, RNNModel
-    from rnnviz.text import Vocab
+    from rnnviz.engine.model import RNNConfig, RNNModel
+    from rnnviz.text.tokenize import Vocab
     tag_model = RNNModel(RNNConfig(vocab_size=5, embed_dim=2, hidden_size=2, num_outputs=3))
     tagger.write(save_bundle(tag_model, Vocab(tuple("abcde"))))
     for data, words in ((buf.getvalue(), "could not be read safely"), (b"garbage", "not a model file"),

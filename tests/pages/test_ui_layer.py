@@ -3,7 +3,7 @@ rule, and J computed once per (model, sentence) on the BPTT page."""
 import torch
 from streamlit.testing.v1 import AppTest
 
-import rnnviz.bptt
+import rnnviz.engine.jacobians
 from tests.apptest_helpers import no_exception
 
 PAGE = "pages/bptt.py"
@@ -12,7 +12,7 @@ PAGE = "pages/bptt.py"
 def exercise_script():
     import streamlit as st
 
-    from rnnviz.exercises import Verdict
+    from rnnviz.explain.exercises.verdict import Verdict
     from ui.widgets import exercise
 
     def check(answer):
@@ -73,8 +73,8 @@ def cache_script():
 
 def test_cache_keys_on_the_weights_and_the_sentence(monkeypatch):
     calls = []
-    real = rnnviz.bptt.step_jacobians
-    monkeypatch.setattr(rnnviz.bptt, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))
+    real = rnnviz.engine.jacobians.step_jacobians
+    monkeypatch.setattr(rnnviz.engine.jacobians, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))
     at = AppTest.from_function(cache_script, default_timeout=60).run()
     no_exception(at)
     J0 = at.session_state["J"]
@@ -91,8 +91,8 @@ def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
     st.cache_data.clear()
     cache.jacobian_store().clear()  # the step Jacobians are kept by bytes, outside st.cache_data
     calls = []
-    real = rnnviz.bptt.step_jacobians
-    monkeypatch.setattr(rnnviz.bptt, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))
+    real = rnnviz.engine.jacobians.step_jacobians
+    monkeypatch.setattr(rnnviz.engine.jacobians, "step_jacobians", lambda m, tr: calls.append(1) or real(m, tr))
     at = app(PAGE)
     no_exception(at)
     first = len(calls)

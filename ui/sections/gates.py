@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from rnnviz import gates, jacwindow
-from rnnviz.data import lm_pair
+from rnnviz.engine import cells, jacobians, jacwindow
 from rnnviz.errors import InputError
+from rnnviz.explain import gates
 from rnnviz.figures.gates import gate_heatmaps, influence_heatmaps, kept_figure
 from rnnviz.formatting import num, vector
-from rnnviz.text import prepare
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
 
 from .. import cache, session
 from ..i18n import counted_frame, prose, t
@@ -37,7 +38,7 @@ class Run:
     trace: object
     has_bos: bool
     own_sentence: bool  # True: the learner's words could not be read, its default sentence is used
-    tokenizer: str = "word"  # what cut the text: "word", "bpe", ... (rnnviz.text.Prepared.tokenizer)
+    tokenizer: str = "word"  # what cut the text: "word", "bpe", ... (rnnviz.text.tokenize.Prepared.tokenizer)
 
 
 def intro() -> None:
@@ -83,7 +84,7 @@ def trio(cur: session.Current) -> dict:
     for run in runs:
         win = jacwindow.last_steps(run.trace.T, w)
         norms = cache.input_jacobian_norms(run.model, run.trace, win.start)  # (w, w)
-        horizon = gates.memory_horizon(norms)
+        horizon = jacobians.memory_horizon(norms)
         row = cache.last_state_input_norms(run.model, run.trace)  # (T,)
         horizon["reach"] = gates.first_word_reach_row(row, first_word_step(run.has_bos) - 1)
         horizon["window"] = win
@@ -152,7 +153,7 @@ def readers(runs: dict) -> None:
 def gated_run(cur: session.Current, runs: dict) -> Run:
     """The model of the step and gate views: the current one if gated, else the built-in LSTM
     or GRU chosen here (bound to the URL: gates_cell=lstm|gru)."""
-    if cur.model.cfg.cell in gates.GATED:
+    if cur.model.cfg.cell in cells.GATED:
         st.caption(t("gates.using_current", model=md_escape(cur.label)))
         return runs[cur.model.cfg.cell][0]
     cell = st.radio(t("gates.pick_cell"), ["lstm", "gru"],  # no format_func: the URL keeps the code
@@ -217,7 +218,7 @@ def over_sentence(run: Run) -> None:
     cell, H = run.model.cfg.cell, run.model.cfg.hidden_size
     sat = gates.gate_saturation(run.trace, cell, H)
     st.markdown(prose(PAGE, "sentence_" + cell, **{f"sat_{g}": num(100 * v) for g, v in sat.items()}))
-    values = {g: run.trace.gates[g][:, :H].numpy() for g in gates.GATE_NAMES[cell]}  # (T, H) each
+    values = {g: run.trace.gates[g][:, :H].numpy() for g in cells.GATE_NAMES[cell]}  # (T, H) each
     labels = {k: t(f"gates.fig.gate_{k}") for k in ("title", "x", "y", "gate_bar", "cand_bar", "hover")}
     titles = {g: t(f"gates.gate.{g}") for g in values}
     show_figure(gate_heatmaps(values, run.tokens, "g" if cell == "lstm" else "n", labels, titles),

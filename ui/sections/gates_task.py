@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import gated_exercise as gx
-from rnnviz import longrange
+from rnnviz.explain import longrange
+from rnnviz.explain.exercises import gates as gx
 from rnnviz.figures.gates import longrange_figures
 from rnnviz.formatting import num, vector
 

@@ -11,13 +11,13 @@ import time
 import pandas as pd
 import streamlit as st
 
-from rnnviz import hidden as hd
 from rnnviz import limits
 from rnnviz.errors import InputError
+from rnnviz.explain import hidden as hd
+from rnnviz.explain.home import hidden_peak
+from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
-from rnnviz.notes_facts import initial_state
-from rnnviz.summary import hidden_peak
 
 from .. import session
 from ..cache import cached_trace

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import hidden as hd
+from rnnviz.explain import hidden as hd
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 

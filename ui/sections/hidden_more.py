@@ -7,10 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import hidden as hd
+from rnnviz.explain import hidden as hd
+from rnnviz.explain.formulas import dead_units
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
-from rnnviz.formulas import dead_units
 
 from .. import cache, session
 from ..cache import cached_trace

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz.export import trace_frame
+from rnnviz.explain.home import hidden_peak, model_sizes, piece_words, token_table
 from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
-from rnnviz.summary import hidden_peak, model_sizes, piece_words, token_table
+from rnnviz.store.export import trace_frame
 
 from .. import navigation, session
 from ..i18n import counted_frame, prose, t
@@ -49,7 +49,7 @@ def tokens(cur: session.Current) -> None:
 
 
 def _column_names() -> dict[str, str]:
-    """rnnviz.summary.token_table's column names -> the learner's language."""
+    """rnnviz.explain.home.token_table's column names -> the learner's language."""
     return {"step t": t("home.col_step"), "token": t("home.col_token"), "you typed": t("home.col_typed"),
             "id": t("home.col_id"), "row of E (1-based)": t("home.col_row")}
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import output as out
-from rnnviz.catalog import NOTES_VOCAB
+from rnnviz.explain import output as out
 from rnnviz.figures import output as figs
 from rnnviz.formatting import num
-from rnnviz.text import EOS
+from rnnviz.store.catalog import NOTES_VOCAB
+from rnnviz.text.tokenize import EOS
 
 from .. import session
 from ..i18n import counted_frame, prose, t

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from rnnviz import output as out
+from rnnviz.engine import generation as gen
+from rnnviz.explain import output as out
 from rnnviz.figures import output as figs
 from rnnviz.figures.common import step_labels
 from rnnviz.formatting import num
@@ -57,8 +58,8 @@ def _generation(cur: session.Current) -> None:
     )
     topk = c[2].number_input(t("output.gen_topk"), 0, K, 0, key="out_gen_topk", **BIND, disabled=off)
     seed = c[3].number_input(t("output.seed"), 0, 2**31 - 1, 0, key="out_seed", **BIND, disabled=off)
-    max_new = st.slider(t("output.max_new"), 1, out.MAX_NEW_TOKENS, 12, key="out_max_new", **BIND)
-    how = out.Sampling(strategy, float(temp), int(topk), int(seed), int(max_new))
+    max_new = st.slider(t("output.max_new"), 1, gen.MAX_NEW_TOKENS, 12, key="out_max_new", **BIND)
+    how = gen.Sampling(strategy, float(temp), int(topk), int(seed), int(max_new))
     steps = cache.generate(cur.model, cur.input_ids[:n], how, vocab.stoi.get("<eos>"))
     st.markdown(prose(PAGE, "generation", n=n))
     desc = (

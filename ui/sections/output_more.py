@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from rnnviz import output as out
-from rnnviz.data import lm_pair
+from rnnviz.explain import output as out
 from rnnviz.figures import output as figs
 from rnnviz.figures.common import step_labels
 from rnnviz.formatting import num
-from rnnviz.text import PAD, prepare
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import PAD, prepare
 
 from .. import session
 from ..cache import cached_trace

@@ -10,8 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import limits
-from rnnviz.bundle import load_bundle, save_bundle
-from rnnviz.corpus import (
+from rnnviz.engine.train import TrainConfig
+from rnnviz.errors import InputError
+from rnnviz.explain.train import (
     MIN_VOCAB,
     build_vocab,
     check_language_model,
@@ -23,12 +24,11 @@ from rnnviz.corpus import (
     start_run,
     unknown_share,
 )
-from rnnviz.data import everyday_corpus
-from rnnviz.errors import InputError
-from rnnviz.export import safe_filename, token_frame
 from rnnviz.figures.train import CURVE_LABELS, loss_curve, moving_average
-from rnnviz.jobs import TRAINING_GATE, Pacer
-from rnnviz.train import TrainConfig
+from rnnviz.serve.jobs import TRAINING_GATE, Pacer
+from rnnviz.store.bundle import load_bundle, save_bundle
+from rnnviz.store.export import safe_filename, token_frame
+from rnnviz.text.corpora import everyday_corpus
 
 from .. import session
 from ..i18n import error_text, prose, t

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import chains, gradcheck
+from rnnviz.engine import gradcheck
+from rnnviz.explain import bptt as chains
+from rnnviz.explain.notes.errata import note003_first_layer
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
-from rnnviz.notes_errata import note003_first_layer
 
 from ... import cache, session
 from ...i18n import t

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz.chains import growth_verdict
+from rnnviz.explain.bptt import growth_verdict
 from rnnviz.formatting import num
 
 from ... import cache, session

@@ -9,8 +9,9 @@ import numpy as np
 import streamlit as st
 import torch
 
-from rnnviz import chains, limits
-from rnnviz.bptt import jacobian_factors
+from rnnviz import limits
+from rnnviz.engine.jacobians import jacobian_factors
+from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
@@ -35,7 +36,7 @@ class View:
     N: torch.Tensor  # (w, w) in the chosen norm, steps win.start..T-1
     N2: torch.Tensor  # (w, w) spectral (the bound needs it)
     ord_: object
-    win: object  # rnnviz.jacwindow.Window: the steps the all-pairs views cover
+    win: object  # rnnviz.engine.jacwindow.Window: the steps the all-pairs views cover
 
 
 def _preset(value: float) -> None:

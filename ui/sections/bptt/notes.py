@@ -7,8 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import notation, notes_facts
-from rnnviz import notes_errata as errata
+from rnnviz.explain.notes import errata, facts, notation
 from rnnviz.formatting import num, vector
 
 from ... import cache, session
@@ -108,7 +107,7 @@ def vector_chain(cur: session.Current) -> None:
         if cur.trace.T < 3 or not bool(cur.trace.valid[2]):  # step 3 must exist and have a loss L_3
             st.info(t("bptt.vector_need"))
             return
-        v = notes_facts.vector_chain(cur.model, cur.trace, 2, 0, J=cache.step_jacobians(cur.model, cur.trace))
+        v = facts.vector_chain(cur.model, cur.trace, 2, 0, J=cache.step_jacobians(cur.model, cur.trace))
         text(
             "vector-chain",
             g=num(float(v["grad_h_s"].norm())),
@@ -126,7 +125,7 @@ def vector_chain(cur: session.Current) -> None:
 def backward_cost(cur: session.Current) -> None:
     """The backward pass costs O(T H^2) multiply-adds, step after step: this sentence's count."""
     cfg = cur.model.cfg
-    f = notes_facts.backward_flops(cur.trace.T, cfg.embed_dim, cfg.hidden_size, cfg.K)
+    f = facts.backward_flops(cur.trace.T, cfg.embed_dim, cfg.hidden_size, cfg.K)
     with st.expander(t("bptt.cost_header")):
         text(
             "cost",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz.bptt import delta_steps
+from rnnviz.engine.jacobians import delta_steps
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import chains
+from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import embedding as emb
+from rnnviz.explain import embedding as emb
 
 from ... import session
 from ...i18n import counted_frame, prose, t

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz import embedding as emb
 from rnnviz.errors import InputError
+from rnnviz.explain import embedding as emb
+from rnnviz.explain.formulas import repeat_example
 from rnnviz.figures.embedding import matrix_figure, row_change_figure
 from rnnviz.formatting import num
-from rnnviz.formulas import repeat_example
 
 from ... import cache, session
 from ...i18n import prose
@@ -150,8 +150,8 @@ def tied_rule(cur, lr: float):
 
 def encode_tied(cur, vocab):
     """The sidebar's sentence in the tied model's vocabulary (word level; unknown words <unk>)."""
-    from rnnviz.data import lm_pair
-    from rnnviz.text import prepare
+    from rnnviz.text.corpora import lm_pair
+    from rnnviz.text.tokenize import prepare
     return lm_pair(list(prepare(cur.text, vocab, "word").ids), vocab)
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import embedding as emb
 from rnnviz import limits
+from rnnviz.explain import embedding as emb
+from rnnviz.explain.formulas import step_formula
+from rnnviz.explain.notes.facts import embedding_as_linear
 from rnnviz.figures.embedding import batch_figure, matrix_figure
 from rnnviz.formatting import num, vector
-from rnnviz.formulas import step_formula
-from rnnviz.notes_facts import embedding_as_linear
-from rnnviz.text import PAD, prepare
+from rnnviz.text.tokenize import PAD, prepare
 
 from ... import session
 from ...i18n import prose
@@ -107,7 +107,7 @@ def shapes(cur: session.Current, E) -> None:
 def encode(cur: session.Current, text: str) -> tuple[list[int], list[int]]:
     """Another sentence in the current vocabulary: (input ids, next-token targets), as the model
     would read it (with <bos> when the vocabulary has one)."""
-    from rnnviz.data import lm_pair
+    from rnnviz.text.corpora import lm_pair
     prep = prepare(text, cur.vocab, cur.level)
     for notice in prep.notices:
         st.caption(md_escape(notice))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import embedding as emb
-from rnnviz import hidden as hd
+from rnnviz.explain import embedding as emb
+from rnnviz.explain import hidden as hd
+from rnnviz.explain.notes.facts import why_marks
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
 from rnnviz.formatting import num
-from rnnviz.notes_facts import why_marks
-from rnnviz.subwords import MARK
-from rnnviz.text import SPECIALS, prepare
+from rnnviz.text.bpe import MARK
+from rnnviz.text.tokenize import SPECIALS, prepare
 
 from ... import cache, session
 from ...widgets import code_radio, exercise, exercise_number, guard, md_escape, show_figure

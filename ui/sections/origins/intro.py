@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz import origins
-from rnnviz import word2vec as w2v
+from rnnviz.explain import origins
+from rnnviz.explain import word2vec as w2v
 
 from ... import session
 from ...i18n import prose, t

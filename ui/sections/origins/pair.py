@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import origins
-from rnnviz import word2vec as w2v
 from rnnviz.errors import InputError
+from rnnviz.explain import origins
+from rnnviz.explain import word2vec as w2v
 from rnnviz.formatting import num, vector
 
 from ...i18n import prose, t

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import origins
+from rnnviz.explain import origins
 from rnnviz.figures.word2vec import tokenizer_figure
 from rnnviz.formatting import num
 

@@ -8,11 +8,12 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
 
-from rnnviz import limits, origins
-from rnnviz import word2vec as w2v
+from rnnviz import limits
+from rnnviz.explain import origins
+from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import loss_curve, overlap_figure, projection_figure
 from rnnviz.formatting import num
-from rnnviz.jobs import TRAINING_GATE, Pacer
+from rnnviz.serve.jobs import TRAINING_GATE, Pacer
 
 from ... import cache, session
 from ...i18n import prose, t

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import origins
-from rnnviz import word2vec as w2v
+from rnnviz.explain import origins
+from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import window_figure
 
 from ... import session

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from rnnviz import tagging as tg
-from rnnviz.data import TAGS, ZH_SLOT_PAIR, ZH_SLOT_WORD
+from rnnviz.conventions import TAGS
+from rnnviz.explain import slots
 from rnnviz.formatting import num
+from rnnviz.text.corpora import ZH_SLOT_PAIR, ZH_SLOT_WORD
 
 from ... import cache
 from ...i18n import prose, t
@@ -45,7 +46,7 @@ class SlotSetup:
     """The page's own taggers and data: the sidebar's model plays no part here."""
 
     lang: str
-    data: tg.TaggingData
+    data: slots.TaggingData
     shipped: dict  # kind -> model (the pretrained taggers, read-only, shared)
     flat: object  # note 004's flattened FNN (the fifth tagger)
     presets: dict  # code -> sentence
@@ -77,7 +78,7 @@ def setup(lang: str) -> SlotSetup:
             pair=(*ZH_SLOT_PAIR, ZH_SLOT_WORD),
             right=(ZH_PRESETS["right_a"], ZH_PRESETS["right_b"], "东京"),
             own="我要在早上八点到达首尔",
-            shift=tg.ZH_SHIFT_PREFIX,
+            shift=slots.ZH_SHIFT_PREFIX,
             sep="",
             # the sidebar's everyday sentence is no travel request for these taggers; the notes'
             # Leave sentence is where they disagree (the FNN and Jordan call 台北 a destination)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import tagging as tg
+from rnnviz.engine import taggers
+from rnnviz.explain import slots
 from rnnviz.figures import slots as figs
 from rnnviz.formatting import num
-from rnnviz.text import prepare
+from rnnviz.text.tokenize import prepare
 
 from ... import cache
 from ...i18n import t
@@ -32,7 +33,7 @@ def pair(s: SlotSetup) -> None:
     Taipei (at 北, the last character of 台北, whose state has read all of it)."""
     anchor("pair")
     a, b, word = s.pair
-    pairs = {k: tg.compare_word(m, s.data.vocab, a, b, word) for k, m in s.shipped.items()}
+    pairs = {k: slots.compare_word(m, s.data.vocab, a, b, word) for k, m in s.shipped.items()}
     nums = {f"d_{k}": num(p.distance) for k, p in pairs.items()}
     text(
         "pair",
@@ -57,7 +58,8 @@ def pair(s: SlotSetup) -> None:
         ),
         hide_index=True,
     )
-    kind = coded(st.selectbox, t("slots.pair_tagger"), tg.KINDS, [tagger_label(k) for k in tg.KINDS],
+    kinds = taggers.KINDS
+    kind = coded(st.selectbox, t("slots.pair_tagger"), kinds, [tagger_label(k) for k in kinds],
                  "slot_pair_tagger", index=1)
     p = pairs[kind]
     st.plotly_chart(
@@ -90,7 +92,7 @@ def heldout(s: SlotSetup) -> dict:
     anchor("heldout")
     models = labelled(s)
     scores = {label: cache.heldout_scores(m, s.data) for label, m in models.items()}
-    acc = {k: f"{scores[tagger_label(k)]['accuracy']:.3f}" for k in tg.KINDS}  # 1.000, never a bare "1"
+    acc = {k: f"{scores[tagger_label(k)]['accuracy']:.3f}" for k in taggers.KINDS}  # 1.000, never a bare "1"
     text(
         "heldout",
         n_heldout=len(s.data.heldout),
@@ -99,8 +101,8 @@ def heldout(s: SlotSetup) -> dict:
         n_tokens=scores[tagger_label("fnn")]["tokens"],
     )
     cols = {"tagger": t("slots.col.tagger"), "accuracy": t("slots.col.accuracy")}
-    cols |= {f"F1 {name}": f"F1 {t(f'slots.slot.{key}')}" for key, name in tg.SLOTS.items()}
-    st.dataframe(fmt_table(tg.score_rows(scores), fixed=True).rename(columns=cols), hide_index=True)
+    cols |= {f"F1 {name}": f"F1 {t(f'slots.slot.{key}')}" for key, name in slots.SLOTS.items()}
+    st.dataframe(fmt_table(slots.score_rows(scores), fixed=True).rename(columns=cols), hide_index=True)
     label = st.selectbox(t("slots.cm_tagger"), list(models), index=0, key="slot_cm_tagger", **BIND)
     st.plotly_chart(
         figs.confusion_figure(
@@ -119,12 +121,12 @@ def right_context(s: SlotSetup, acc: dict) -> None:
     anchor("right")
     ra, rb, word = s.right
     right = {
-        label: (tg.tag_sentence(m, s.data.vocab, ra), tg.tag_sentence(m, s.data.vocab, rb))
+        label: (slots.tag_sentence(m, s.data.vocab, ra), slots.tag_sentence(m, s.data.vocab, rb))
         for label, m in labelled(s).items()
     }
 
     def city(tagged) -> str:
-        return "/".join(tag_name(x) for x in tg.word_tag(tagged, word).split("/"))
+        return "/".join(tag_name(x) for x in slots.word_tag(tagged, word).split("/"))
 
     bi = right[tagger_label("bi")]
     text("right", right_a=ra, right_b=rb, bi_a=city(bi[0]), bi_b=city(bi[1]), acc_bi=acc["bi"])
@@ -147,8 +149,8 @@ def right_context(s: SlotSetup, acc: dict) -> None:
 def _stream(s: SlotSetup, sentence: str) -> None:
     """The bidirectional tagger re-tagging the sentence as its tokens arrive."""
     prep = prepare(sentence, s.data.vocab)
-    rows = tg.streaming_tags(s.shipped["bi"], prep.ids)
-    text("stream", sentence=sentence, n_changes=tg.revisions(rows))
+    rows = slots.streaming_tags(s.shipped["bi"], prep.ids)
+    text("stream", sentence=sentence, n_changes=slots.revisions(rows))
     st.dataframe(
         pd.DataFrame(
             [dict(zip(prep.tokens, map(tag_name, row))) for row in rows],

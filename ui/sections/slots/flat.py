@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz import tagging as tg
+from rnnviz.engine import taggers
 from rnnviz.errors import InputError
+from rnnviz.explain import slots
 from rnnviz.figures import slots as figs
-from rnnviz.text import prepare
+from rnnviz.text.tokenize import prepare
 
 from ... import cache
 from ...i18n import error_text, t
@@ -21,9 +22,9 @@ def flat_fnn(s: SlotSetup, sentence: str) -> None:
     text(
         "flat",
         L=s.flat_len,
-        n_flat=tg.param_count(s.flat),
-        n_fnn=tg.param_count(s.shipped["fnn"]),
-        n_elman=tg.param_count(s.shipped["elman"]),
+        n_flat=taggers.param_count(s.flat),
+        n_fnn=taggers.param_count(s.shipped["fnn"]),
+        n_elman=taggers.param_count(s.shipped["elman"]),
     )
     _reach(s, sentence)
     _shifted(s)
@@ -38,7 +39,7 @@ def _reach(s: SlotSetup, sentence: str) -> None:
         ids = prepare(sentence, s.data.vocab).ids
     try:
         reach = {
-            tagger_label(k): tg.context_reach(m, ids)
+            tagger_label(k): taggers.context_reach(m, ids)
             for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))
         }
     except InputError as err:
@@ -51,7 +52,7 @@ def _reach(s: SlotSetup, sentence: str) -> None:
 
 def _shifted(s: SlotSetup) -> None:
     """Held-out accuracy as written and with "please" (请) in front: every slot one place later."""
-    moved = tg.shifted_heldout(s.data, s.shift)
+    moved = slots.shifted_heldout(s.data, s.shift)
     models = {**{tagger_label(k): m for k, m in s.shipped.items()}, tagger_label("flat"): s.flat}
     rows, acc, shifted = [], {}, t("slots.col.acc_shifted", prefix=s.sep.join(s.shift))
     for label, m in models.items():

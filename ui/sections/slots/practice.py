@@ -5,11 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import tagging as tg
-from rnnviz.data import TAGS
+from rnnviz.conventions import TAGS
+from rnnviz.engine import taggers
+from rnnviz.explain import slots
 from rnnviz.figures import slots as figs
 from rnnviz.formatting import num
-from rnnviz.text import prepare
+from rnnviz.text.tokenize import prepare
 
 from ... import cache
 from ...i18n import t
@@ -42,7 +43,7 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
         max_jordan=num(later[tagger_label("jordan")]),
         max_elman=num(later[tagger_label("elman")]),
     )
-    if TAGS[int(tg.tag_probs(s.shipped["jordan"], ids)[step].argmax())] == tag:
+    if TAGS[int(taggers.tag_probs(s.shipped["jordan"], ids)[step].argmax())] == tag:
         st.info(t("slots.force_same", t=step + 1, tag=tag_name(tag)))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.plotly_chart(
@@ -60,8 +61,8 @@ def _forced(s: SlotSetup, ids, tokens, step: int, tag: str) -> tuple[dict, list]
     forced_run = t("slots.run_forced", t=step + 1, tag=tag_name(tag))
     for kind in ("jordan", "elman"):
         m, label = s.shipped[kind], tagger_label(kind)
-        clean, forced = tg.tag_probs(m, ids), tg.force_tag(m, ids, step, tag)
-        changes[label] = tg.distribution_change(clean, forced)
+        clean, forced = taggers.tag_probs(m, ids), slots.force_tag(m, ids, step, tag)
+        changes[label] = slots.distribution_change(clean, forced)
         for run, p in ((t("slots.run_trained"), clean), (forced_run, forced)):
             rows.append(
                 {
@@ -81,7 +82,7 @@ def retrain(s: SlotSetup) -> None:
     with st.form("slot_train_form"):
         c1, c2, c3, c4 = st.columns(4)
         kind = c1.selectbox(
-            t("slots.train_kind"), tg.KINDS, index=1, format_func=tagger_label, key="slot_kind"
+            t("slots.train_kind"), taggers.KINDS, index=1, format_func=tagger_label, key="slot_kind"
         )
         steps = c2.slider(t("slots.train_steps"), 10, 1500, 300, 10, key="slot_steps")
         hidden = c3.slider(t("slots.train_hidden"), 2, 64, 32, key="slot_hidden")
@@ -122,7 +123,7 @@ def _train(s: SlotSetup, kind: str, steps: int, hidden: int, seed: int) -> None:
                 text=t("slots.progress", step=rec["step"], steps=steps, loss=num(rec["loss"])),
             )
 
-    model, history = tg.train_tagger(
+    model, history = slots.train_tagger(
         kind, s.data, hidden_size=hidden, seed=seed, steps=steps, callback=report
     )
     short = t(f"slots.short.{kind}")
@@ -138,13 +139,14 @@ def _train(s: SlotSetup, kind: str, steps: int, hidden: int, seed: int) -> None:
 def by_hand() -> None:
     """One Jordan step by hand: a = W_x x + W_y y_prev + b."""
     anchor("byhand")
-    ex = tg.jordan_exercise(exercise_number("slot_ex") - 1)
-    text("byhand", prev=tag_name(tg.EXERCISE_TAGS[ex.prev_tag]), y_prev=str(ex.y_prev.astype(int).tolist()))
+    ex = slots.jordan_exercise(exercise_number("slot_ex") - 1)
+    prev = tag_name(slots.EXERCISE_TAGS[ex.prev_tag])
+    text("byhand", prev=prev, y_prev=str(ex.y_prev.astype(int).tolist()))
     rows = [t("slots.row", i=1), t("slots.row", i=2)]
     tables = {
         "W_x (2 x 2)": pd.DataFrame(ex.W_x, rows, [t("slots.colnum", i=1), t("slots.colnum", i=2)]),
         "x (2)": pd.DataFrame(ex.x, ["x_1", "x_2"], ["x"]),
-        t("slots.wy_caption"): pd.DataFrame(ex.W_y, rows, [tag_name(x) for x in tg.EXERCISE_TAGS]),
+        t("slots.wy_caption"): pd.DataFrame(ex.W_y, rows, [tag_name(x) for x in slots.EXERCISE_TAGS]),
         "b (2)": pd.DataFrame(ex.b, ["b_1", "b_2"], ["b"]),
     }
     for col, (name, df) in zip(st.columns([2, 1, 3, 1]), tables.items()):
@@ -158,4 +160,4 @@ def by_hand() -> None:
             c2.number_input("a_2", value=0.0, step=1.0, key="slot_ex_a2"),
         ]
 
-    exercise("slot_ex", ask=ask, check=lambda answer: tg.check_jordan(ex, answer))
+    exercise("slot_ex", ask=ask, check=lambda answer: slots.check_jordan(ex, answer))

@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz import limits
-from rnnviz import tagging as tg
 from rnnviz.errors import InputError
+from rnnviz.explain import slots
 from rnnviz.figures import slots as figs
-from rnnviz.text import prepare
+from rnnviz.text.tokenize import prepare
 
 from ... import session
 from ...i18n import error_text, t
@@ -49,12 +49,12 @@ def choose(cur: session.Current, s: SlotSetup):
         sentence = cur.text if source == "sidebar" else s.presets[source]
     models = labelled(s)
     try:
-        tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
+        tagged = {label: slots.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     except InputError as err:
         st.error(md_escape(error_text(err)))
         st.info(t("slots.fallback"))
         sentence = s.presets["arrive"]
-        tagged = {label: tg.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
+        tagged = {label: slots.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     st.code(sentence[:2000], language=None, wrap_lines=True)
     _notices(sentence, s)
     return sentence, tagged
@@ -76,7 +76,7 @@ def look(tagged: dict, acc_gap: tuple) -> None:
         st.markdown(t("slots.look_header"))
         text(
             "look",
-            n_disagree=tg.disagreements(tagged),
+            n_disagree=slots.disagreements(tagged),
             T=len(first.tokens),
             acc_fnn=acc_gap[0],
             acc_bi=acc_gap[1],
@@ -86,7 +86,7 @@ def look(tagged: dict, acc_gap: tuple) -> None:
 def grid(tagged: dict) -> None:
     anchor("grid")
     first = next(iter(tagged.values()))
-    text("grid", n_disagree=tg.disagreements(tagged), T=len(first.tokens))
+    text("grid", n_disagree=slots.disagreements(tagged), T=len(first.tokens))
     unknown = [tok for tok, w in zip(first.tokens, first.words) if w == "<unk>"]
     if unknown:
         text("unknown", unknown=md_escape(t("slots.list_sep").join(dict.fromkeys(unknown))))
@@ -106,9 +106,9 @@ def form(tagged: dict, s: SlotSetup) -> None:
     """Each tagger's filled-in form (a slot's tokens joined by s.sep: nothing between Chinese
     characters; a date's city looked for on the s.when side first)."""
     text("form")
-    forms = {label: tg.extract_slots(v.tokens, v.tags, s.sep, s.when) for label, v in tagged.items()}
-    names = {name: t(f"slots.slot.{key}") for key, name in tg.SLOTS.items()}
-    names[tg.WHEN_OF] = t("slots.slot.when")
+    forms = {label: slots.extract_slots(v.tokens, v.tags, s.sep, s.when) for label, v in tagged.items()}
+    names = {name: t(f"slots.slot.{key}") for key, name in slots.SLOTS.items()}
+    names[slots.WHEN_OF] = t("slots.slot.when")
     city = {c: t(f"slots.when.{c}") for c in ("arrival", "departure")}
     df = pd.DataFrame(forms).map(lambda v: city.get(v, v)).rename(index=names)
     st.dataframe(df.rename_axis(t("slots.slot_header")))

@@ -1,0 +1,212 @@
+"""Vanishing and exploding gradients as products of many factors: the notes' scalar chains,
+norm against distance with its bound, the long-range example, float32 vs float64, the W_h
+scale factor, and the "try it by hand" scalar chain.
+
+Everything is a product: dh_s/dh_t = J_s ... J_{t+1}, n = s - t factors. In the scalar
+case each factor is w * phi'(a_k), so the product is w^n times the local slopes.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import random
+
+import numpy as np
+import torch
+
+from rnnviz.engine.finite import norm2, spectral_radius
+from rnnviz.errors import InputError
+from rnnviz.explain.exercises.verdict import Verdict
+
+# The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
+SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
+                  "w = 2, 10 steps": (2.0, 10), "w = 0.2, 5 steps": (0.2, 5)}
+LONG_RANGE = {"start": 5, "end": 200, "rhos": (0.9, 1.1)}  # note 003: 195 factors
+FLOAT32_SMALLEST_NORMAL = float(torch.finfo(torch.float32).tiny)  # ~1.18e-38
+FLOAT32_MAX = float(torch.finfo(torch.float32).max)  # ~3.40e38
+FLOAT32_EPS = float(torch.finfo(torch.float32).eps)  # ~1.19e-7: the practical floor
+PRACTICAL_FLOOR = 1e-7
+MAX_CHAIN = 2000  # factors in one chain on screen
+
+
+def scalar_chain(w: float, n: int, slopes=None) -> np.ndarray:
+    """Running products of n scalar factors w * slope_k, float64: [1, f1, f1 f2, ...], (n+1,)."""
+    _check_n(n)
+    slopes = np.ones(n) if slopes is None else np.asarray(slopes, dtype=np.float64)
+    if slopes.shape != (n,):
+        raise InputError(f"Give exactly {n} local derivatives.")
+    return np.concatenate([[1.0], np.cumprod(w * slopes)])
+
+
+def _check_n(n: int) -> None:
+    if not (isinstance(n, (int, np.integer)) and 0 <= n <= MAX_CHAIN):
+        raise InputError(f"The number of steps must be a whole number from 0 to {MAX_CHAIN}.")
+
+
+def long_range(rho: float, start: int = LONG_RANGE["start"], end: int = LONG_RANGE["end"]) -> dict:
+    """The factor rho^(end - start) that a signal from step `start` keeps at step `end`."""
+    n = end - start
+    return {"rho": rho, "n": n, "factor": float(np.float64(rho) ** n),
+            "log10": n * math.log10(rho) if rho > 0 else -math.inf}
+
+
+def norm_vs_distance(N: torch.Tensor, J: torch.Tensor, W_h: torch.Tensor | None = None) -> dict:
+    """Per distance d = s - t: the smallest, median and largest ||dh_s/dh_t|| over all t,
+    the bound (max_k ||J_k||_2)^d, and rho^d with rho the spectral radius of W_h.
+
+    N (T, T) all-pair norms (spectral for the bound to hold); J (T, H, H) step Jacobians
+    (J[0] is not part of any product, so it is left out of the max).
+    """
+    N = N.detach().double()
+    T = N.shape[0]
+    d = np.arange(T)
+    diag = [torch.diagonal(N, -k).numpy() for k in d]  # N[t + k, t], t = 0..T-1-k
+    lo = np.array([v.min() for v in diag])
+    mid = np.array([np.median(v) for v in diag])
+    hi = np.array([v.max() for v in diag])
+    used = J[1:].detach().double()
+    max_j = float(norm2(used).max()) if used.shape[0] else 0.0
+    with np.errstate(over="ignore", under="ignore"):
+        bound = np.float64(max_j) ** d
+        rho = spectral_radius(W_h.detach().double()) if W_h is not None else None
+        rho_line = np.float64(rho) ** d if rho is not None else None
+    return {"d": d, "min": lo, "median": mid, "max": hi, "max_J": max_j, "bound": bound,
+            "rho": rho, "rho_line": rho_line}
+
+
+def precision_chain(w: float, n: int) -> dict:
+    """w^k for k = 0..n multiplied step by step in float32 and in float64, and where float32
+    goes wrong: the first k below the smallest normal (~1.2e-38), equal to 0, or inf,
+    and the first k below the ~1e-7 practical floor."""
+    _check_n(n)
+    p32 = _stepwise(w, n, np.float32).astype(np.float64)  # (n+1,) float32 values, shown exactly
+    p64 = _stepwise(w, n, np.float64)  # (n+1,)
+    a32 = np.abs(p32)
+
+    def first(mask):
+        idx = np.flatnonzero(mask)
+        return int(idx[0]) if idx.size else None
+
+    return {"k": np.arange(n + 1), "float32": p32, "float64": p64,
+            "subnormal": first((a32 < FLOAT32_SMALLEST_NORMAL) & (a32 > 0)),
+            "zero": first(a32 == 0), "inf": first(np.isinf(a32)),
+            "floor": first(np.abs(p64) < PRACTICAL_FLOOR)}
+
+
+def _stepwise(w: float, n: int, dtype) -> np.ndarray:
+    """[1, w, w*w, ...] with every product rounded to `dtype`, one multiplication per step.
+
+    Why a loop: torch.cumprod on CPU accumulates float32 in double and rounds only the
+    output, so its "float32" column reached 0 where real float32 arithmetic stays at the
+    smallest subnormal (0.9 x 1.4e-45 rounds back up to 1.4e-45)."""
+    out = np.empty(n + 1, dtype=dtype)
+    out[0] = 1
+    factor = dtype(w)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for k in range(n):
+            out[k + 1] = out[k] * factor  # a dtype x dtype product: rounded like the hardware does
+    return out
+
+
+def nan_examples(w_big: float, n: int) -> list[dict]:
+    """How inf turns into NaN in float32: two exploding paths of opposite sign summed
+    (inf - inf), and an exploding path times a vanished one (0 x inf). float64 alongside."""
+    _check_n(n)
+    rows = []
+    for dtype in (torch.float32, torch.float64):
+        big = torch.tensor(w_big, dtype=dtype) ** n
+        small = torch.tensor(1 / w_big, dtype=dtype) ** n
+        rows.append({"dtype": str(dtype).removeprefix("torch."), "w^n": float(big),
+                     "(1/w)^n": float(small), "w^n - w^n": float(big - big),
+                     "(1/w)^n x w^n": float(small * big)})
+    return rows
+
+
+def scaled_model(model, factor: float):
+    """A deepcopy with W_h multiplied by factor (the shared model is never touched)."""
+    if not (math.isfinite(factor) and 0 <= factor <= 100):
+        raise InputError("The W_h scale factor must be between 0 and 100.")
+    out = copy.deepcopy(model)
+    with torch.no_grad():
+        out.W_h.mul_(factor)
+    return out
+
+
+# ---- try it by hand ------------------------------------------------------------------
+
+def chain_exercise(seed: int) -> dict:
+    """A fresh scalar chain: weight w, n steps, and the local tanh slopes phi'(a_k)."""
+    rng = random.Random(seed)
+    w = rng.choice([0.5, 0.8, 1.5, 2.0, 3.0, -0.5, -2.0])
+    n = rng.randint(2, 4)
+    slopes = [round(rng.uniform(0.3, 1.0), 1) for _ in range(n)]
+    return {"w": w, "n": n, "slopes": slopes, "answer": float(scalar_chain(w, n, slopes)[-1])}
+
+
+def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
+    """Is the learner's product right? If not, name the likely slip (a Verdict: unpacks as
+    (ok, message) for old callers; its solution is the worked product). hint_key / values
+    name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
+    ok, key, values = _check_chain(ex, answer, rel)
+    solution = f"{ex['w']}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
+    return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
+                   solution=solution)
+
+
+# slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
+CHAIN_HINTS = {
+    "nan": "Type a number.",
+    "right": "Right: {w}^{n} × {slopes} = {right}.",
+    "sign": "The size is right but the sign is wrong: count the negative factors.",
+    "w_only": "That is w^n alone: each step also multiplies by its local slope φ'(a_k).",
+    "slopes_only": "That is the product of the slopes alone: each step also multiplies by w.",
+    "added": "You added the factors; the chain rule multiplies them.",
+    "missing": "One factor is missing: there are {n} steps, so {n} factors w · φ'.",
+    "w_times_n": "w × n is a sum; the chain is a product w^n (times the slopes).",
+    "other": "Not quite: multiply the {n} factors w · φ'(a_k) one after another.",
+}
+
+
+def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str, dict]:
+    """(ok, slip, values): which of CHAIN_HINTS fits the answer."""
+    w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
+    if answer is None or not math.isfinite(answer):
+        return False, "nan", {}
+
+    def near(v):
+        return abs(answer - v) <= rel * max(abs(v), 1e-12)
+
+    if near(right):
+        return True, "right", {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)),
+                               "right": f"{right:.6g}"}
+    missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
+    slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
+             (near(sum(w * s for s in slopes)), "added"), (missing, "missing"), (near(w * n), "w_times_n"))
+    for hit, key in slips:
+        if hit:
+            return False, key, {"n": n}
+    return False, "other", {"n": n}
+
+
+# ---- the W_h scale's live verdict (page 4, next to "Scale W_h by") ---------------------------
+
+SCALE_PRESETS = {"vanish": 0.5, "neutral": 1.0, "explode": 3.0}  # preset name -> W_h factor
+GROWTH_BAND = 10.0  # a factor within [1/10, 10] over the sentence reads as "neither"
+
+
+def growth_verdict(N: torch.Tensor) -> dict:
+    """How much a gradient grows or shrinks over the sentence's longest distance n = T - 1:
+    the largest ||dh_s/dh_t|| at that distance (N (T, T), NaN above the diagonal). kind is
+    "grows" (factor > GROWTH_BAND), "shrinks" (< 1/GROWTH_BAND) or "neutral"; a one-step
+    sentence has n = 0, factor 1. Why: the page says "grows x386 over 5 steps" in words, next
+    to the slider, so a learner sees the regime without reading the chart."""
+    N = N.detach().double()
+    n = N.shape[0] - 1
+    factor = float(torch.diagonal(N, -n).max()) if n > 0 else 1.0
+    if not math.isfinite(factor) or factor > GROWTH_BAND:
+        kind = "grows"
+    elif factor < 1 / GROWTH_BAND:
+        kind = "shrinks"
+    else:
+        kind = "neutral"
+    return {"n": n, "factor": factor, "kind": kind}

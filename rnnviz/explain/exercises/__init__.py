@@ -1,0 +1,1 @@
+"""rnnviz.explain.exercises."""

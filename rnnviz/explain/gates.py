@@ -1,0 +1,98 @@
+"""Gated cells (LSTM, GRU) stepped by hand, with PyTorch's equations and gate order exactly.
+
+LSTM (gate rows stacked i, f, g, o, as torch.nn.LSTM):
+    A_t = W_x x_t + b_x + W_h h_{t-1} + b_h                       (4H,)
+    i = sigma(A_i), f = sigma(A_f), g = tanh(A_g), o = sigma(A_o)
+    c_t = f * c_{t-1} + i * g,   h_t = o * tanh(c_t)
+GRU (rows r, z, n, as torch.nn.GRU; b_hn sits inside r * (...)):
+    r = sigma(W_xr x + b_xr + W_hr h + b_hr), z = sigma(W_xz x + b_xz + W_hz h + b_hz)
+    n = tanh(W_xn x + b_xn + r * (W_hn h + b_hn)),   h_t = (1 - z) * n + z * h_{t-1}
+
+Both biases are kept (b_x = bias_ih, b_h = bias_hh) so weights exchange with torch.nn
+one to one: the GRU needs b_hn apart, and keeping the LSTM's two makes load/save exact.
+
+What the Trace's `a` means for a gated cell: the pre-activation of the CANDIDATE
+(LSTM: A_g, GRU: the argument of n's tanh), so `delta` = dL/da is the gradient that
+reaches the new content written at step t. The gates' values (after sigmoid/tanh) are
+in Trace.gates and the LSTM cell state in Trace.c.
+
+Step Jacobians of the recurrent state are written out (not autograd): for GRU
+dh_t/dh_{t-1} (H, H); for LSTM d[h_t; c_t]/d[h_{t-1}; c_{t-1}] (2H, 2H).
+"""
+from __future__ import annotations
+
+import torch
+
+from rnnviz.engine.cells import GATED, gru_step, lstm_step
+from rnnviz.engine.jacobians import _prev, forget_products
+from rnnviz.errors import InputError
+
+# ---- what page 8 reads off a trace (one step written out, saturation, kept cells) ---------
+
+SIGMOID_GATES = {"lstm": ("i", "f", "o"), "gru": ("r", "z")}  # the gates proper (0..1)
+
+
+def gated_step(model, tr, t: int) -> dict:
+    """Step t (0-based) of the forward direction recomputed from the trace's h_{t-1} (and
+    c_{t-1}) with lstm_step / gru_step: every pre-activation and gate of that step, (H,) each,
+    plus x_t (d,), h_prev, (LSTM) c_prev and peak (the unit of largest |h_t|). Why: the page
+    writes one step out with numbers, and these must be the model's own (a test checks them
+    against the trace and torch.nn)."""
+    cell, H = model.cfg.cell, model.cfg.hidden_size
+    if cell not in GATED:
+        raise InputError("This view is for LSTM and GRU cells.")
+    if not 0 <= t < tr.T:
+        raise InputError(f"The step must be from 1 to {tr.T}.")
+    with torch.no_grad():
+        x = tr.x[t].to(torch.float64)  # (d,)
+        h_prev = _prev(tr.h[:, :H])[t].to(torch.float64)  # (H,)
+        W = [getattr(model, n).detach().to(torch.float64) for n in ("W_x", "W_h", "b_x", "b_h")]
+        if cell == "lstm":
+            c_prev = _prev(tr.c[:, :H])[t].to(torch.float64)  # (H,)
+            out = lstm_step(x, h_prev, c_prev, *W)
+            out["c_prev"] = c_prev
+        else:
+            out = gru_step(x, h_prev, *W)
+    out["x"], out["h_prev"] = x, h_prev
+    out["peak"] = int(out["h"].abs().argmax())  # the unit written out: largest |h_t|
+    return out
+
+
+def gate_saturation(tr, cell: str, H: int, lo: float = 0.05, hi: float = 0.95) -> dict:
+    """Share of each sigmoid gate's values (forward direction, every step and unit) that are
+    below `lo` or above `hi`: a saturated gate is a switch (shut or open), and its slope
+    sigma' <= 0.05 lets little gradient through to its pre-activation. {gate: share in 0..1}."""
+    return {g: float(((v := tr.gates[g][:, :H]) < lo).logical_or(v > hi).double().mean())
+            for g in SIGMOID_GATES[cell]}
+
+
+def kept_cells(tr, H: int, start: int = 0, threshold: float = 0.5) -> dict:
+    """Which LSTM units keep their cell state from step `start` (0-based) to the last step:
+    kept[u] = f_{start+1} * ... * f_T (forget_products), the share of c_start still in c_T
+    along the cell path alone. Returns kept (H,) float64, order (units by kept, largest
+    first) and n_kept (units with kept >= threshold)."""
+    if tr.c is None:
+        raise InputError("Only an LSTM has a cell state c_t.")
+    start = min(max(int(start), 0), tr.T - 1)
+    kept = forget_products(tr, H)[tr.T - 1, start]  # (H,)
+    order = torch.argsort(kept, descending=True)
+    return {"kept": kept, "order": [int(u) for u in order], "start": start,
+            "n_kept": int((kept >= threshold).sum()), "threshold": threshold}
+
+
+def first_word_reach_row(last_row, start: int = 0) -> float:
+    """first_word_reach from last_state_input_norms (T,) alone: row[start] / row[T-1]."""
+    row = torch.as_tensor(last_row, dtype=torch.float64)
+    start = min(max(int(start), 0), row.shape[0] - 1)
+    return float(row[start] / row[-1]) if row[-1] > 0 else float("nan")
+
+
+def first_word_reach(norms, start: int = 0) -> float:
+    """||dh_T/dx_start|| / ||dh_T/dx_T|| from input_jacobian_norms (T, T): how strongly the
+    first word (0-based `start`, after <bos>) still moves the LAST state, relative to the last
+    input. A short sentence keeps every horizon at T - 1; this ratio still tells the cells apart."""
+    N = torch.as_tensor(norms, dtype=torch.float64)
+    T = N.shape[0]
+    start = min(max(int(start), 0), T - 1)
+    last = N[T - 1, T - 1]
+    return float(N[T - 1, start] / last) if last > 0 else float("nan")

@@ -1,0 +1,206 @@
+"""Where the course notes are wrong: what they wrote, computed literally, next to the correct
+form, so a page can say "the notes write ...; that would give ... because ...".
+
+Why compute it: a learner who copies the notes' formula gets a number; showing that number
+beside the right one (and by how much they differ) explains the error better than a remark.
+Every function is pure and checked against autograd in tests/core/test_notes_errata.py.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from rnnviz.engine import gradcheck
+from rnnviz.engine.jacobians import hand_bptt, jacobian_norms, output_error, step_jacobians
+from rnnviz.engine.model import RNNModel
+from rnnviz.engine.trace import Trace
+from rnnviz.explain.hidden import SATURATION
+
+# ---- note 002: the BPTT recursion ----------------------------------------------------------
+
+
+def _recursion_dW_h(model: RNNModel, tr: Trace, transposes: bool, slope_at_h: bool) -> torch.Tensor:
+    """dL/dW_h from note 002's recursion, with or without its two slips (tanh / relu / linear).
+
+    The notes: delta_{h,t} = delta_{o,t} V^T + delta_{h,t+1} W^T diag(f'(h_{t+1})) and
+    dL/dW = sum_t diag(f'(h_t)) delta_{h,t} h_{t-1}^T. Read as printed with column vectors,
+    the later term is diag(f') W delta (W where W^T belongs: the row form's transpose kept),
+    and f' is taken at h_t instead of at the pre-activation a_t. The first term has one
+    dimensionally valid reading, V^T delta_o (the correct one), used in every variant.
+    transposes / slope_at_h switch each slip on. (H, H)
+    """
+    nl = model.cfg.nonlinearity
+    with torch.no_grad():
+        e = output_error(tr)  # (T, K)
+        T, H = tr.h.shape
+        at = tr.h if slope_at_h else tr.a  # (T, H): where f' is evaluated
+        slope = {"tanh": lambda v: 1 - torch.tanh(v) ** 2, "relu": lambda v: (v > 0).to(v.dtype),
+                 "linear": torch.ones_like}[nl](at)  # (T, H)
+        W = model.W_h
+        g = torch.zeros_like(tr.h)  # (T, H): delta_{h,t} = dL/dh_t (column vectors, as rows here)
+        nxt = torch.zeros(H, dtype=tr.h.dtype)
+        for t in range(T - 1, -1, -1):
+            g[t] = model.W_o.T @ e[t]  # (H,) V^T delta_o
+            if t + 1 < T:
+                s_next = slope[t + 1]  # (H,)
+                g[t] += s_next * (W @ nxt) if transposes else W.T @ (s_next * nxt)
+            nxt = g[t]
+        h_prev = torch.cat([torch.zeros_like(tr.h[:1]), tr.h[:-1]])  # (T, H)
+        return (slope * g).T @ h_prev  # sum_t diag(f'_t) delta_{h,t} h_{t-1}^T
+
+
+def note002_recursion(model: RNNModel, tr: Trace) -> dict:
+    """note 002's BPTT recursion read literally vs the correct one, on a unidirectional Elman
+    model. Returns dW_h "correct" (hand BPTT, equal to autograd), "literal" (both slips),
+    "transposes_only", "slope_at_h_only" (H, H) and the largest |entry| difference of each
+    from autograd ("off_literal", "off_transposes", "off_slope_at_h", "off_correct")."""
+    if model.cfg.cell != "elman" or model.cfg.bidirectional:
+        raise ValueError("note 002's recursion is for a unidirectional Elman model")
+    auto = tr.grads["W_h"]
+    out = {"correct": hand_bptt(model, tr)["W_h"], "autograd": auto,
+           "literal": _recursion_dW_h(model, tr, True, True),
+           "transposes_only": _recursion_dW_h(model, tr, True, False),
+           "slope_at_h_only": _recursion_dW_h(model, tr, False, True)}
+    for key, name in (("correct", "off_correct"), ("literal", "off_literal"),
+                      ("transposes_only", "off_transposes"), ("slope_at_h_only", "off_slope_at_h")):
+        out[name] = float((out[key] - auto).abs().max())
+    return out
+
+
+# ---- note 002: "eigenvalues > 1 explode" ---------------------------------------------------
+
+def step_radii(J: torch.Tensor) -> torch.Tensor:
+    """Spectral radius of each step Jacobian J[1:] (J[0] starts no product), (T-1,); a single 0
+    for a one-step sentence. The "distance" section's rho_j is their mean. Non-finite J give NaN."""
+    J = J.detach().double()[1:]  # (T-1, H, H)
+    if J.shape[0] == 0:
+        return torch.zeros(1, dtype=torch.float64)
+    ok = torch.isfinite(J).all(dim=(1, 2))  # eigvals raises on inf / NaN
+    out = torch.full((J.shape[0],), float("nan"), dtype=torch.float64)
+    if bool(ok.any()):
+        out[ok] = torch.linalg.eigvals(J[ok]).abs().amax(-1)
+    return out
+
+
+def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0,
+                        N: torch.Tensor | None = None) -> dict:
+    """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
+    Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
+
+    Keys are the placeholders of prose/bptt.md "notes-eigen": rho_w (spectral radius of
+    W_h), rho_j / rho_j_max (mean / largest spectral radius of the J_t), saturated (share of
+    |h| > thr), peak (largest ||dh_s/dh_t||_2 over all pairs) at distance peak_d, n = T - 1
+    (the longest distance), last (the largest norm at distance n), rho_power = rho_w^n (what
+    the notes' reading predicts), and by_distance: the largest norm at each distance.
+    start: only steps start..T-1 (a jacwindow.Window of a long sentence): the norms, the J_t
+    and the distances are the window's, n = its number of steps - 1. N: jacobian_norms(model, tr,
+    2, start=start) if the caller has it already (a page computes it once)."""
+    if model.cfg.cell != "elman":
+        raise ValueError("the notes' claim is about W_h: an Elman model")
+    H = model.cfg.hidden_size
+    with torch.no_grad():
+        W = model.W_h.detach().double()  # (H, H)
+        rho_W = float(torch.linalg.eigvals(W).abs().max())
+        J = step_jacobians(model, tr).double()[start:]  # (w, H, H)
+        rho_J = step_radii(J)  # (w-1,)
+        N = jacobian_norms(model, tr, 2, start=start) if N is None else N  # (w, w)
+        T = N.shape[0]
+        by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]
+        peak_d = int(torch.tensor(by_distance).argmax()) + 1 if by_distance else 0
+    return {"rho_w": rho_W, "rho_j": float(rho_J.mean()), "rho_j_max": float(rho_J.max()),
+            "saturated": float((tr.h[start:, :H].abs() > threshold).double().mean()), "thr": threshold,
+            "peak": max(by_distance) if by_distance else 1.0, "peak_d": peak_d, "n": T - 1,
+            "by_distance": by_distance, "last": by_distance[-1] if by_distance else 1.0,
+            "rho_power": rho_W ** (T - 1)}  # what rho(W_h)^(s-t) would predict at the longest distance
+
+
+# ---- note 003: the gradient-check code -----------------------------------------------------
+
+class NotesRNNCell(nn.Module):
+    """note 003's RNNCellManual as printed: one nn.Linear over [x_t; h_{t-1}], tanh, output
+    layer. Its parameters are float32 (nn.Linear's default), while the notes' x is float64."""
+
+    def __init__(self, d_x: int, d_h: int, d_y: int):
+        super().__init__()
+        self.W = nn.Linear(d_x + d_h, d_h, bias=True)
+        self.out = nn.Linear(d_h, d_y, bias=True)
+
+    def forward(self, x, h=None):
+        B, T, _ = x.shape
+        h = torch.zeros(B, self.W.out_features, dtype=x.dtype) if h is None else h  # (B, H)
+        hs = []
+        for t in range(T):
+            h = torch.tanh(self.W(torch.cat([x[:, t], h], dim=-1)))  # (B, H)
+            hs.append(h)
+        return self.out(torch.stack(hs, dim=1)), h  # (B, T, K), (B, H)
+
+
+def note003_gradient_check(corrected: bool, seed: int = 0, steps: int = 4) -> dict:
+    """Run note 003's gradient-check block: as printed (float32 model, float64 x: a dtype
+    error) or corrected (the model in float64, `.double()`), where the autograd gradient is
+    then checked against central finite differences (torch.autograd.gradcheck).
+    Returns ok, error (the message, if it failed), gradcheck (bool) and the loss."""
+    torch.manual_seed(seed)
+    B, T, d_x, d_h = 4, 32, 8, 16
+    x = torch.randn(B, T, d_x, dtype=torch.float64)
+    y = torch.randint(0, 3, (B, T))
+    model = NotesRNNCell(d_x, d_h, 3)
+    if corrected:
+        model = model.double()
+    x_small = x[:, :steps].clone()
+    try:
+        logits, _ = model(x_small)
+    except RuntimeError as err:
+        return {"ok": False, "error": str(err).splitlines()[0], "gradcheck": False, "loss": None}
+    loss = F.cross_entropy(logits.reshape(-1, 3), y[:, :steps].reshape(-1))
+    names = [n for n, _ in model.named_parameters()]
+    leaves = tuple(p.detach().clone().requires_grad_(True) for p in model.parameters())
+
+    def loss_of(*params):
+        out = torch.func.functional_call(model, dict(zip(names, params)), (x_small,))[0]
+        return F.cross_entropy(out.reshape(-1, 3), y[:, :steps].reshape(-1))
+
+    passed = torch.autograd.gradcheck(loss_of, leaves, eps=1e-6, atol=1e-7, rtol=1e-5, raise_exception=False)
+    return {"ok": True, "error": None, "gradcheck": bool(passed), "loss": float(loss.detach())}
+
+
+# ---- note 003: "the first layer is farthest from the loss" ---------------------------------
+
+def _last_loss_to_first_input(params: dict, x: torch.Tensor, y: torch.Tensor) -> float:
+    """||dL_T/dx_1||: the last step's loss (summed over the batch) against the first input."""
+    x = x.detach().clone().requires_grad_(True)
+    _, z = gradcheck.forward(params, x)  # (B, T, K)
+    last = F.cross_entropy(z[:, -1], y[:, -1], reduction="sum")
+    (g,) = torch.autograd.grad(last, x)
+    return float(g[:, 0].norm())
+
+
+def note003_first_layer(Ts=gradcheck.NOTES_T_SWEEP, seed: int = 0) -> list[dict]:
+    """note 003's sweep, taken apart. For each T: ||dL/dW_x|| with the notes' mean loss (it
+    falls), with a sum over steps (it grows: more steps, more terms), and ||dL_T/dx_1||, the
+    last loss's gradient to the first input: the long-range part that really vanishes."""
+    params, x, y = gradcheck.notes_setting(seed)
+    rows = []
+    for T in Ts:
+        xs, ys = x[:, :T], y[:, :T]
+        mean = gradcheck.autograd_grads(params, xs, ys)["W_x"]  # (H, d)
+        total = mean * (xs.shape[0] * T)  # the sum over B*T terms: mean times their count
+        rows.append({"T": T, "mean": float(mean.norm()), "sum": float(total.norm()),
+                     "long_range": _last_loss_to_first_input(params, xs, ys)})
+    return rows
+
+
+# ---- note 003: the 1e-7 "floor" -------------------------------------------------------------
+
+def float32_floor() -> dict:
+    """1e-7 is float32's relative precision (eps), not a smallest value: 1 + 1e-8 == 1 in
+    float32, yet 1e-30 is stored to 7 digits; only below ~1.2e-38 (subnormal) and ~1.4e-45
+    (zero) does the size itself run out. Keys are prose/bptt.md "notes-floor"'s placeholders
+    (plus one_plus_1e-8_is_one)."""
+    f = torch.finfo(torch.float32)
+    one_plus = torch.tensor(1.0, dtype=torch.float32) + torch.tensor(1e-8, dtype=torch.float32)
+    small = torch.tensor(1e-30, dtype=torch.float32)
+    return {"eps": float(f.eps), "tiny": float(f.tiny), "subnormal": float(f.smallest_normal * f.eps),
+            "one_plus_1e-8_is_one": bool(one_plus == 1), "small_stored": float(small),
+            "small_err": abs(float(small) - 1e-30) / 1e-30}

@@ -1,0 +1,110 @@
+"""Page 7, where embeddings come from: the small pieces the page needs beside rnnviz.word2vec
+and rnnviz.subwords (corpora, the merge table as rows, a word split at merge k, the exercise's
+verdict with catalogue hint keys). Pure: no streamlit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rnnviz.errors import InputError
+from rnnviz.explain import word2vec as w2v
+from rnnviz.explain.exercises.verdict import Verdict
+from rnnviz.formatting import num
+from rnnviz.text.bpe import BPE, pretokenize
+from rnnviz.text.corpora import english_sentences, everyday_corpus, split_heldout, travel_corpus
+from rnnviz.text.tokenize import tokenize
+
+CORPORA = ("travel", "english")  # the built-in corpora Word2Vec can train on (codes in the URL)
+MAX_WORD_CHARS = 60              # an "unknown word" the learner types for BPE to split
+
+
+def subword_corpus() -> tuple[list[str], list[str]]:
+    """(training, held-out) sentences of the subword model: the English files, then the word
+    model's distinct sentences, split by their own text as scripts/build_bpe.py did, so that
+    learn_bpe(training, 800) gives back the shipped merge table (a test checks)."""
+    old = [" ".join(t) for t, _ in travel_corpus()] + [" ".join(s) for s in everyday_corpus()]
+    return split_heldout(list(dict.fromkeys(english_sentences() + old)))
+
+
+def corpus_sentences(code: str) -> list[list[str]]:
+    """A built-in corpus as word tokens: "travel" (the default model's travel + everyday
+    sentences) or "english" (the subword model's training sentences)."""
+    if code == "travel":
+        return w2v.builtin_sentences()
+    if code == "english":
+        return [tokenize(s, "word") for s in subword_corpus()[0]]
+    raise InputError(f"Unknown corpus {code!r}: choose one of {', '.join(CORPORA)}.")
+
+
+def sentence_words(text: str) -> list[str]:
+    """The sidebar sentence as words (the window slides over words, whatever the model reads)."""
+    return tokenize(text, "word")
+
+
+def known_words(words, vocab) -> list[str]:
+    """The words of `words` that the vocabulary has, each once, in order."""
+    return [w for w in dict.fromkeys(words) if vocab.id_of(w) is not None]
+
+
+def shown_ids(itos, highlight, n: int = 60) -> list[int]:
+    """Ids to label on the 2-D map: the n most frequent words (itos is by frequency) plus the
+    highlighted ones, so the map stays readable on a 1,000-word vocabulary."""
+    stoi = {w: i for i, w in enumerate(itos)}
+    extra = [stoi[w] for w in highlight if w in stoi and stoi[w] >= n]
+    return list(range(min(n, len(itos)))) + sorted(set(extra))
+
+
+def merge_rows(table: BPE, lo: int, hi: int) -> list[dict]:
+    """Merges lo..hi-1 (0-based) as rows: merge number (1-based), left, right, new token, count."""
+    return [{"k": k + 1, "left": m.left, "right": m.right, "token": m.token, "count": m.count}
+            for k, m in enumerate(table.merges[max(0, lo):max(0, hi)], start=max(0, lo))]
+
+
+def split_at(table: BPE, k: int, text: str) -> list[dict]:
+    """How `text` splits after the first k merges: per piece (a word with its space), the
+    characters it starts from, each merge applied (1-based number, pair, symbols after), and
+    the final tokens."""
+    text = str(text).strip()
+    if not text:
+        raise InputError("Type a word to split.")
+    if len(text) > MAX_WORD_CHARS:
+        raise InputError(f"Type at most {MAX_WORD_CHARS} characters.")
+    sub = table.first(k)
+    return [{"piece": piece, "start": sub.base_symbols(piece),
+             "steps": [(rank + 1, m.left, m.right, list(sym)) for rank, m, sym in sub.merge_steps(piece)],
+             "tokens": sub.split(piece)} for piece in pretokenize(text)]
+
+
+def tokenizer_of(meta: dict) -> str:
+    """Which tokenizer made a model's tokens: "word", "char" or "bpe" (its level)."""
+    level = (meta or {}).get("level", "word")
+    return level if level in ("word", "char", "bpe") else "word"
+
+
+def pair_verdict(ex: w2v.PairExercise, answer) -> Verdict:
+    """check_pair_exercise as a Verdict whose hint names a catalogue key (origins.hint_*), so
+    the page shows it in the learner's language; the solution has every number."""
+    ok, message = w2v.check_pair_exercise(ex, answer)
+    keys = dict(zip(w2v._exercise_mistakes(ex), ("no_negative", "no_context", "factor_context",
+                                                 "factor_negative", "sign")))
+    key = "right" if ok else keys.get(message, "not_yet")
+    t = ex.terms()
+    g = ex.answer()
+    values = {"s_o": _n(t["s_o"]), "s_k": _n(t["s_neg"][0]), "sig_o": _n(t["sigma_o"]),
+              "sig_k": _n(t["sigma_neg"][0]), "g1": _n(g[0]), "g2": _n(g[1])}
+    solution = (f"s_o = u_o·v_c = {values['s_o']}, s_k = u_k·v_c = {values['s_k']}; "
+                f"σ(s_o) = {values['sig_o']}, σ(s_k) = {values['sig_k']}; "
+                f"dL/dv_c = (σ(s_o) − 1) u_o + σ(s_k) u_k = [{values['g1']}, {values['g2']}]")
+    return Verdict(ok, message, hint_key=f"origins.hint_{key}", values=values, solution=solution)
+
+
+def _n(v) -> str:
+    return num(float(np.asarray(v)))
+
+
+def sentences_of(sequences, level: str) -> list[list[str]]:
+    """A page-6 corpus (token sequences at word or character level) as word sentences, so that
+    Word2Vec can slide its window over words whichever level that model was trained at."""
+    if level == "word":
+        return [list(s) for s in sequences]
+    return [tokenize("".join(s), "word") for s in sequences]

@@ -1,0 +1,147 @@
+"""Fair sharing of one server's cores between sessions: a training gate and a pacer.
+
+Every session of a Streamlit server runs in the same process, and the interpreter lock plus
+PyTorch's intra-op threads let one long training starve everyone else's page runs. Two
+pure-Python tools (threading only, no streamlit) bound that:
+
+- `TrainingGate(k)`: at most k trainings run at once per process; the others wait in a FIFO
+  queue and can show their position ("queued: 2nd in line").
+- `Pacer(share)`: called after each training step, it sleeps so that the training uses at
+  most `share` of the wall clock, leaving the rest to other sessions' page runs.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import time
+from collections import deque
+
+from rnnviz import limits
+
+
+class TrainingGate:
+    """At most `slots` holders at once; waiters are served first come, first served."""
+
+    def __init__(self, slots: int):
+        if slots < 1:
+            raise ValueError("A training gate needs at least one slot.")
+        self.slots = slots
+        self._cond = threading.Condition()
+        self._queue: deque[int] = deque()   # tickets waiting, oldest first
+        self._running: set[int] = set()
+        self._tickets = itertools.count(1)
+
+    def position(self, ticket: int) -> int:
+        """0 if running, k >= 1 if k-th in the queue, -1 if unknown (done or cancelled)."""
+        with self._cond:
+            if ticket in self._running:
+                return 0
+            try:
+                return self._queue.index(ticket) + 1
+            except ValueError:
+                return -1
+
+    def counts(self) -> tuple[int, int]:
+        """(running, queued) right now."""
+        with self._cond:
+            return len(self._running), len(self._queue)
+
+    def _admit(self) -> None:
+        while self._queue and len(self._running) < self.slots:
+            self._running.add(self._queue.popleft())
+        self._cond.notify_all()
+
+    def acquire(self, on_wait=None, poll_s: float = 0.5, cancelled=None) -> int:
+        """Queue, wait for a slot and return the ticket. While waiting, on_wait(position) is
+        called at least every poll_s seconds; if cancelled() turns true the ticket leaves the
+        queue and None is returned."""
+        with self._cond:
+            ticket = next(self._tickets)
+            self._queue.append(ticket)
+            self._admit()
+            try:
+                while ticket not in self._running:
+                    if cancelled is not None and cancelled():
+                        self._leave(ticket)
+                        return None
+                    if on_wait is not None:
+                        self._call_unlocked(on_wait, self._queue.index(ticket) + 1)
+                        if ticket in self._running:
+                            break
+                    self._cond.wait(poll_s)
+            except BaseException:  # e.g. Streamlit stopping the page run while it waits
+                self._leave(ticket)
+                raise
+            return ticket
+
+    def _call_unlocked(self, fn, *args) -> None:
+        self._cond.release()
+        try:
+            fn(*args)
+        finally:
+            self._cond.acquire()
+
+    def _leave(self, ticket: int) -> None:
+        self._running.discard(ticket)
+        if ticket in self._queue:
+            self._queue.remove(ticket)
+        self._admit()
+
+    def release(self, ticket: int) -> None:
+        with self._cond:
+            self._leave(ticket)
+
+    @contextlib.contextmanager
+    def slot(self, on_wait=None, poll_s: float = 0.5):
+        """`with gate.slot(on_wait): train(...)`: the slot is freed however the block ends
+        (also when Streamlit interrupts the page run with an exception)."""
+        ticket = self.acquire(on_wait, poll_s)
+        try:
+            yield ticket
+        finally:
+            self.release(ticket)
+
+
+class Pacer:
+    """After each step of a long job, sleep so that the job uses at most `share` of the time.
+
+    A step that took d seconds is followed by a sleep of d * (1 - share) / share (capped at
+    max_sleep_s): the sleeping thread holds no lock, so other sessions' page runs get the
+    cores in between. share = 1 never sleeps.
+    """
+
+    def __init__(self, share: float, max_sleep_s: float = 1.0, clock=time.perf_counter,
+                 sleep=time.sleep):
+        if not 0 < share <= 1:
+            raise ValueError("The share of time must be in (0, 1].")
+        self.share, self.max_sleep_s = share, max_sleep_s
+        self._clock, self._sleep = clock, sleep
+        self._mark = clock()
+        self.slept = 0.0
+
+    def pause_for(self, step_s: float) -> float:
+        """Seconds to sleep after a step of step_s seconds."""
+        return min(self.max_sleep_s, max(0.0, step_s) * (1 - self.share) / self.share)
+
+    def step_done(self) -> float:
+        """Call after each step; returns the seconds slept."""
+        now = self._clock()
+        pause = self.pause_for(now - self._mark)
+        if pause > 0:
+            self._sleep(pause)
+            self.slept += pause
+        self._mark = self._clock()
+        return pause
+
+
+def queued_message(position: int) -> str:
+    """What a learner whose training waits for a slot is told."""
+    nth = {1: "1st", 2: "2nd", 3: "3rd"}.get(position, f"{position}th")
+    return (f"Queued: {nth} in line. This server trains at most {limits.MAX_CONCURRENT_TRAININGS} "
+            "model(s) at a time so that every learner's pages stay quick; yours starts by itself "
+            "when a slot frees (you can leave this page open).")
+
+
+# The one gate of this process: every session's training goes through it.
+TRAINING_GATE = TrainingGate(limits.MAX_CONCURRENT_TRAININGS)

@@ -1,0 +1,169 @@
+"""The built-in models: the trained default language model, the subword (BPE) English model,
+the notes' tiny example, the LSTM and GRU models (word-level, and subword beside the BPE
+Elman) and the Chinese character-level language model (with its Chinese slot taggers).
+
+Keys are what links carry (`?model=...`). "default" stays the word-level travel model, so a
+link shared before the subword model existed still opens the same model and numbers;
+"subword" is the BPE model that reads any English sentence without <unk>, and START_MODEL
+names it as the one a fresh session opens when no link says otherwise.
+
+Both are read-only: callers that train or edit weights take `copy.deepcopy` first.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.taggers import FLAT, KINDS
+from rnnviz.errors import InputError
+from rnnviz.store.bundle import load_bundle
+from rnnviz.store.tagger_files import load_tagger
+from rnnviz.text.bpe import BPE, bpe_vocab
+from rnnviz.text.corpora import ZH_DEFAULT_SENTENCE, TaggingData, split_heldout, zh_travel_corpus
+from rnnviz.text.tokenize import Vocab
+
+PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"  # rnnviz/pretrained
+
+# Note 000: vocabulary [I, like, cats, dogs, you], V = 5, d = 3, E as printed there.
+NOTES_VOCAB = ("I", "like", "cats", "dogs", "you")
+NOTES_E = ((0.2, -0.1, 0.7), (0.5, 0.3, -0.2), (-0.4, 0.8, 0.1), (0.6, -0.5, 0.9), (0.0, 0.2, -0.3))
+# Note 004: the travel vocabulary and its E; "Other" stands for every unknown word.
+TRAVEL_VOCAB = ("Arrive", "Leave", "Taipei", "November", "Other")
+TRAVEL_E = ((0.12, -0.45, 0.88), (-0.01, 0.34, -0.12), (0.67, 0.89, -0.34),
+            (-0.76, 0.11, 0.55), (0.05, -0.23, 0.01))
+
+
+@dataclass(frozen=True)
+class Builtin:
+    key: str
+    label: str
+    description: str
+    default_sentence: str
+
+
+BUILTINS = {
+    "default": Builtin("default", "Word-level travel model (79 words)",
+                       "A word-level Elman RNN (tanh) trained on the built-in travel and "
+                       "everyday sentences.", "Arrive Taipei on November 2nd"),
+    "notes": Builtin("notes", "Notes example (V=5, d=3, H=4)",
+                     "The course notes' 5-word vocabulary and embedding matrix E; the other "
+                     "weights are small fixed random numbers (seed 0).", "I like cats"),
+    "lstm": Builtin("lstm", "LSTM language model",
+                    "A word-level LSTM with the default model's corpus, d, H = 32 and training run "
+                    "(scripts/build_gated.py).", "Arrive Taipei on November 2nd"),
+    "gru": Builtin("gru", "GRU language model",
+                   "A word-level GRU with the default model's corpus, d, H = 32 and training run "
+                   "(scripts/build_gated.py).", "Arrive Taipei on November 2nd"),
+    "subword": Builtin("subword", "Subword English model (BPE)",
+                       "An Elman RNN (tanh) over byte-pair-encoding subwords with a character "
+                       "and byte fallback, trained on everyday English: any sentence is read "
+                       "without <unk>.", "the cat sat on the mat"),
+    "subword_lstm": Builtin("subword_lstm", "Subword LSTM (BPE)",
+                            "An LSTM over the subword model's BPE tokens, with its corpus, d, H and "
+                            "training run (scripts/build_gated.py --bpe): any sentence is read "
+                            "without <unk>.", "the cat sat on the mat"),
+    "subword_gru": Builtin("subword_gru", "Subword GRU (BPE)",
+                           "A GRU over the subword model's BPE tokens, with its corpus, d, H and "
+                           "training run (scripts/build_gated.py --bpe): any sentence is read "
+                           "without <unk>.", "the cat sat on the mat"),
+    "zh": Builtin("zh", "中文语言模型 (Chinese, per character)",
+                  "A character-level Elman RNN (tanh) trained on the built-in Chinese everyday "
+                  "and travel sentences; English words read as <unk>.", ZH_DEFAULT_SENTENCE),
+}
+START_MODEL = "subword"  # what a session opens with no model in its link (see the docstring)
+TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords",
+                    "zh_char": "Chinese characters", "zh_word": "Chinese words (jieba)"}
+GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem in pretrained/
+# the subword (BPE) family: one tokenizer (the merge table in each bundle), three cells
+SUBWORD_FILES = {"subword": "bpe_lm", "subword_lstm": "bpe_lstm_lm", "subword_gru": "bpe_gru_lm"}
+ZH_TAGGERS_DIR = PRETRAINED / "zh_taggers"
+
+
+def notes_model() -> tuple[RNNModel, Vocab]:
+    """V = 5, d = 3, H = 4 with the notes' E; W_x, W_h, b_h, W_o, b_o from seed 0."""
+    model = RNNModel(RNNConfig(vocab_size=5, embed_dim=3, hidden_size=4), seed=0)
+    with torch.no_grad():
+        model.E.copy_(torch.tensor(NOTES_E))
+    return model.eval(), Vocab(NOTES_VOCAB)
+
+
+def default_model() -> tuple[RNNModel, Vocab, dict]:
+    """The pretrained default LM and its training report, read from rnnviz/pretrained/."""
+    model, vocab, meta = load_bundle((PRETRAINED / "default_lm.pt").read_bytes())
+    return model, vocab, meta
+
+
+def subword_model(key: str = "subword") -> tuple[RNNModel, Vocab, dict]:
+    """A BPE English LM (the Elman, or its LSTM / GRU twin); its vocabulary carries the merge
+    table stored in the bundle."""
+    model, vocab, meta = load_bundle((PRETRAINED / f"{SUBWORD_FILES[key]}.pt").read_bytes())
+    full = bpe_vocab(BPE.from_dict(meta["bpe"]))
+    if full.itos != vocab.itos:
+        raise InputError("The subword model's vocabulary does not match its merge table.")
+    return model, full, meta
+
+
+def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
+    if key == "notes":
+        model, vocab = notes_model()
+        return model, vocab, {}
+    if key == "default":
+        return default_model()
+    if key in SUBWORD_FILES:
+        return subword_model(key)
+    if key in GATED_FILES:
+        return load_bundle((PRETRAINED / f"{GATED_FILES[key]}.pt").read_bytes())
+    if key == "zh":
+        return zh_model()
+    raise KeyError(key)
+
+
+def subword_report() -> dict:
+    return json.loads((PRETRAINED / "bpe_lm.json").read_text())
+
+
+def training_report(key: str = "default") -> dict:
+    """The training report (held-out perplexity, sizes) of a trained built-in model."""
+    stem = "default_lm" if key == "default" else {**GATED_FILES, **SUBWORD_FILES}[key]
+    return json.loads((PRETRAINED / f"{stem}.json").read_text())
+
+
+# ---- Chinese (scripts/build_zh.py writes these files) ---------------------------------------
+
+def zh_model() -> tuple[RNNModel, Vocab, dict]:
+    """The pretrained Chinese character-level LM and its training report."""
+    return load_bundle((PRETRAINED / "zh_lm.pt").read_bytes())
+
+
+def zh_training_report() -> dict:
+    return json.loads((PRETRAINED / "zh_lm.json").read_text(encoding="utf-8"))
+
+
+def zh_tagging_data():
+    """The Chinese travel corpus for the taggers: its vocabulary (all of it, one token per
+    character) and the held-out split kept for evaluation (a tagging.TaggingData)."""
+
+    corpus = zh_travel_corpus()
+    train_s, test_s = split_heldout(corpus)
+    return TaggingData(Vocab.build([toks for toks, _ in corpus]), tuple(train_s), tuple(test_s))
+
+
+def zh_taggers() -> dict:
+    """kind -> (tagger in eval mode, vocab, meta) for the four shipped Chinese taggers."""
+
+    return {k: load_tagger((ZH_TAGGERS_DIR / f"{k}.pt").read_bytes()) for k in KINDS}
+
+
+def zh_flat_tagger():
+    """(tagger, vocab, meta): the Chinese flattened FNN (note 004's fifth tagger), its fixed
+    length measured on the Chinese corpus by scripts/build_zh.py."""
+
+    return load_tagger((ZH_TAGGERS_DIR / f"{FLAT}.pt").read_bytes())
+
+
+def zh_taggers_report() -> dict:
+    return json.loads((ZH_TAGGERS_DIR / "zh_taggers.json").read_text(encoding="utf-8"))
