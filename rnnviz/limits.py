@@ -44,6 +44,9 @@ MAX_TOKEN_CHARS = 200          # characters of one vocabulary token in a model f
 MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
 MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
 MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
+# pickle operations in a model file, counted before it is unpickled (a 5,000-token vocabulary
+# and a full meta table take well under half; each item costs one to three operations)
+MAX_FILE_PICKLE_OPS = 4 * MAX_FILE_ITEMS
 MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)
 # Work of one all-pairs Jacobian computation a page may start (rnnviz/jacwindow.py), in units of
 # S^3 * T * (T - 1) (S: the recurrent state size; 2 per multiply-add of the pairs' products).
