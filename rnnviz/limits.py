@@ -17,7 +17,7 @@ MAX_TRAIN_STEPS = 5_000        # optimiser steps of one training run
 MAX_TRAIN_T = 64               # sequence length used in training
 MAX_BATCH = 64                 # sentences per batch
 MAX_JACOBIAN_T = 512           # T accepted by the all-pairs Jacobian engine
-MAX_MODEL_FILE_BYTES = 20_000_000  # an uploaded model bundle
+MAX_MODEL_FILE_BYTES = 10_000_000  # an uploaded model bundle (the largest the app saves: 8.8 MB)
 MAX_HASH_BUCKETS = 50_000     # word-hashing buckets a learner may ask for
 MAX_HASH_WORDS = 50           # words typed into the hashing box
 MAX_LR = 10.0                 # learning rate accepted by the update rules on the pages
@@ -37,7 +37,7 @@ JACOBIAN_CACHE_BYTES = 128_000_000  # bytes of cached (T, S, S) step Jacobians p
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
 # What an uploaded model file may hold (checked before anything is unpacked or shown):
 # the total size its zip directory declares (torch.save stores entries, never compresses):
-MAX_MODEL_UNPACKED_BYTES = 20_000_000
+MAX_MODEL_UNPACKED_BYTES = 10_000_000
 MAX_MODEL_ZIP_ENTRIES = 64     # files inside the archive (a bundle has about 12)
 MAX_ZIP_NAME_CHARS = 200       # length of one entry's name inside the archive
 MAX_TOKEN_CHARS = 200          # characters of one vocabulary token in a model file

@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+import tomllib
 import zipfile
 
 import pytest
@@ -99,5 +100,8 @@ def test_the_largest_bundle_the_app_can_save_fits_the_upload_limit():
     data = save_bundle(m, vocab, {"level": "word"})
     print(f"largest bundle: {len(data):,} bytes")
     assert len(data) <= limits.MAX_MODEL_FILE_BYTES
+    with open(ROOT / ".streamlit" / "config.toml", "rb") as f:
+        upload_mb = tomllib.load(f)["server"]["maxUploadSize"]
+    assert upload_mb == limits.MAX_MODEL_FILE_BYTES // 1_000_000 == 10
     loaded, _, _ = load_bundle(data)
     _same_weights(loaded.state_dict(), m.state_dict())
