@@ -17,6 +17,7 @@ from .data import lm_tensors
 from .errors import InputError
 from .generation import Sampling, generate
 from .model import CELLS, IGNORE, NONLINEARITIES, RNNConfig, RNNModel, sequence_loss
+from .model_sentence import usable_default
 from .text import BOS, EOS, SPECIALS, Vocab, decode_upload, tokenize
 from .train import TrainConfig, train
 
@@ -253,8 +254,10 @@ def model_meta(run: TrainingRun, name: str) -> dict:
             "name": name}
 
 
-def clean_meta(meta: dict, fallback_name: str) -> dict:
-    """Metadata read from an uploaded file, kept only as short plain strings we understand."""
+def clean_meta(meta: dict, fallback_name: str, vocab: Vocab | None = None) -> dict:
+    """Metadata read from an uploaded file, kept only as short plain strings we understand.
+    With the model's vocabulary, a default sentence it cannot read is replaced by one made from
+    its tokens (rnnviz/model_sentence.py), so that no page starts on an unreadable sentence."""
     meta = meta if isinstance(meta, dict) else {}
     level = meta.get("level", "word")
     name = "uploaded-model"
@@ -267,6 +270,8 @@ def clean_meta(meta: dict, fallback_name: str) -> dict:
     for key, top in (("default_sentence", limits.MAX_LINE_CHARS), ("description", 500)):
         if isinstance(meta.get(key), str) and meta[key].strip():
             out[key] = meta[key].strip()[:top]
+    if vocab is not None:
+        out["default_sentence"] = usable_default(out.get("default_sentence"), vocab, out["level"])
     return out
 
 
