@@ -9,7 +9,9 @@ Each replica is its own process (Streamlit keeps a session in one process) on a 
 - pins a browser to its replica with the cookie `rnnviz_replica` (inserted by HAProxy),
 - passes the websocket (/_stcore/stream) through (HTTP/1.1 upgrade, long tunnel timeout),
 - checks each replica's /_stcore/health every 2 s and stops sending to a dead one;
-  a browser pinned to a dead replica is redispatched to a live one, whose app says so.
+  a browser pinned to a dead replica is redispatched to a live one, whose app says so;
+- limits uploads (PUT /_stcore/upload_file) per source address and by body size, and answers
+  /_stcore/metrics with 403 (GUARD_RULES, the same lines as deploy/haproxy.cfg).
 Used by bench/bench_load.py --replicas K and tests/deploy/.
 """
 from __future__ import annotations
@@ -30,6 +32,27 @@ ROOT = Path(__file__).resolve().parents[1]
 HAPROXY = os.environ.get("HAPROXY", "/usr/sbin/haproxy")
 LOOPBACK = "127.0.0.1"
 
+# Guards in front of every replica (issue 22, R3 and R10), the same lines as deploy/haproxy.cfg
+# (a test checks): Streamlit keeps an uploaded file in memory while its session lives, and
+# /_stcore/metrics (cache names and sizes, session count) cannot be switched off in Streamlit.
+UPLOAD_PUTS_PER_MINUTE = 10           # PUT /_stcore/upload_file per source address
+UPLOAD_BODY_BYTES = 11_000_000        # server.maxUploadSize (10 MB) plus the form's overhead
+GUARD_RULES = f"""\
+    # uploads: at most {UPLOAD_PUTS_PER_MINUTE} PUTs a minute per source, bodies up to \
+{UPLOAD_BODY_BYTES:,} bytes
+    stick-table type ipv6 size 100k expire 10m store http_req_rate(60s)
+    acl upload method PUT
+    acl upload_path path,url_dec -m beg /_stcore/upload_file
+    acl metrics path,url_dec,lower -m beg /_stcore/metrics
+    http-request deny deny_status 403 if metrics
+    http-request track-sc0 src if upload upload_path
+    http-request deny deny_status 429 if upload upload_path {{ sc_http_req_rate(0) gt \
+{UPLOAD_PUTS_PER_MINUTE} }}
+    http-request deny deny_status 400 if upload upload_path !{{ req.hdr(content-length) -m found }}
+    http-request deny deny_status 413 if upload upload_path \
+{{ req.hdr_val(content-length) gt {UPLOAD_BODY_BYTES} }}
+"""
+
 HAPROXY_CFG = """\
 global
     maxconn 4096
@@ -47,7 +70,7 @@ defaults
 
 frontend learners
     bind {address}:{port}
-    default_backend replicas
+{guards}    default_backend replicas
 
 backend replicas
     balance roundrobin
@@ -69,7 +92,8 @@ def haproxy_config(port: int, replicas: dict[str, tuple[str, int]], cookie: str 
     """HAProxy's configuration: one `server` line per replica name -> (host, port)."""
     servers = "\n".join(f"    server {name} {host}:{p} check inter 2s fall 3 rise 2 cookie {name}"
                         for name, (host, p) in replicas.items())
-    return HAPROXY_CFG.format(address=address, port=port, cookie=cookie, servers=servers)
+    return HAPROXY_CFG.format(address=address, port=port, cookie=cookie, servers=servers,
+                              guards=GUARD_RULES)
 
 
 def wait_healthy(url: str, seconds: float = 90) -> None:

@@ -17,7 +17,7 @@ MAX_TRAIN_STEPS = 5_000        # optimiser steps of one training run
 MAX_TRAIN_T = 64               # sequence length used in training
 MAX_BATCH = 64                 # sentences per batch
 MAX_JACOBIAN_T = 512           # T accepted by the all-pairs Jacobian engine
-MAX_MODEL_FILE_BYTES = 20_000_000  # an uploaded model bundle
+MAX_MODEL_FILE_BYTES = 10_000_000  # an uploaded model bundle (the largest the app saves: 8.8 MB)
 MAX_HASH_BUCKETS = 50_000     # word-hashing buckets a learner may ask for
 MAX_HASH_WORDS = 50           # words typed into the hashing box
 MAX_LR = 10.0                 # learning rate accepted by the update rules on the pages
@@ -37,13 +37,16 @@ JACOBIAN_CACHE_BYTES = 128_000_000  # bytes of cached (T, S, S) step Jacobians p
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
 # What an uploaded model file may hold (checked before anything is unpacked or shown):
 # the total size its zip directory declares (torch.save stores entries, never compresses):
-MAX_MODEL_UNPACKED_BYTES = 20_000_000
+MAX_MODEL_UNPACKED_BYTES = 10_000_000
 MAX_MODEL_ZIP_ENTRIES = 64     # files inside the archive (a bundle has about 12)
 MAX_ZIP_NAME_CHARS = 200       # length of one entry's name inside the archive
 MAX_TOKEN_CHARS = 200          # characters of one vocabulary token in a model file
 MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
 MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
 MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
+# pickle operations in a model file, counted before it is unpickled (a 5,000-token vocabulary
+# and a full meta table take well under half; each item costs one to three operations)
+MAX_FILE_PICKLE_OPS = 4 * MAX_FILE_ITEMS
 MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)
 # Work of one all-pairs Jacobian computation a page may start (rnnviz/engine/jacwindow.py), in units of
 # S^3 * T * (T - 1) (S: the recurrent state size; 2 per multiply-add of the pairs' products).

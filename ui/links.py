@@ -17,7 +17,7 @@ from rnnviz.serve.links import (
     OWN_PREFIX,
     _short,
     link_model_problem_item,
-    overflowing,
+    overflowing_params,
     rejected_items,
     share_url,
 )
@@ -90,9 +90,10 @@ def read_link(options: list[str]) -> None:
 
 
 def _drop_overflowing_params() -> None:
-    """Remove values that would crash a bound number input ("1e309"), from the URL and from
-    Streamlit's private copy of the first URL."""
-    bad = [k for k in st.query_params if k != "text" and overflowing(st.query_params.get_all(k))]
+    """Remove values that would crash a bound number input ("1e309", "-inf"), from the URL and
+    from Streamlit's private copy of the first URL; text parameters ("?glossary_q=infinity")
+    are left alone."""
+    bad = overflowing_params({k: st.query_params.get_all(k) for k in st.query_params})
     if not bad:
         return
     forget_initial_params(bad, remove=True)

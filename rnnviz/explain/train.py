@@ -18,6 +18,7 @@ from rnnviz.engine.generation import Sampling, generate
 from rnnviz.engine.model import CELLS, NONLINEARITIES, RNNConfig, RNNModel, sequence_loss
 from rnnviz.engine.train import TrainConfig, train
 from rnnviz.errors import InputError
+from rnnviz.store.model_sentence import usable_default
 from rnnviz.text.corpora import lm_tensors
 from rnnviz.text.tokenize import BOS, EOS, SPECIALS, Vocab, decode_upload, tokenize
 
@@ -254,8 +255,10 @@ def model_meta(run: TrainingRun, name: str) -> dict:
             "name": name}
 
 
-def clean_meta(meta: dict, fallback_name: str) -> dict:
-    """Metadata read from an uploaded file, kept only as short plain strings we understand."""
+def clean_meta(meta: dict, fallback_name: str, vocab: Vocab | None = None) -> dict:
+    """Metadata read from an uploaded file, kept only as short plain strings we understand.
+    With the model's vocabulary, a default sentence it cannot read is replaced by one made from
+    its tokens (rnnviz/store/model_sentence.py), so that no page starts on an unreadable sentence."""
     meta = meta if isinstance(meta, dict) else {}
     level = meta.get("level", "word")
     name = "uploaded-model"
@@ -268,6 +271,8 @@ def clean_meta(meta: dict, fallback_name: str) -> dict:
     for key, top in (("default_sentence", limits.MAX_LINE_CHARS), ("description", 500)):
         if isinstance(meta.get(key), str) and meta[key].strip():
             out[key] = meta[key].strip()[:top]
+    if vocab is not None:
+        out["default_sentence"] = usable_default(out.get("default_sentence"), vocab, out["level"])
     return out
 
 

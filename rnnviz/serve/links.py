@@ -17,6 +17,12 @@ from rnnviz.safe_text import escape_md, quote, short
 from rnnviz.store.catalog import BUILTINS
 
 OWN_PREFIX = "own:"  # model keys of a session's own models
+# Link parameters bound to text widgets (text_input / text_area with bind="query-params"): their
+# values are text, whatever they read as ("infinity", "1e309"), and are never checked as numbers.
+# tests/core/test_link_values.py scans ui/ and pages/ so that this set stays complete.
+TEXT_PARAMS = frozenset({"text", "glossary_q", "emb_batch2", "emb_ge", "emb_hash_words",
+                         "emb_order_a", "emb_order_b", "emb_prev", "hid_overlay", "origins_word",
+                         "out_batch2", "slot_text"})
 
 
 def overflowing(values: list[str]) -> bool:
@@ -29,6 +35,12 @@ def overflowing(values: list[str]) -> bool:
         except (ValueError, OverflowError):
             continue
     return False
+
+
+def overflowing_params(params: dict[str, list[str]]) -> list[str]:
+    """The link parameters to drop before any widget reads them: values reading as an infinite
+    number, for every parameter except the text ones (TEXT_PARAMS), whose values are words."""
+    return [k for k, values in params.items() if k not in TEXT_PARAMS and overflowing(values)]
 
 
 def link_model_problem_item(asked: str, options: list[str]) -> tuple[str, dict] | None:

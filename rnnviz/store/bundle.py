@@ -4,9 +4,11 @@ Saved with torch.save and read with torch.load(weights_only=True), which refuses
 anything but tensors and plain containers: a file can never run code here.
 
 A file from a stranger is checked in three passes, each before the next can cost anything:
-1. the zip directory (torch.save writes an uncompressed zip): no compressed entry, no
-   declared size beyond the limit, a sane number of entries with sane names, so torch.load
-   can never expand a small "zip bomb" into gigabytes;
+1. the zip archive (torch.save writes an uncompressed zip), read by one strict reader
+   (rnnviz/store/archive.py): no compressed entry, no declared size beyond the limit, a sane number
+   of entries with sane names, one central directory where the end record says; torch.load
+   is given a fresh stored copy of the entries that were checked, never the uploaded bytes,
+   so it can neither expand a small "zip bomb" nor read a second, hidden directory;
 2. the unpickled structure: bounded item count, nesting and string lengths, tensors only
    under "state", float32 weights only;
 3. the model itself: config, vocabulary and weights agree.
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import io
 import pickle
-import zipfile
 
 import torch
 
@@ -24,6 +25,7 @@ from rnnviz import limits
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.errors import InputError
 from rnnviz.safe_text import quote
+from rnnviz.store import archive
 from rnnviz.text.tokenize import Vocab
 
 FORMAT = "rnnviz-model-1"
@@ -40,41 +42,13 @@ def save_bundle(model: RNNModel, vocab: Vocab, meta: dict | None = None) -> byte
     return buf.getvalue()
 
 
-# ---- pass 1: the zip directory, read without unpacking anything -------------------------
+# ---- pass 1: the zip archive, read strictly and rewritten (rnnviz/store/archive.py) -----------
 
-def check_archive(data: bytes) -> None:
-    """Refuse an archive that could expand beyond its own size when torch.load unpacks it.
-
-    Only the central directory is read (zipfile does not inflate on infolist)."""
-    try:
-        entries = zipfile.ZipFile(io.BytesIO(data)).infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError):
-        raise InputError(UNREADABLE.format("not a zip archive as torch.save writes")) from None
-    if not entries or len(entries) > limits.MAX_MODEL_ZIP_ENTRIES:
-        raise InputError(f"The model file holds {len(entries):,} entries; a model holds "
-                         f"1 to {limits.MAX_MODEL_ZIP_ENTRIES}.")
-    total = 0
-    for e in entries:
-        _check_entry(e, len(data))
-        total += e.file_size
-    if total > limits.MAX_MODEL_UNPACKED_BYTES:
-        raise InputError(f"The model file would unpack to {total:,} bytes; the limit is "
-                         f"{limits.MAX_MODEL_UNPACKED_BYTES:,}.")
-
-
-def _check_entry(e: zipfile.ZipInfo, file_bytes: int) -> None:
-    name = e.filename
-    if len(name) > limits.MAX_ZIP_NAME_CHARS or ".." in name.split("/") or name.startswith("/"):
-        raise InputError(f"The model file has an entry with an unusable name "
-                         f"(“{quote(name)}”).")
-    if e.compress_type != zipfile.ZIP_STORED:
-        raise InputError(f"The model file has a compressed entry (“{quote(name)}”): "
-                         "torch.save never compresses, so this file was not written by it. "
-                         "Compressed entries are refused because they can unpack to far more "
-                         "memory than the file's size.")
-    if e.file_size != e.compress_size or e.header_offset + e.compress_size > file_bytes:
-        raise InputError(f"The model file's entry “{quote(name)}” declares "
-                         f"{e.file_size:,} bytes but the file does not hold them.")
+def check_archive(data: bytes) -> bytes:
+    """Refuse an archive that could expand beyond its own size, or that two zip readers could
+    read differently; return a fresh stored archive of exactly the entries that were checked
+    (the only bytes torch.load is ever given)."""
+    return archive.checked_copy(data)
 
 
 # ---- pass 2: the unpickled structure ---------------------------------------------------
@@ -157,9 +131,9 @@ def load_bundle(data: bytes) -> tuple[RNNModel, Vocab, dict]:
     if len(data) > limits.MAX_MODEL_FILE_BYTES:
         raise InputError(f"The model file is {len(data):,} bytes; the limit is "
                          f"{limits.MAX_MODEL_FILE_BYTES:,}.")
-    check_archive(data)
+    checked = check_archive(data)
     try:
-        obj = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+        obj = torch.load(io.BytesIO(checked), weights_only=True, map_location="cpu")
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError,
             AttributeError, ImportError, KeyError, IndexError, OSError, MemoryError) as err:
         raise InputError(UNREADABLE.format(type(err).__name__)) from None

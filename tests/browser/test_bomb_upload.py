@@ -1,5 +1,6 @@
 """A zip bomb uploaded as a model on /train, in a real browser against a running server: the
-page says why it is refused and the server's resident memory stays flat (issue 19, 1).
+page says why it is refused and the server's resident memory stays flat (issue 19, 1; the
+two-directory file of issue 22, R1).
 
 Needs its own server, so the server's memory is this test's alone. Before the fix, an 8 MB
 bomb took the server from 547 MB to 8.7 GB; this one declares 1.2 GB.
@@ -15,6 +16,7 @@ from tests.browser.conftest import (
     wait_ready,
 )
 from tests.core.test_bundle_safety import deflate_bomb
+from tests.hostile_archives import two_directories
 
 
 def server_rss_kb(pid: int) -> int:
@@ -25,13 +27,13 @@ def server_rss_kb(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def test_a_bomb_upload_is_refused_and_server_memory_stays_flat(tmp_path):
+def upload_and_measure(tmp_path, data: bytes, log: str, expect: str) -> None:
     require_browser()
     from playwright.sync_api import sync_playwright
 
     bomb = tmp_path / "bomb.pt"
-    bomb.write_bytes(deflate_bomb(1200 << 20))
-    with app_process("streamlit-bomb.log") as (url, proc), sync_playwright() as pw:
+    bomb.write_bytes(data)
+    with app_process(log) as (url, proc), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
         try:
             pg = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -43,13 +45,23 @@ def test_a_bomb_upload_is_refused_and_server_memory_stays_flat(tmp_path):
             wait_ready(pg)
             pg.get_by_role("button", name="Load it and make it the current model").click()
             wait_ready(pg)
-            pg.wait_for_selector('text=compressed entry', timeout=60_000)
+            pg.wait_for_selector(f"text={expect}", timeout=60_000)
             after = server_rss_kb(proc.pid)
             print(f"server VmRSS {before:,} kB -> {after:,} kB for a {bomb.stat().st_size:,}-byte "
-                  "bomb declaring 1,258,291,200 bytes")
+                  "file declaring 1,073,741,824 bytes or more")
             assert not exceptions_on(pg)
             assert after - before < 50_000, (before, after)
             health = pg.request.get(f"{url}/_stcore/health")
             assert health.ok
         finally:
             browser.close()
+
+
+def test_a_bomb_upload_is_refused_and_server_memory_stays_flat(tmp_path):
+    upload_and_measure(tmp_path, deflate_bomb(1200 << 20), "streamlit-bomb.log", "compressed entry")
+
+
+def test_a_two_directory_bomb_is_refused_and_server_memory_stays_flat(tmp_path):
+    """Issue 22, R1: zipfile sees a harmless directory, torch.load would read the bomb's."""
+    upload_and_measure(tmp_path, two_directories(), "streamlit-bomb2.log",
+                       "central directory is not where")

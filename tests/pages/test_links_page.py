@@ -76,3 +76,12 @@ def test_infinite_numbers_in_a_link_are_dropped_before_any_widget_reads_them(app
     assert "too large to be a number: train_steps, train_H" in sidebar_alerts(at)
     assert at.sidebar.text_area(key="text").value == "1e309"  # a sentence may be anything
     assert overflowing(["1e309"]) and overflowing(["-Infinity"]) and not overflowing(["NaN", "7", "x"])
+
+
+def test_text_that_reads_as_infinity_is_kept_as_text(app):
+    """?glossary_q=infinity is a search, not a number: no "too large" notice (issue 22, R9)."""
+    at = app("pages/glossary.py", query={"glossary_q": "infinity", "text": "-inf"})
+    no_exception(at)
+    assert "too large" not in sidebar_alerts(at)
+    assert at.text_input(key="glossary_q").value == "infinity"
+    assert at.query_params["glossary_q"] == "infinity"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -15,8 +14,6 @@ from rnnviz.errors import InputError
 from rnnviz.explain.train import (
     MIN_VOCAB,
     build_vocab,
-    check_language_model,
-    clean_meta,
     progress_text,
     read_corpus,
     read_upload,
@@ -26,8 +23,9 @@ from rnnviz.explain.train import (
 )
 from rnnviz.figures.train import CURVE_LABELS, loss_curve, moving_average
 from rnnviz.serve.jobs import TRAINING_GATE, Pacer
-from rnnviz.store.bundle import load_bundle, save_bundle
+from rnnviz.store.bundle import save_bundle
 from rnnviz.store.export import safe_filename, token_frame
+from rnnviz.store.upload import read_model_file
 from rnnviz.text.corpora import everyday_corpus
 
 from .. import session
@@ -247,9 +245,7 @@ def model_files(own: dict) -> None:
 def load_model_file(up) -> None:
     """Read an uploaded bundle and make it the current model (a message if it is refused)."""
     try:
-        model, vocab, meta = load_bundle(up.getvalue())
-        check_language_model(model, vocab)
-        meta = clean_meta(meta, Path(up.name).stem)
+        model, vocab, meta = read_model_file(up.getvalue(), up.name)
     except InputError as err:
         st.error(f"{md_escape(up.name)}: {err}")
         return
