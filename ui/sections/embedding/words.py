@@ -7,6 +7,7 @@ import streamlit as st
 
 from rnnviz import embedding as emb
 from rnnviz import hidden as hd
+from rnnviz import limits
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
 from rnnviz.formatting import num
@@ -189,10 +190,13 @@ def collisions(itos, buckets: int, d: int) -> None:
         n_bucket=len(col["buckets"]), n_word=len(col["words"]))
     c1, c2 = st.columns(2)
     names = [tr("col_bucket"), tr("col_trigrams")]
-    c1.dataframe(pd.DataFrame([[b, " ".join(ts)] for b, ts in col["buckets"]], columns=names),
+    n = None if len(itos) <= limits.MAX_WHOLE_VOCAB else limits.MAX_SHOWN_ROWS  # a big vocabulary: the first
+    c1.dataframe(pd.DataFrame([[b, " ".join(ts)] for b, ts in col["buckets"][:n]], columns=names),
                  hide_index=True, height=250)
-    c2.dataframe(pd.DataFrame([{tr("col_same_vector"): ", ".join(ws)} for ws in col["words"]],
+    c2.dataframe(pd.DataFrame([{tr("col_same_vector"): ", ".join(ws)} for ws in col["words"][:n]],
                               columns=[tr("col_same_vector")]), hide_index=True, height=250)
+    if n is not None and max(len(col["buckets"]), len(col["words"])) > n:
+        st.caption(tr("first_rows", n=n))
     say("memory", d=d, buckets=buckets)
     mem = emb.memory_table(emb.NOTES_V, d, buckets)
     keys = ["representation", "numbers per word", "first layer to d dims (numbers)", "first layer (MB)"]
