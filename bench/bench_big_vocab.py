@@ -1,7 +1,7 @@
 """Page 1 (embedding) with a V = 5,000, d = H = 128 own model: server CPU-seconds, RSS growth
 and bytes sent per run, in process (streamlit.testing AppTest).
 
-    python bench/bench_big_vocab.py [--root PATH] [--runs 3] [--V 5000]
+    python bench/bench_big_vocab.py [--root PATH] [--runs 3] [--V 5000] [--trained] [--top N]
 
 --root runs another checkout's page (e.g. the old commit, for the baseline) with this script.
 The model goes into the session as an own model (session_state["own_models"], the path an
@@ -66,6 +66,8 @@ def main() -> None:
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--V", type=int, default=5000)
+    ap.add_argument("--trained", action="store_true",
+                    help="meta records a training seed (as page 6's models): E's start is compared too")
     ap.add_argument("--top", type=int, default=0, help="print the N largest elements of the last run")
     args = ap.parse_args()
     root = Path(args.root).resolve()
@@ -81,7 +83,10 @@ def main() -> None:
     warm.run()
     base = rss_mb()
     at = AppTest.from_file(str(root / "pages/embedding.py"), default_timeout=600)
-    at.session_state["own_models"] = {"big": (model, vocab, {"level": "word"})}
+    meta = {"level": "word"}
+    if args.trained:
+        meta["report"] = {"train_config": {"seed": 1}}
+    at.session_state["own_models"] = {"big": (model, vocab, meta)}
     at.session_state["model"], at.session_state["text"] = "own:big", text
     for run in range(args.runs):
         c0, w0 = time.process_time(), time.perf_counter()

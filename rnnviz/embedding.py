@@ -339,9 +339,13 @@ def neighbour_lists(E, rows, k: int = 5, chunk: int = NEIGHBOUR_CHUNK) -> dict[i
         C = (E[part] @ E.T) / (n[part, None] * n[None, :])  # (c, V)
         ok = (n[part, None] > 0) & (n[None, :] > 0)
         key = torch.where(ok & ~torch.isnan(C), C, torch.full_like(C, -math.inf))
-        order = torch.sort(key, dim=1, descending=True, stable=True).indices[:, :take].tolist()
-        for i, o in zip(part, order):
-            out[i] = [j for j in o if j != i][:k]
+        # the take-th largest value of each row, then every entry at least that large (all of
+        # its ties), sorted best first with ties to the lower id: a full sort's first `take`
+        cut = torch.topk(key, take, dim=1).values[:, -1:]  # (c, 1)
+        for r, i in enumerate(part):
+            cand = torch.nonzero(key[r] >= cut[r], as_tuple=True)[0]  # ascending ids
+            best = cand[torch.sort(key[r, cand], descending=True, stable=True).indices][:take]
+            out[i] = [j for j in best.tolist() if j != i][:k]
     return out
 
 

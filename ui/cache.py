@@ -310,6 +310,16 @@ def nearest(model: RNNModel, which: str, M, i: int, k: int = 5) -> list:
     return _nearest(key_of(model), which, int(i), int(k), M)
 
 
+@_kept("pca")
+def _pca(key: tuple, which: str, _M):
+    return emb.pca_2d(_M)
+
+
+def pca_2d(model: RNNModel, which: str, M):
+    """emb.pca_2d(M) (coords (V, 2), variance share (2,)), once per (model, which matrix)."""
+    return _pca(key_of(model), which, M)
+
+
 @_kept("sentence_cosines")
 def _sentence_cos(key: tuple, _E) -> torch.Tensor:
     return emb.sentence_cosines(_E, list(key[1]))

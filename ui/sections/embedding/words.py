@@ -58,7 +58,7 @@ def similar(cur: session.Current, E, step: int) -> None:
     k = cur.vocab.stoi[word]
     say("similarity", word=md_escape(word), near=near_text(cur, "E", E, k, itos),
         which=tr("which_trained" if drift else "which_this"))
-    figs = [(E, tr("fig_pca_this"))]
+    figs = [("E", E, tr("fig_pca_this"))]
     if drift is None:
         say("similarity-no-start")
     else:
@@ -69,11 +69,11 @@ def similar(cur: session.Current, E, step: int) -> None:
             K=drift["k"], mean_kept=num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
             kept=emb.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
             best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]])
-        figs = [(E, tr("fig_pca_trained")), (E0, tr("fig_pca_init", seed=seed))]
+        figs = [("E", E, tr("fig_pca_trained")), (f"E0:{seed}", E0, tr("fig_pca_init", seed=seed))]
     shown = emb.shown_rows(len(itos), cur.input_ids, k)  # every word, up to MAX_WHOLE_VOCAB
-    for n, (col, (M, title)) in enumerate(zip(st.columns(len(figs)), figs)):
+    for n, (col, (which, M, title)) in enumerate(zip(st.columns(len(figs)), figs)):
         with col:
-            pca_points(cur, M, shown, title, f"emb_pca_{n}", "file_pca")
+            pca_points(cur, which, M, shown, title, f"emb_pca_{n}", "file_pca")
     rows_note(shown, len(itos))
     output_rows(cur, k, word, shown)
     labels = step_labels(cur.tokens)
@@ -86,9 +86,9 @@ def drift_level(mean_cos: float) -> str:
     return "little" if mean_cos >= 0.8 else "part" if mean_cos >= 0.5 else "lot"
 
 
-def pca_points(cur: session.Current, M, shown, title: str, key: str, file: str) -> None:
-    """M's rows on their 2 main directions (PCA of every row), the `shown` rows drawn."""
-    coords, share = emb.pca_2d(M)
+def pca_points(cur: session.Current, which: str, M, shown, title: str, key: str, file: str) -> None:
+    """M's rows on their 2 main directions (PCA of every row, cached per model), the `shown` rows drawn."""
+    coords, share = cache.pca_2d(cur.model, which, M)
     itos = cur.vocab.itos
     show_figure(pca_figure(coords[shown].numpy(), [itos[j] for j in shown],
                            emb.positions(shown, cur.input_ids), share.numpy(), title, text=pca_words()),
@@ -102,7 +102,7 @@ def output_rows(cur: session.Current, k: int, word: str, shown) -> None:
     W_o = emb.f64(cur.model.W_o)  # (K, H)
     say("similarity-compare", word=md_escape(word), near_out=near_text(cur, "W_o", W_o, k, cur.vocab.itos))
     with st.expander(tr("out_rows")):
-        pca_points(cur, W_o, shown, tr("fig_pca_out"), "emb_pca_out", "file_pca_out")
+        pca_points(cur, "W_o", W_o, shown, tr("fig_pca_out"), "emb_pca_out", "file_pca_out")
 
 
 def order_suggestions(cur: session.Current) -> tuple[str, str]:
