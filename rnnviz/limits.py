@@ -32,6 +32,12 @@ W2V_MAX_LR = 0.1              # Word2Vec learning rate (0.2 already diverges on 
 # Deployment knobs: a host may set them in the environment (bench/bench_load.py compares them).
 MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2")))
 TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
+# ONE byte budget for every per-sentence or per-model cache of the process (rnnviz.bytecache.Budget,
+# ui/cache.py), LRU across all of them; an entry unused for CACHE_TTL_SECONDS expires (a sweep every
+# CACHE_SWEEP_SECONDS gives the memory back after a session leaves). A host may set them.
+CACHE_BYTES = int(os.environ.get("RNNVIZ_CACHE_BYTES", str(256_000_000)))
+CACHE_TTL_SECONDS = float(os.environ.get("RNNVIZ_CACHE_TTL", "300"))
+CACHE_SWEEP_SECONDS = 15.0
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
 JACOBIAN_CACHE_BYTES = 128_000_000  # bytes of cached (T, S, S) step Jacobians per process
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session
@@ -47,6 +53,15 @@ MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
 # pickle operations in a model file, counted before it is unpickled (a 5,000-token vocabulary
 # and a full meta table take well under half; each item costs one to three operations)
 MAX_FILE_PICKLE_OPS = 4 * MAX_FILE_ITEMS
+# What a page draws of a V-row matrix (rnnviz.embedding.shown_rows): a vocabulary up to
+# MAX_WHOLE_VOCAB rows is drawn whole (every built-in model: at most 1,718); a larger one (an own
+# model, up to MAX_VOCAB) as at most MAX_SHOWN_ROWS rows (the sentence's first; the page says
+# so), so a V = 5,000, d = 128 model's page stays under 400 KB.
+MAX_WHOLE_VOCAB = 2_000
+MAX_SHOWN_ROWS = 100
+MAX_SHOWN_DIMS = 32           # columns x_k g_j of the outer-product table (every built-in: d <= 32)
+MAX_SHOWN_CELLS = 2_560        # numbers of such a view's heatmap (20 rows of d = 128)
+MAX_PICKER_OPTIONS = 2_000     # options of a word picker (the sentence's words first)
 MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)
 # Work of one all-pairs Jacobian computation a page may start (rnnviz/engine/jacwindow.py), in units of
 # S^3 * T * (T - 1) (S: the recurrent state size; 2 per multiply-add of the pairs' products).

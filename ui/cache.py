@@ -6,10 +6,19 @@ themselves are passed as `_model` / `_tr` (not hashed). So a session that edits 
 model never gets another model's numbers, and two sessions on the same model and sentence share
 the work. Callers use the public functions (model, trace, arguments); the key is built here.
 
-st.cache_resource only for what nobody mutates (the built-in models and taggers, read-only);
-everything else is st.cache_data (copied out, so a caller cannot change the cached value).
+st.cache_resource only for what nobody mutates (the built-in models and taggers, read-only) and
+for settings-only results (a few, keyed by small arguments). Every per-sentence or per-model
+result sits in ONE process-wide byte budget (`budget()`: rnnviz.serve.bytecache.Budget,
+limits.CACHE_BYTES, LRU across all named caches, idle entries expire after
+limits.CACHE_TTL_SECONDS and a sweeper gives their memory back): `@_kept("name")` replaces
+st.cache_data (arguments not starting with "_" are the key; a hit is a deep copy, so a caller
+cannot change the cached value), `@_kept("name", copy=False)` st.cache_resource.
 """
 from __future__ import annotations
+
+import copy as _copy
+import functools
+import inspect
 
 import streamlit as st
 import torch
@@ -22,7 +31,7 @@ from rnnviz.engine.trace import Trace, trace
 from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden, slots
 from rnnviz.explain import output as out
-from rnnviz.serve.bytecache import ByteLRU
+from rnnviz.serve.bytecache import Budget, NamedCache
 from rnnviz.store import tagger_files
 from rnnviz.store.catalog import load_builtin
 
@@ -34,6 +43,44 @@ def key_of(model: RNNModel, ids=(), targets=()) -> tuple:
 
 def _tr_key(model: RNNModel, tr: Trace) -> tuple:
     return key_of(model, tr.ids.tolist(), tr.targets.tolist())
+
+
+# ---- the one byte budget -------------------------------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def budget() -> Budget:
+    """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES."""
+    b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS)
+    b.start_sweeper(limits.CACHE_SWEEP_SECONDS)
+    return b
+
+
+_MISSING = object()
+
+
+def _kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None):
+    """Cache fn in budget()'s named cache `name`: the key is its arguments whose names do not
+    start with "_" (key_of(...) first, then the explicit ones)."""
+    def wrap(fn):
+        names = list(inspect.signature(fn).parameters)
+
+        @functools.wraps(fn)
+        def cached(*args, **kwargs):
+            bound = dict(zip(names, args), **kwargs)
+            key = tuple(bound[n] for n in names if not n.startswith("_") and n in bound)
+            store = budget().cache(name, max_bytes)
+            value = store.get(key, _MISSING)
+            if value is _MISSING:
+                if spinner:
+                    with st.spinner(spinner):
+                        value = fn(*args, **kwargs)
+                else:
+                    value = fn(*args, **kwargs)
+                store.put(key, value)
+            return _copy.deepcopy(value) if copy else value
+        cached.clear = lambda: budget().clear(name)
+        return cached
+    return wrap
 
 
 # ---- shared read-only resources ------------------------------------------------------
@@ -56,7 +103,7 @@ def tagging_data() -> slots.TaggingData:
     return slots.tagging_data()
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@_kept("variant", copy=False)
 def _variant(key: tuple, kind: str, _model):
     return hidden.cell_variant(_model, kind)
 
@@ -66,7 +113,7 @@ def cell_variant(model: RNNModel, kind: str):
     return _variant(key_of(model), kind, model)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@_kept("phi", copy=False)
 def _phi(key: tuple, phi: str, _model):
     return hidden.with_nonlinearity(_model, phi)
 
@@ -78,11 +125,10 @@ def with_nonlinearity(model: RNNModel, phi: str):
 
 # ---- the trace and what follows from it ---------------------------------------------------
 
-@st.cache_resource(show_spinner=False)
-def trace_store() -> ByteLRU:
-    """Traces of every session, bounded by bytes (limits.TRACE_CACHE_BYTES), not by count:
-    one trace of a V = 5,000 model holds several MB."""
-    return ByteLRU(limits.TRACE_CACHE_BYTES)
+def trace_store() -> NamedCache:
+    """Traces of every session, in the one byte budget (and at most limits.TRACE_CACHE_BYTES of
+    it), not bounded by count: one trace of a V = 5,000 model holds several MB."""
+    return budget().cache("trace", limits.TRACE_CACHE_BYTES)
 
 
 def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace:
@@ -92,12 +138,11 @@ def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace
     return trace_store().get_or_compute(key, lambda: trace(model, list(key[1]), list(key[2]), reduction))
 
 
-@st.cache_resource(show_spinner=False)
-def jacobian_store() -> ByteLRU:
+def jacobian_store() -> NamedCache:
     """Step Jacobians of every session, bounded by bytes (limits.JACOBIAN_CACHE_BYTES): one
     (T, S, S) stack of an LSTM at H = 128, T = 200 holds 105 MB (S = 2H), so a count bound
     (64 entries) could have held GBs. Shared read-only: no view edits them."""
-    return ByteLRU(limits.JACOBIAN_CACHE_BYTES)
+    return budget().cache("jacobian", limits.JACOBIAN_CACHE_BYTES)
 
 
 def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
@@ -105,7 +150,7 @@ def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
     return jacobian_store().get_or_compute(_tr_key(model, tr), lambda: jacobians.step_jacobians(model, tr))
 
 
-@st.cache_data(max_entries=64, show_spinner="Computing all-pair Jacobian norms…")
+@_kept("norms", "Computing all-pair Jacobian norms…")
 def _norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
     return jacobians.product_norms(step_jacobians(_model, _tr)[key[-1]:], ord_)
 
@@ -117,7 +162,7 @@ def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> to
     return _norms(_tr_key(model, tr) + (start,), ord_, model, tr)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("flow")
 def _flow(key: tuple, _model, _tr, _J):
     G = jacobians.loss_to_state_grads(_model, _tr, _J)  # (T, T, H)
     return G, jacobians.gradient_flow(_model, _tr, G=G)
@@ -128,7 +173,7 @@ def gradient_flow(model: RNNModel, tr: Trace):
     return _flow(_tr_key(model, tr), model, tr, step_jacobians(model, tr))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("model_check")
 def _model_check(key: tuple, _model):
     return gradcheck.model_gradient_check(_model, list(key[1]), list(key[2]))
 
@@ -138,7 +183,7 @@ def model_gradient_check(model: RNNModel, ids, targets):
     return _model_check(key_of(model, ids, targets), model)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("tied")
 def _tied(key: tuple, _model) -> dict:
     return emb.tied_gradients(_model, list(key[1]), list(key[2]))
 
@@ -147,7 +192,7 @@ def tied_gradients(model: RNNModel, ids, targets) -> dict:
     return _tied(key_of(model, ids, targets), model)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("output_step")
 def _output_step(key: tuple, t: int, lr: float, _model, _tr):
     return out.output_layer_step(_model, _tr, t, lr)
 
@@ -156,7 +201,7 @@ def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float):
     return _output_step(_tr_key(model, tr), t, lr, model, tr)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("gen")
 def _gen(key: tuple, how, eos, _model):
     return _generate(_model, list(key[1]), how, eos)
 
@@ -166,7 +211,7 @@ def generate(model: RNNModel, prefix, how, eos):
     return _gen(key_of(model, prefix), how, eos, model)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@_kept("scores")
 def _scores(key: tuple, _model, _data) -> dict:
     return slots.evaluate(_model, _data)
 
@@ -176,13 +221,13 @@ def heldout_scores(model, data) -> dict:
     return _scores(key_of(model), model, data)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@_kept("initial_E")
 def initial_E(cfg: tuple, seed: int) -> torch.Tensor:
     """E of an untrained model with the same sizes and the training's seed: where training started."""
     return emb.f64(RNNModel(RNNConfig(**dict(cfg)), seed=seed).E)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@_kept("drift")
 def _drift(key: tuple, cfg: tuple, seed: int, itos: tuple, _E) -> dict:
     return emb.neighbour_drift(_E, initial_E(cfg, seed), list(itos))
 
@@ -242,14 +287,52 @@ def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
     return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
-    """The window pairs of a learner's sentences (the sentences themselves are the key)."""
+@_kept("w2v_text_pairs")
+def _text_pairs(digest: str, radius: int, max_vocab: int, _sentences: tuple):
     from rnnviz.explain import word2vec
-    return word2vec.pair_corpus([list(s) for s in sentences], radius, max_vocab)
+    return word2vec.pair_corpus([list(s) for s in _sentences], radius, max_vocab)
+
+
+def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
+    """The window pairs of a learner's sentences, keyed by a digest of the sentences (the key
+    does not hold a copy of a 1 MB paste); int32 pair ids (rnnviz.explain.word2vec.PairCorpus)."""
+    import hashlib
+    digest = hashlib.sha256(repr(sentences).encode()).hexdigest()
+    return _text_pairs(digest, radius, max_vocab, sentences)
 
 
 # ---- embedding page (page 1) -----------------------------------------------------------------
+
+@_kept("nearest")
+def _nearest(key: tuple, which: str, i: int, k: int, _M) -> list:
+    return emb.nearest(_M, i, k)
+
+
+def nearest(model: RNNModel, which: str, M, i: int, k: int = 5) -> list:
+    """emb.nearest(M, i, k) (one row of cosines, never V x V), once per (model, which matrix,
+    row, k): `which` names M among the model's matrices ("E", "W_o", "E0:<seed>")."""
+    return _nearest(key_of(model), which, int(i), int(k), M)
+
+
+@_kept("pca")
+def _pca(key: tuple, which: str, _M):
+    return emb.pca_2d(_M)
+
+
+def pca_2d(model: RNNModel, which: str, M):
+    """emb.pca_2d(M) (coords (V, 2), variance share (2,)), once per (model, which matrix)."""
+    return _pca(key_of(model), which, M)
+
+
+@_kept("sentence_cosines")
+def _sentence_cos(key: tuple, _E) -> torch.Tensor:
+    return emb.sentence_cosines(_E, list(key[1]))
+
+
+def sentence_cosines(model: RNNModel, E, ids) -> torch.Tensor:
+    """(T, T) cosines between the sentence's rows of E (= model.E), from E[ids], per (model, ids)."""
+    return _sentence_cos(key_of(model, ids), E)
+
 
 @st.cache_resource(show_spinner="Training a small tied model (a few seconds, once)…")
 def tied_model():
@@ -258,7 +341,7 @@ def tied_model():
     return train_tied_model()
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("tied_parts")
 def _tied_parts(key: tuple, _model) -> dict:
     from rnnviz.explain.tied import tied_gradient_parts
     return tied_gradient_parts(_model, list(key[1]), list(key[2]))
@@ -271,7 +354,7 @@ def tied_parts(model, ids, targets) -> dict:
 
 # ---- page 8 (gates): the input-Jacobian norms and the shipped long-range results ----------
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("input_norms")
 def _input_norms(key: tuple, _model, _tr) -> torch.Tensor:
     return jacobians.input_jacobian_norms(_model, _tr, start=key[-1])
 
@@ -291,7 +374,7 @@ def longrange_results() -> dict:
 
 # ---- page 4 (BPTT and Jacobians): added by the pbptt helper ----------------------------------
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("backward_norms")
 def _backward_norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
     return jacobians.backward_jacobian_norms(_model, _tr, ord_, start=key[-1])
 
@@ -302,7 +385,7 @@ def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int =
     return _backward_norms(_tr_key(model, tr) + (start,), ord_, model, tr)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@_kept("note002")
 def _note002(key: tuple, _model, _tr) -> dict:
     from rnnviz.explain.notes import errata
     rec = errata.note002_recursion(_model, _tr)
@@ -326,7 +409,7 @@ def note003_gradient_check() -> dict:
             "fixed": errata.note003_gradient_check(True)}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@_kept("derivation")
 def _derivation(key: tuple, _model, _tr) -> dict:
     from rnnviz.explain.notes import notation
     return notation.beside_app(_model, _tr)
@@ -345,7 +428,7 @@ def flat_tagger():
     return tagger_files.load_tagger((tagger_files.TAGGERS_DIR / f"{taggers.FLAT}.pt").read_bytes())[0]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@_kept("shifted")
 def _shifted(key: tuple, _model, _data) -> dict:
     return slots.evaluate(_model, _data)
 
@@ -357,7 +440,7 @@ def shifted_scores(model, data) -> dict:
 
 # ---- pshell (app shell): the sidebar's help for a sentence with unknown tokens -------------
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@_kept("known")
 def _known(key: tuple, n: int, level: str | None, _vocab) -> list[str]:
     from rnnviz.text.corpora import known_examples as _known_examples
     return _known_examples(_vocab, n, level)
@@ -400,7 +483,7 @@ def jacobian_window(model: RNNModel, tr: Trace, k: int | None = None):
     return jacwindow.jacobian_window(tr.T, jacwindow.state_size(model.cfg), k=k)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("last_row")
 def _last_row(key: tuple, _model, _tr) -> torch.Tensor:
     return jacobians.last_state_input_norms(_model, _tr)
 
@@ -410,7 +493,7 @@ def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
     return _last_row(_tr_key(model, tr), model, tr)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("sources")
 def _sources(key: tuple, t: int, _model, _tr) -> dict:
     G, _ = gradient_flow(_model, _tr)  # (T, T, S), copied out once here, not on every rerun
     src = jacobians.state_grad_sources(G, _tr, t)
@@ -423,7 +506,7 @@ def grad_sources(model: RNNModel, tr: Trace, t: int) -> dict:
     return _sources(_tr_key(model, tr), t, model, tr)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("chain")
 def _chain(key: tuple, s: int, t: int, _model, _tr) -> dict:
     return jacobians.product_chain(step_jacobians(_model, _tr), s, t)
 
@@ -433,7 +516,7 @@ def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
     return _chain(_tr_key(model, tr), s, t, model, tr)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@_kept("distance")
 def _distance(key: tuple, _model, _tr) -> dict:
     from rnnviz.explain import bptt as chains
     from rnnviz.explain.notes.errata import step_radii
@@ -451,7 +534,7 @@ def distance_data(model: RNNModel, tr: Trace, start: int = 0) -> dict:
     return _distance(_tr_key(model, tr) + (start,), model, tr)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@_kept("shared")
 def _shared(key: tuple, _model, _tr) -> dict:
     return jacobians.shared_weight_summary(_model, _tr)
 

@@ -286,11 +286,30 @@ def cosine_matrix(E) -> torch.Tensor:
     return torch.where((n[:, None] > 0) & (n[None, :] > 0), C, torch.full_like(C, float("nan")))
 
 
+def cosine_row(E, i: int) -> torch.Tensor:
+    """(V,) cosine of row i with every row: E @ E[i] over the norms, O(V d), never V x V.
+    NaN where either row is zero (as cosine_matrix's row i)."""
+    E = f64(E)
+    i = check_ids([i], E.shape[0])[0]
+    n = E.norm(dim=1)  # (V,)
+    c = (E @ E[i]) / (n * n[i])
+    return torch.where((n > 0) & (n[i] > 0), c, torch.full_like(c, float("nan")))
+
+
 def nearest(E, i: int, k: int = 5) -> list[tuple[int, float]]:
-    """The k rows most similar (cosine) to row i, best first, i itself left out."""
-    C = cosine_matrix(E)[check_ids([i], f64(E).shape[0])[0]]  # (V,)
-    order = [j for j in sorted(range(len(C)), key=lambda j: (math.isnan(C[j]), -C[j])) if j != i]
-    return [(j, float(C[j])) for j in order[:k]]
+    """The k rows most similar (cosine) to row i, best first, i itself left out (NaN last,
+    ties to the lower id). From one row of cosines: no V x V matrix."""
+    C = cosine_row(E, i)  # (V,)
+    i = int(i)
+    key = torch.where(torch.isnan(C), torch.full_like(C, -math.inf), C)
+    order = torch.sort(key, descending=True, stable=True).indices[:k + 1].tolist()
+    return [(j, float(C[j])) for j in order if j != i][:k]
+
+
+def sentence_cosines(E, ids) -> torch.Tensor:
+    """(T, T) cosine between the rows a sentence looks up, from E[ids] alone (T x d, not V x V)."""
+    E = f64(E)
+    return cosine_matrix(E[check_ids(list(ids), E.shape[0])])
 
 
 def row_cosines(E, E0) -> torch.Tensor:
@@ -301,17 +320,32 @@ def row_cosines(E, E0) -> torch.Tensor:
     return torch.where(n > 0, c, torch.full_like(c, float("nan")))
 
 
-def neighbour_lists(E, rows, k: int = 5) -> dict[int, list[int]]:
-    """nearest(E, i, k)'s ids for every i in rows, from one cosine matrix (a V = 1,000 subword
-    vocabulary would otherwise rebuild the V x V matrix twice per word). Same order as
-    nearest: by cosine, best first, NaN last, ties to the lower id, i itself left out."""
-    C = cosine_matrix(E)  # (V, V)
-    key = torch.where(torch.isnan(C), torch.full_like(C, -math.inf), C)
-    take = min(k + 1, C.shape[1])
+NEIGHBOUR_CHUNK = 256  # rows of cosines held at once by neighbour_lists (256 x V, not V x V)
+
+
+def neighbour_lists(E, rows, k: int = 5, chunk: int = NEIGHBOUR_CHUNK) -> dict[int, list[int]]:
+    """nearest(E, i, k)'s ids for every i in rows, `chunk` rows of cosines at a time (a V = 5,000
+    vocabulary would need a 200 MB V x V matrix). Same order as nearest: by cosine, best
+    first, NaN last, ties to the lower id, i itself left out."""
+    E = f64(E)
+    rows = [int(i) for i in rows]
+    if rows:
+        check_ids(rows, E.shape[0])
+    n = E.norm(dim=1)  # (V,)
+    take = min(k + 1, E.shape[0])
     out = {}
-    for i in rows:
-        order = torch.sort(key[i], descending=True, stable=True).indices[:take].tolist()
-        out[i] = [j for j in order if j != i][:k]
+    for start in range(0, len(rows), chunk):
+        part = rows[start:start + chunk]
+        C = (E[part] @ E.T) / (n[part, None] * n[None, :])  # (c, V)
+        ok = (n[part, None] > 0) & (n[None, :] > 0)
+        key = torch.where(ok & ~torch.isnan(C), C, torch.full_like(C, -math.inf))
+        # the take-th largest value of each row, then every entry at least that large (all of
+        # its ties), sorted best first with ties to the lower id: a full sort's first `take`
+        cut = torch.topk(key, take, dim=1).values[:, -1:]  # (c, 1)
+        for r, i in enumerate(part):
+            cand = torch.nonzero(key[r] >= cut[r], as_tuple=True)[0]  # ascending ids
+            best = cand[torch.sort(key[r, cand], descending=True, stable=True).indices][:take]
+            out[i] = [j for j in best.tolist() if j != i][:k]
     return out
 
 
@@ -490,7 +524,7 @@ def distance_rows(ids, E, itos, limit: int = 15) -> list[dict]:
     ids = list(dict.fromkeys(int(i) for i in ids))
     D_one = pairwise_distances(one_hot(ids, f64(E).shape[0]))  # (n, n)
     D_emb = pairwise_distances(f64(E)[ids])                     # (n, n)
-    C = cosine_matrix(f64(E)[ids])
+    C = sentence_cosines(E, ids)
     rows = [{"word a": itos[ids[a]], "word b": itos[ids[b]], "one-hot distance": num(D_one[a, b]),
              "embedding distance": num(D_emb[a, b]), "embedding cosine": num(C[a, b], 3)}
             for a in range(len(ids)) for b in range(a + 1, len(ids))]
@@ -654,6 +688,45 @@ def window(i: int, V: int, radius: int | None) -> range:
 SHOWN = 5  # entries of a long vector shown in a table cell (so a 16-entry row fits its column)
 
 
+def shown_rows(V: int, ids=(), focus: int | None = None, width: int = 1, bound: int = limits.MAX_SHOWN_ROWS,
+               whole: int = limits.MAX_WHOLE_VOCAB, cells: int = limits.MAX_SHOWN_CELLS) -> list[int]:
+    """The rows of a V-row view (table, heatmap, bars, points) a page draws: every row up to
+    `whole` rows (every built-in model is drawn whole), else at most `bound` of them, and at
+    most `cells` numbers for rows `width` numbers wide (a V x d heatmap: width = d): the
+    sentence's rows, the rows around `focus`, then the lowest ids; ascending."""
+    if V <= whole:
+        return list(range(V))
+    bound = max(1, min(bound, cells // max(1, width)))
+    keep = dict.fromkeys(i for i in (int(i) for i in ids) if 0 <= i < V)
+    if focus is not None and 0 <= focus < V:
+        keep.update(dict.fromkeys(window(int(focus), V, max(1, bound // 10))))
+    for k in range(V):
+        if len(keep) >= bound:
+            break
+        keep.setdefault(k)
+    return sorted(list(keep)[:bound])
+
+
+def positions(rows, ids) -> list[int]:
+    """Where each of ids sits in `rows` (ids not shown are left out): boxes and highlights."""
+    at = {r: n for n, r in enumerate(rows)}
+    return [at[int(i)] for i in ids if int(i) in at]
+
+
+def picker_options(itos, first=(), bound: int = limits.MAX_PICKER_OPTIONS) -> list[str]:
+    """A word picker's options: the whole vocabulary up to `bound` words; beyond that the words
+    in `first` (the sentence's, the current choice), then the vocabulary in order, `bound` in all."""
+    if len(itos) <= bound:
+        return list(itos)
+    known = set(itos)
+    keep = dict.fromkeys(w for w in first if w in known)
+    for w in itos:
+        if len(keep) >= bound:
+            break
+        keep.setdefault(w)
+    return list(keep)[:bound]
+
+
 def one_hot_rows(E, i: int, itos, radius: int | None = None, shown: int | None = SHOWN) -> list[dict]:
     """x E written out term by term: x_k, E[k] and x_k * E[k] for row k (all, or a window around i).
 
@@ -665,13 +738,15 @@ def one_hot_rows(E, i: int, itos, radius: int | None = None, shown: int | None =
             for k in window(i, E.shape[0], radius)]
 
 
-def outer_rows(i: int, g, itos, radius: int | None = None) -> list[dict]:
-    """x^T g_e element by element for one step: row k holds x_k g_1, ..., x_k g_d."""
+def outer_rows(i: int, g, itos, radius: int | None = None, dims: int | None = None) -> list[dict]:
+    """x^T g_e element by element for one step: row k holds x_k g_1, ..., x_k g_d (the first
+    `dims` of them when given: a d = 128 table is 128 columns wide)."""
     g = f64(g)
-    P = outer_product(one_hot([i], len(itos))[0], g)  # (V, d)
+    rows = list(window(i, len(itos), radius))
+    P = outer_product(one_hot([i], len(itos))[0][rows], g)  # (rows, d): only the rows shown
     return [{"k": k, "token": itos[k], "x_k": int(k == i),
-             **{f"x_k·g_{j + 1}": num(P[k, j]) for j in range(len(g))}}
-            for k in window(i, len(itos), radius)]
+             **{f"x_k·g_{j + 1}": num(P[n, j]) for j in range(min(len(g), dims or len(g)))}}
+            for n, k in enumerate(rows)]
 
 
 def contribution_rows(contribs: list[dict], shown: int | None = None) -> list[dict]:

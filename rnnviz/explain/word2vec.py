@@ -153,8 +153,8 @@ def pair_example(V, U, vocab: Vocab, counts, centre: str, context: str, k: int =
 class PairCorpus:
     vocab: Vocab               # words by frequency (no special tokens)
     counts: np.ndarray         # (n,) how often each word occurs
-    centres: torch.Tensor      # (P,) word ids
-    contexts: torch.Tensor     # (P,) word ids
+    centres: np.ndarray        # (P,) word ids, int32 (4 bytes a pair end, not a Python int)
+    contexts: np.ndarray       # (P,) word ids, int32
     n_sentences: int
     radius: int
     dropped_types: int = 0     # rarer word types left out to keep the vocabulary bounded
@@ -188,14 +188,31 @@ def pair_corpus(sentences, radius: int = 2, max_vocab: int = limits.MAX_VOCAB) -
     vocab = Vocab(tuple(ranked[:max_vocab]))
     cs, os_ = [], []
     for s in sentences:
-        ids = [vocab.stoi[t] for t in s if t in vocab.stoi]
-        for p in window_pairs(ids, radius) if len(ids) > 1 else []:
-            cs.append(p.centre)
-            os_.append(p.context)
+        ids = np.array([vocab.stoi[t] for t in s if t in vocab.stoi], dtype=np.int32)
+        if len(ids) > 1:
+            c, o = window_positions(len(ids), radius)
+            cs.append(ids[c])
+            os_.append(ids[o])
     if not cs:
         raise InputError("No sentence has two words, so the window makes no pairs.")
-    return PairCorpus(vocab, np.array([counts[t] for t in vocab.itos]), torch.tensor(cs),
-                      torch.tensor(os_), len(sentences), radius, max(0, len(ranked) - max_vocab))
+    return PairCorpus(vocab, np.array([counts[t] for t in vocab.itos]), np.concatenate(cs),
+                      np.concatenate(os_), len(sentences), radius, max(0, len(ranked) - max_vocab))
+
+
+def window_positions(T: int, radius: int) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, context) positions of window_pairs over T words, in its order (centre by
+    centre, context left to right), as two int arrays."""
+    offsets = np.array([k for k in range(-radius, radius + 1) if k != 0])
+    c = np.repeat(np.arange(T), len(offsets)).reshape(T, len(offsets))
+    o = c + offsets[None, :]
+    ok = (o >= 0) & (o < T)
+    return c[ok], o[ok]
+
+
+def pair_batch(pc: PairCorpus, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The (centre, context) ids of pairs idx as int64 tensors (the corpus keeps int32 arrays)."""
+    i = idx.numpy()
+    return torch.from_numpy(pc.centres[i].astype(np.int64)), torch.from_numpy(pc.contexts[i].astype(np.int64))
 
 
 def noise_distribution(counts) -> torch.Tensor:
@@ -292,7 +309,7 @@ def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) 
         negs = torch.multinomial(noise, len(idx) * cfg.negatives, replacement=True,
                                  generator=gen).view(len(idx), cfg.negatives)  # (B, k)
         lr = cfg.lr * max(1e-4, 1 - (step - 1) / cfg.steps)
-        loss = sgd_batch_step(V, U, pc.centres[idx], pc.contexts[idx], negs, lr)
+        loss = sgd_batch_step(V, U, *pair_batch(pc, idx), negs, lr)
         record = {"step": step, "steps": cfg.steps, "loss": loss, "lr": lr}
         history.append(record)
         stop = callback is not None and callback(record) is False

@@ -5,12 +5,18 @@ V = 5,000 model at T = 200 holds z and p of 200 x 5,000 floats each (8 MB), anot
 notes' model a few hundred bytes. `nbytes(obj)` estimates what an object holds (tensors,
 arrays, figures, dataclasses, containers) and `ByteLRU` evicts the least recently used entries
 until the total is under its budget. Thread-safe: every session of a server shares it.
+
+`Budget` is ONE byte budget shared by any number of named caches (`Budget.cache(name)`): the
+least recently used entry of ALL of them leaves first when the total is over, an entry not
+used for `ttl` seconds expires (checked on access and by `sweep()`, which `start_sweeper` runs
+periodically), and a named cache may also have its own smaller cap.
 """
 from __future__ import annotations
 
 import dataclasses
 import sys
 import threading
+import time
 from collections import OrderedDict
 
 import numpy as np
@@ -109,6 +115,167 @@ class ByteLRU:
     def get_or_compute(self, key, compute):
         """The cached value, or compute() stored and returned. Two sessions asking at once may
         both compute: cheaper than holding the lock through a model run."""
+        sentinel = object()
+        value = self.get(key, sentinel)
+        if value is sentinel:
+            value = compute()
+            self.put(key, value)
+        return value
+
+
+class Budget:
+    """One process-wide byte budget over named caches: LRU across all of them, idle TTL.
+
+    clock: seconds (time.monotonic by default; a test passes a fake one, never sleeps)."""
+
+    def __init__(self, max_bytes: int, ttl: float | None = None, clock=time.monotonic, size=nbytes):
+        if max_bytes < 1:
+            raise ValueError("A byte budget must be positive.")
+        self.max_bytes, self.ttl, self.clock, self._size = max_bytes, ttl, clock, size
+        self._data: OrderedDict = OrderedDict()   # (name, key) -> [value, bytes, last used]
+        self._by_name: dict = {}                  # name -> bytes
+        self._caps: dict = {}                     # name -> its own cap (bytes) or None
+        self._lock = threading.RLock()
+        self.total = 0
+        self.hits = self.misses = self.evictions = self.expired = 0
+        self._sweeper: threading.Thread | None = None
+
+    def cache(self, name: str, max_bytes: int | None = None) -> NamedCache:
+        """The named cache `name` in this budget (its own cap: at most max_bytes of it)."""
+        with self._lock:
+            self._caps[name] = max_bytes
+            self._by_name.setdefault(name, 0)
+        return NamedCache(self, name)
+
+    def bytes_of(self, name: str) -> int:
+        return self._by_name.get(name, 0)
+
+    def _drop(self, full_key) -> None:
+        _, size, _ = self._data.pop(full_key)
+        self.total -= size
+        self._by_name[full_key[0]] -= size
+
+    def _stale(self, entry, now) -> bool:
+        return self.ttl is not None and now - entry[2] > self.ttl
+
+    def get(self, name: str, key, default=None):
+        with self._lock:
+            full, now = (name, key), self.clock()
+            entry = self._data.get(full)
+            if entry is not None and self._stale(entry, now):
+                self._drop(full)
+                self.expired += 1
+                entry = None
+            if entry is None:
+                self.misses += 1
+                return default
+            entry[2] = now
+            self._data.move_to_end(full)
+            self.hits += 1
+            return entry[0]
+
+    def put(self, name: str, key, value) -> bool:
+        """Store value; False if it alone is over the budget or its cache's cap (nothing kept)."""
+        size = self._size(value)
+        with self._lock:
+            self.pop(name, key)
+            cap = self._caps.get(name)
+            if size > self.max_bytes or (cap is not None and size > cap):
+                return False
+            self._data[(name, key)] = [value, size, self.clock()]
+            self.total += size
+            self._by_name[name] = self._by_name.get(name, 0) + size
+            self.sweep()
+            if cap is not None:
+                for full in [k for k in self._data if k[0] == name]:
+                    if self._by_name[name] <= cap:
+                        break
+                    self._drop(full)
+                    self.evictions += 1
+            while self.total > self.max_bytes:
+                self._drop(next(iter(self._data)))
+                self.evictions += 1
+            return True
+
+    def pop(self, name: str, key, default=None):
+        with self._lock:
+            if (name, key) not in self._data:
+                return default
+            value = self._data[(name, key)][0]
+            self._drop((name, key))
+            return value
+
+    def contains(self, name: str, key) -> bool:
+        with self._lock:
+            entry = self._data.get((name, key))
+            return entry is not None and not self._stale(entry, self.clock())
+
+    def count(self, name: str) -> int:
+        with self._lock:
+            return sum(1 for k in self._data if k[0] == name)
+
+    def clear(self, name: str | None = None) -> None:
+        with self._lock:
+            for full in [k for k in self._data if name is None or k[0] == name]:
+                self._drop(full)
+
+    def sweep(self) -> int:
+        """Drop every entry idle for more than ttl seconds; returns how many."""
+        if self.ttl is None:
+            return 0
+        with self._lock:
+            now = self.clock()
+            old = [k for k, e in self._data.items() if self._stale(e, now)]
+            for full in old:
+                self._drop(full)
+            self.expired += len(old)
+            return len(old)
+
+    def start_sweeper(self, every: float) -> None:
+        """A daemon thread that sweeps every `every` seconds (memory comes back after a
+        session leaves even if nobody asks the caches again). Started once."""
+        with self._lock:
+            if self._sweeper is not None:
+                return
+
+            def run():
+                while True:
+                    time.sleep(every)
+                    self.sweep()
+            self._sweeper = threading.Thread(target=run, name="bytecache-sweeper", daemon=True)
+            self._sweeper.start()
+
+
+class NamedCache:
+    """One named cache of a Budget, with ByteLRU's interface."""
+
+    def __init__(self, budget: Budget, name: str):
+        self.budget, self.name = budget, name
+
+    def __len__(self) -> int:
+        return self.budget.count(self.name)
+
+    def __contains__(self, key) -> bool:
+        return self.budget.contains(self.name, key)
+
+    @property
+    def total(self) -> int:
+        return self.budget.bytes_of(self.name)
+
+    def get(self, key, default=None):
+        return self.budget.get(self.name, key, default)
+
+    def put(self, key, value) -> bool:
+        return self.budget.put(self.name, key, value)
+
+    def pop(self, key, default=None):
+        return self.budget.pop(self.name, key, default)
+
+    def clear(self) -> None:
+        self.budget.clear(self.name)
+
+    def get_or_compute(self, key, compute):
+        """As ByteLRU.get_or_compute."""
         sentinel = object()
         value = self.get(key, sentinel)
         if value is sentinel:

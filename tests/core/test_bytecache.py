@@ -5,10 +5,11 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rnnviz import RNNConfig, RNNModel
-from rnnviz.engine.trace import trace
-from rnnviz.serve.bytecache import ByteLRU, nbytes
+from rnnviz import RNNConfig, RNNModel, trace
+from rnnviz.serve.bytecache import Budget, ByteLRU, nbytes
 
 
 def test_nbytes_counts_storage_of_tensors_and_arrays():
@@ -98,3 +99,98 @@ def test_trim_to_budget_drops_oldest_but_keeps_the_current():
     one = nbytes(models["m0"])
     assert one >= 4 * 2 * 5000 * 128                       # E and W_o alone
     assert trim_to_budget(models, 2 * one + 10) == ["m0"]
+
+
+# ---- one byte budget over named caches (issue 22, R4) ----------------------------------------
+
+
+class Clock:
+    """A fake clock: tests move time by hand, never sleep."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcd"), st.integers(0, 9), st.integers(1, 120)), max_size=60),
+       st.integers(50, 400))
+def test_budget_is_respected_across_caches(ops, budget):
+    b = Budget(budget, size=len)
+    caches = {n: b.cache(n, 150 if n == "d" else None) for n in "abcd"}
+    for name, key, size in ops:
+        kept = caches[name].put(key, "x" * size)
+        assert kept == (size <= budget and (name != "d" or size <= 150))
+        assert b.total <= budget
+        assert b.total == sum(c.total for c in caches.values())
+        assert caches["d"].total <= 150
+        if kept:
+            assert caches[name].get(key) == "x" * size   # the newest entry always stays
+
+
+def test_budget_evicts_least_recently_used_of_all_caches():
+    b = Budget(300, size=len)
+    t, j = b.cache("trace"), b.cache("jacobian")
+    t.put(1, "a" * 100)
+    j.put(1, "b" * 100)
+    t.put(2, "c" * 100)
+    assert t.get(1) == "a" * 100            # trace 1 is now the most recent
+    j.put(2, "d" * 100)                      # over 300: jacobian 1 (least recent of all) goes
+    assert 1 not in j and 1 in t and 2 in t and 2 in j
+    assert b.evictions == 1 and b.total == 300
+    j.put(3, "e" * 150)                      # then trace 2 and trace 1, in that order
+    assert 2 not in t and 1 not in t and 2 in j and 3 in j
+
+
+def test_a_cache_cap_evicts_only_its_own_entries():
+    b = Budget(1000, size=len)
+    small, other = b.cache("small", 200), b.cache("other")
+    other.put("o", "z" * 100)
+    for k in range(3):
+        small.put(k, "y" * 100)
+    assert 0 not in small and 1 in small and 2 in small and "o" in other
+    assert small.total == 200 and b.total == 300
+
+
+def test_entries_expire_after_the_ttl_on_access_and_by_sweep():
+    clock = Clock()
+    b = Budget(1000, ttl=60, clock=clock, size=len)
+    c = b.cache("c")
+    c.put("old", "a" * 10)
+    c.put("used", "b" * 10)
+    clock.now = 50
+    assert c.get("used") == "b" * 10         # an access renews the entry
+    clock.now = 61
+    assert c.get("old") is None and b.expired == 1      # expired on access
+    assert "used" in c
+    c.put("new", "c" * 10)
+    clock.now = 111                           # "used" idle for 61 s, "new" for 50 s
+    assert b.sweep() == 1 and "used" not in c and "new" in c
+    assert b.total == 10
+    clock.now = 1000
+    assert b.sweep() == 1 and b.total == 0 and len(c) == 0
+
+
+def test_get_or_compute_in_a_named_cache_computes_once():
+    b, calls = Budget(10_000), []
+    c = b.cache("c")
+    assert c.get_or_compute("k", lambda: calls.append(1) or [1, 2]) == [1, 2]
+    assert c.get_or_compute("k", lambda: calls.append(1) or [9]) == [1, 2]
+    assert calls == [1]
+
+
+def test_word2vec_pairs_are_int32_arrays_with_the_same_pairs_as_the_window():
+    from rnnviz.explain import word2vec as w2v
+    sentences = [["a", "b", "c", "d", "a"], ["b"], ["c", "a", "b"], ["d", "d", "e", "a", "b", "c", "a"]]
+    for radius in (1, 2, 5):
+        pc = w2v.pair_corpus(sentences, radius)
+        assert isinstance(pc.centres, np.ndarray) and pc.centres.dtype == np.int32
+        assert isinstance(pc.contexts, np.ndarray) and pc.contexts.dtype == np.int32
+        want = [(p.centre, p.context) for s in sentences
+                for p in w2v.window_pairs([pc.vocab.stoi[t] for t in s], radius) if len(s) > 1]
+        assert list(zip(pc.centres.tolist(), pc.contexts.tolist())) == want
+        c, o = w2v.pair_batch(pc, torch.tensor([0, len(want) - 1, 0]))
+        assert c.dtype == torch.int64 and c.tolist() == [want[0][0], want[-1][0], want[0][0]]
+        assert o.tolist() == [want[0][1], want[-1][1], want[0][1]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rnnviz import limits
 from rnnviz.explain import embedding as emb
 
 from ... import session
@@ -55,3 +56,9 @@ def step_labels(tokens) -> list[str]:
 def matrix_words() -> dict:
     """matrix_figure's axis words in the learner's language."""
     return {"x_title": tr("fig_dim_axis"), "dim": tr("fig_dim")}
+
+
+def rows_note(shown, V: int) -> None:
+    """A caption when a V-row view draws only some rows (rnnviz.explain.embedding.shown_rows)."""
+    if len(shown) < V:
+        st.caption(tr("rows_shown", n=len(shown), V=V, whole=f"{limits.MAX_WHOLE_VOCAB:,}"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rnnviz import limits
 from rnnviz.errors import InputError
 from rnnviz.explain import embedding as emb
 from rnnviz.explain.formulas import repeat_example
@@ -15,7 +16,7 @@ from ... import cache, session
 from ...i18n import prose
 from ...widgets import code_radio, md_escape, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, header, matrix_words, row_labels, say, table, tr
+from .common import PAGE, RADIUS, header, matrix_words, row_labels, rows_note, say, table, tr
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
@@ -46,8 +47,10 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
     i = ids[step]
     text = prose(PAGE, "outer", i=i, token=md_escape(cur.tokens[step]), V=V, d=d)
     beside(text, [(f"g_{step + 1}", G[step])])
-    rows = emb.outer_rows(i, G[step], itos, RADIUS)
+    rows = emb.outer_rows(i, G[step], itos, RADIUS, dims=limits.MAX_SHOWN_DIMS)
     table(rows)
+    if d > limits.MAX_SHOWN_DIMS:
+        st.caption(tr("dims_shown", n=limits.MAX_SHOWN_DIMS, d=d))
     if len(rows) < V:
         st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="x_k = 0 ⇒ x_k g_j = 0"))
     grad = emb.embedding_gradient(ids, G, V)  # (V, d)
@@ -59,9 +62,11 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
         say("repeated", repeated=", ".join(repeated))
     else:
         say("not-repeated", example=md_escape(repeat_example(cur.prepared.tokens)))
-    show_figure(matrix_figure(grad.numpy(), row_labels(cur), tr("fig_grad", V=V, d=d), boxed=ids,
-                              colorbar="dL/dE", hover_name="dL/dE", y_title=tr("fig_id_token"),
-                              **matrix_words()), tr("file_grad"), key="emb_grad")
+    shown, labels = emb.shown_rows(V, ids, i, width=d), row_labels(cur)  # all, up to MAX_WHOLE_VOCAB
+    show_figure(matrix_figure(grad[shown].numpy(), [labels[k] for k in shown], tr("fig_grad", V=V, d=d),
+                              boxed=emb.positions(shown, ids), colorbar="dL/dE", hover_name="dL/dE",
+                              y_title=tr("fig_id_token"), **matrix_words()), tr("file_grad"), key="emb_grad")
+    rows_note(shown, V)
     return grad
 
 
@@ -86,10 +91,13 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     else:
         st.markdown(text)
     words = {k: tr(f"fig_change_{k}") for k in ("looked", "not_looked", "row", "change", "x", "y")}
-    show_figure(row_change_figure(emb.vocab_labels(itos), s["change"].numpy(), ids,
+    shown, labels = emb.shown_rows(V, ids, ids[step] if step < len(ids) else None), emb.vocab_labels(itos)
+    show_figure(row_change_figure([labels[k] for k in shown], s["change"][shown].numpy(),
+                                  emb.positions(shown, ids),
                                   tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
                                   text=words),
                 tr("file_moved"), key="emb_moved")
+    rows_note(shown, V)
     table(emb.update_rows(before, after, used, itos, shown=SHOWN),
           height=min(400, 40 + 35 * max(1, s["n_changed"])))
 

@@ -17,7 +17,7 @@ from ... import session
 from ...i18n import prose
 from ...widgets import guard, md_escape, shared_step, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, header, matrix_words, row_labels, say, step_labels, table, tr
+from .common import PAGE, RADIUS, header, matrix_words, row_labels, rows_note, say, step_labels, table, tr
 
 TOC = ("notes", "lookup", "shapes", "gradient", "update", "similar", "order", "hashing", "exercise")
 
@@ -68,13 +68,19 @@ def lookup(cur: session.Current, E, step: int) -> None:
     ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
     i, tok = ids[step], md_escape(cur.tokens[step])
     beside(prose(PAGE, "lookup", t=step + 1, token=tok, i=i, row=i + 1), [(f"E[{i}]", E[i])])
+    shown = emb.shown_rows(V, ids, i)  # every row, up to limits.MAX_WHOLE_VOCAB
     left, right = st.columns([2, 3])
     with left:
-        table(emb.vocab_rows(cur.vocab.itos, ids), height=320 if V > 8 else "auto")
+        vocab = emb.vocab_rows(cur.vocab.itos, ids)
+        table([vocab[k] for k in shown], height=320 if V > 8 else "auto")
+    rows_note(shown, V)
+    shown = emb.shown_rows(V, ids, i, width=d)
     with right:
-        show_figure(matrix_figure(E.numpy(), row_labels(cur), tr("fig_E", V=V, d=d), boxed=ids,
-                                  colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"),
-                                  **matrix_words()), tr("file_E"), key="emb_E")
+        labels = row_labels(cur)
+        show_figure(matrix_figure(E[shown].numpy(), [labels[k] for k in shown], tr("fig_E", V=V, d=d),
+                                  boxed=emb.positions(shown, ids), colorbar=tr("fig_E_value"), hover_name="E",
+                                  y_title=tr("fig_id_token"), **matrix_words()), tr("file_E"), key="emb_E")
+    rows_note(shown, V)
     say("onehot", token=tok, V=V, i=i, zeros=(V - 1) * d)
     rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
     table(rows, width="stretch")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rnnviz import limits
 from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.notes.facts import why_marks
@@ -17,13 +18,15 @@ from rnnviz.text.tokenize import SPECIALS, prepare
 from ... import cache, session
 from ...widgets import code_radio, exercise, exercise_number, guard, md_escape, show_figure
 from ..vectors import beside
-from .common import header, matrix_words, say, step_labels, table, tr
+from .common import header, matrix_words, rows_note, say, step_labels, table, tr
 
 BIND = {"bind": "query-params"}
 
 
-def near_text(E, k, itos) -> str:
-    return ", ".join(f"“{md_escape(itos[j])}” ({num(c, 2)})" for j, c in emb.nearest(E, k, 5))
+def near_text(cur: session.Current, which: str, E, k, itos) -> str:
+    """Row k's 5 nearest rows of E ("E", "W_o" or "E0:<seed>" of cur.model), cached per model."""
+    near = cache.nearest(cur.model, which, E, k, 5)
+    return ", ".join(f"“{md_escape(itos[j])}” ({num(c, 2)})" for j, c in near)
 
 
 def pca_words() -> dict:
@@ -48,29 +51,33 @@ def similar(cur: session.Current, E, step: int) -> None:
     if st.session_state.get("emb_word") not in itos or (shown_for is not None and shown_for != this):
         st.session_state["emb_word"] = preset  # a new sentence starts at its own word (a link's kept)
     st.session_state["_emb_word_for"] = this
-    word = st.selectbox(tr("word"), list(itos), key="emb_word", **BIND)
-    k = itos.index(word)
-    say("similarity", word=md_escape(word), near=near_text(E, k, itos),
+    options = emb.picker_options(itos, [st.session_state["emb_word"], *cur.vocab.decode(cur.input_ids)])
+    word = st.selectbox(tr("word"), options, key="emb_word", **BIND)
+    if len(options) < len(itos):
+        st.caption(tr("words_offered", n=len(options), V=len(itos)))
+    k = cur.vocab.stoi[word]
+    say("similarity", word=md_escape(word), near=near_text(cur, "E", E, k, itos),
         which=tr("which_trained" if drift else "which_this"))
-    figs = [(E, tr("fig_pca_this"))]
+    figs = [("E", E, tr("fig_pca_this"))]
     if drift is None:
         say("similarity-no-start")
     else:
         E0 = cache.initial_E(cfg_key, seed)
-        say("similarity-drift", word=md_escape(word), near_init=near_text(E0, k, itos), seed=seed,
+        say("similarity-drift", word=md_escape(word), near_init=near_text(cur, f"E0:{seed}", E0, k, itos),
+            seed=seed,
             mean_cos=num(drift["mean_cos"], 2), how=tr(f"drift_{drift_level(drift['mean_cos'])}"),
             K=drift["k"], mean_kept=num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
             kept=emb.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
             best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]])
-        figs = [(E, tr("fig_pca_trained")), (E0, tr("fig_pca_init", seed=seed))]
-    for n, (col, (M, title)) in enumerate(zip(st.columns(len(figs)), figs)):
-        coords, share = emb.pca_2d(M)
+        figs = [("E", E, tr("fig_pca_trained")), (f"E0:{seed}", E0, tr("fig_pca_init", seed=seed))]
+    shown = emb.shown_rows(len(itos), cur.input_ids, k)  # every word, up to MAX_WHOLE_VOCAB
+    for n, (col, (which, M, title)) in enumerate(zip(st.columns(len(figs)), figs)):
         with col:
-            show_figure(pca_figure(coords.numpy(), list(itos), cur.input_ids, share.numpy(), title,
-                                   text=pca_words()), tr("file_pca"), key=f"emb_pca_{n}")
-    output_rows(cur, k, word)
+            pca_points(cur, which, M, shown, title, f"emb_pca_{n}", "file_pca")
+    rows_note(shown, len(itos))
+    output_rows(cur, k, word, shown)
     labels = step_labels(cur.tokens)
-    C = emb.cosine_matrix(E)[list(cur.input_ids)][:, list(cur.input_ids)]  # (T, T)
+    C = cache.sentence_cosines(cur.model, E, cur.input_ids)  # (T, T), from E[ids]
     show_figure(heatmap(C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"), tr("fig_step_token"),
                         "cos", zmid=0.0, hover_name="cos"), tr("file_cos"), key="emb_cos")
 
@@ -79,16 +86,23 @@ def drift_level(mean_cos: float) -> str:
     return "little" if mean_cos >= 0.8 else "part" if mean_cos >= 0.5 else "lot"
 
 
-def output_rows(cur: session.Current, k: int, word: str) -> None:
+def pca_points(cur: session.Current, which: str, M, shown, title: str, key: str, file: str) -> None:
+    """M's rows on their 2 main directions (PCA of every row, cached per model), the `shown` rows drawn."""
+    coords, share = cache.pca_2d(cur.model, which, M)
+    itos = cur.vocab.itos
+    show_figure(pca_figure(coords[shown].numpy(), [itos[j] for j in shown],
+                           emb.positions(shown, cur.input_ids), share.numpy(), title, text=pca_words()),
+                tr(file), key=key)
+
+
+def output_rows(cur: session.Current, k: int, word: str, shown) -> None:
     """The output layer's own row per word (W_o), when the model predicts its vocabulary."""
     if cur.model.cfg.K != len(cur.vocab):
         return
     W_o = emb.f64(cur.model.W_o)  # (K, H)
-    say("similarity-compare", word=md_escape(word), near_out=near_text(W_o, k, cur.vocab.itos))
+    say("similarity-compare", word=md_escape(word), near_out=near_text(cur, "W_o", W_o, k, cur.vocab.itos))
     with st.expander(tr("out_rows")):
-        coords, share = emb.pca_2d(W_o)
-        show_figure(pca_figure(coords.numpy(), list(cur.vocab.itos), cur.input_ids, share.numpy(),
-                               tr("fig_pca_out"), text=pca_words()), tr("file_pca_out"), key="emb_pca_out")
+        pca_points(cur, "W_o", W_o, shown, tr("fig_pca_out"), "emb_pca_out", "file_pca_out")
 
 
 def order_suggestions(cur: session.Current) -> tuple[str, str]:
@@ -176,10 +190,13 @@ def collisions(itos, buckets: int, d: int) -> None:
         n_bucket=len(col["buckets"]), n_word=len(col["words"]))
     c1, c2 = st.columns(2)
     names = [tr("col_bucket"), tr("col_trigrams")]
-    c1.dataframe(pd.DataFrame([[b, " ".join(ts)] for b, ts in col["buckets"]], columns=names),
+    n = None if len(itos) <= limits.MAX_WHOLE_VOCAB else limits.MAX_SHOWN_ROWS  # a big vocabulary: the first
+    c1.dataframe(pd.DataFrame([[b, " ".join(ts)] for b, ts in col["buckets"][:n]], columns=names),
                  hide_index=True, height=250)
-    c2.dataframe(pd.DataFrame([{tr("col_same_vector"): ", ".join(ws)} for ws in col["words"]],
+    c2.dataframe(pd.DataFrame([{tr("col_same_vector"): ", ".join(ws)} for ws in col["words"][:n]],
                               columns=[tr("col_same_vector")]), hide_index=True, height=250)
+    if n is not None and max(len(col["buckets"]), len(col["words"])) > n:
+        st.caption(tr("first_rows", n=n))
     say("memory", d=d, buckets=buckets)
     mem = emb.memory_table(emb.NOTES_V, d, buckets)
     keys = ["representation", "numbers per word", "first layer to d dims (numbers)", "first layer (MB)"]
