@@ -20,17 +20,13 @@ import torch
 from rnnviz import limits
 from rnnviz.engine.model import HookContext, RNNModel, sequence_loss
 from rnnviz.errors import InputError
-from rnnviz.explain.exercises.verdict import Verdict as _Verdict
-from rnnviz.formatting import num as _num
-from rnnviz.formatting import vector as _vector
+from rnnviz.explain.exercises.verdict import Verdict
+from rnnviz.formatting import num, vector
 from rnnviz.safe_text import short
 from rnnviz.store.catalog import NOTES_E, NOTES_VOCAB, TRAVEL_E, TRAVEL_VOCAB
 from rnnviz.text.corpora import pad_batch
 from rnnviz.text.tokenize import SPECIALS, letter_trigrams, trigram_bucket
 
-MAX_HASH_BUCKETS = limits.MAX_HASH_BUCKETS
-MAX_HASH_WORDS = limits.MAX_HASH_WORDS
-MAX_LR = limits.MAX_LR
 NOTES_V = 50_000            # the notes' vocabulary size for the memory comparison
 
 
@@ -183,8 +179,8 @@ def row_contributions(ids, g, itos) -> list[dict]:
 # ---- update rules ------------------------------------------------------------------------
 
 def _check_lr(lr: float, weight_decay: float = 0.0) -> None:
-    if not (math.isfinite(lr) and 0 <= lr <= MAX_LR):
-        raise InputError(f"The learning rate must be from 0 to {MAX_LR:g}.")
+    if not (math.isfinite(lr) and 0 <= lr <= limits.MAX_LR):
+        raise InputError(f"The learning rate must be from 0 to {limits.MAX_LR:g}.")
     if not (math.isfinite(weight_decay) and weight_decay >= 0):
         raise InputError("Weight decay must be 0 or more.")
 
@@ -470,8 +466,9 @@ def batch_embeddings(E, seqs, pad_id: int) -> dict:
 # ---- other representations (notes 004) ------------------------------------------------------
 
 def _check_buckets(buckets: int) -> None:
-    if not (isinstance(buckets, int) and 1 <= buckets <= MAX_HASH_BUCKETS):
-        raise InputError(f"The number of buckets must be a whole number from 1 to {MAX_HASH_BUCKETS:,}.")
+    if not (isinstance(buckets, int) and 1 <= buckets <= limits.MAX_HASH_BUCKETS):
+        top = limits.MAX_HASH_BUCKETS
+        raise InputError(f"The number of buckets must be a whole number from 1 to {top:,}.")
 
 
 def hash_signature(word: str, buckets: int) -> tuple:
@@ -484,8 +481,8 @@ def hash_rows(words, buckets: int, known=()) -> list[dict]:
     """One row per word: its trigrams, the bucket of each, and whether the vocabulary knows it."""
     _check_buckets(buckets)
     words = list(words)
-    if len(words) > MAX_HASH_WORDS:
-        raise InputError(f"Hash at most {MAX_HASH_WORDS} words at a time.")
+    if len(words) > limits.MAX_HASH_WORDS:
+        raise InputError(f"Hash at most {limits.MAX_HASH_WORDS} words at a time.")
     known = {w.lower() for w in known}
     return [{"word": w, "trigrams": letter_trigrams(w),
              "buckets": [trigram_bucket(t, buckets) for t in letter_trigrams(w)],
@@ -594,14 +591,12 @@ def notes_exercise() -> Exercise:
     return Exercise(p.itos, p.E, p.ids[p.focus], p.g, p.lr)
 
 
-Verdict = _Verdict  # one verdict type for every exercise (rnnviz.exercises)
 
 
 def _close(a, b, tol: float = 0.005) -> bool:
     return bool(torch.allclose(f64(a), f64(b), atol=tol, rtol=0))
 
 
-_vec = _vector
 
 
 def _hint(ok: bool, message: str, key: str, **values) -> Verdict:
@@ -616,7 +611,7 @@ def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
     i, E, g, lr = ex.token_id, f64(ex.E), f64(ex.g), ex.lr
     want = ex.lookup_answer() if kind == "lookup" else ex.update_answer()
     if _close(ans, want):
-        return _hint(True, f"Right: {_vec(want)}.", "right", want=_vec(want))
+        return _hint(True, f"Right: {vector(want)}.", "right", want=vector(want))
     row = lambda k: E[k] if kind == "lookup" else E[k] - lr * g  # noqa: E731
     for k in range(len(E)):
         if k != i and _close(ans, row(k)):
@@ -632,13 +627,13 @@ def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
         checks = [(E[i], "before", "That is E[id] before the step: subtract lr × g_e from it."),
                   (E[i] + lr * g, "added", "You added lr × g_e. Gradient descent subtracts it: "
                                            "the step goes against the gradient."),
-                  (E[i] - g, "no_lr", f"You forgot the learning rate: subtract lr × g_e = {_vec(lr * g)}, "
+                  (E[i] - g, "no_lr", f"You forgot the learning rate: subtract lr × g_e = {vector(lr * g)}, "
                                       f"not g_e itself."),
                   (E[i] + g, "added_g", "You added g_e without the learning rate: subtract lr × g_e."),
                   (-lr * g, "step_only", "That is only the step -lr × g_e: add it to E[id].")]
         for value, key, msg in checks:
             if _close(ans, value):
-                return _hint(False, msg, key, lr_g=_vec(lr * g))
+                return _hint(False, msg, key, lr_g=vector(lr * g))
     flipped = [j for j in range(len(want))
                if abs(float(want[j])) > 0.005 and _close(ans[j], -want[j])]
     wrong = [j for j in range(len(want)) if not _close(ans[j], want[j])]
@@ -660,8 +655,6 @@ def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
 
 # ---- tables for the page (rows of plain values; the page only draws them) -------------------
 
-num = _num  # rnnviz.formatting.num under its old name
-vector_text = _vector  # rnnviz.formatting.vector under its old name
 
 
 def steps_text(steps) -> str:
@@ -733,8 +726,8 @@ def one_hot_rows(E, i: int, itos, radius: int | None = None, shown: int | None =
     Rows longer than `shown` entries are cut with '…' so each cell fits its column.
     """
     prod, E = one_hot_product(E, i), f64(E)
-    return [{"k": k, "token": itos[k], "x_k": int(prod["x"][k]), "E[k]": vector_text(E[k], shown=shown),
-             "x_k · E[k]": vector_text(prod["terms"][k], shown=shown)}
+    return [{"k": k, "token": itos[k], "x_k": int(prod["x"][k]), "E[k]": vector(E[k], shown=shown),
+             "x_k · E[k]": vector(prod["terms"][k], shown=shown)}
             for k in window(i, E.shape[0], radius)]
 
 
@@ -753,8 +746,8 @@ def contribution_rows(contribs: list[dict], shown: int | None = None) -> list[di
     """One row per looked-up word: its steps, each step's g_t, and the sum (its row of dL/dE).
     shown: entries of a long vector kept in a cell (None: all)."""
     return [{"id": r["id"], "token": r["token"], "steps": steps_text(r["steps"]),
-             "contributions g_t": "  +  ".join(vector_text(p, shown=shown) for p in r["parts"]),
-             "row of dL/dE (the sum)": vector_text(r["total"], shown=shown)} for r in contribs]
+             "contributions g_t": "  +  ".join(vector(p, shown=shown) for p in r["parts"]),
+             "row of dL/dE (the sum)": vector(r["total"], shown=shown)} for r in contribs]
 
 
 def update_rows(E_old, E_new, grad, itos, limit: int = 200, shown: int | None = None) -> list[dict]:
@@ -762,16 +755,16 @@ def update_rows(E_old, E_new, grad, itos, limit: int = 200, shown: int | None = 
     E_old, E_new, grad = f64(E_old), f64(E_new), f64(grad)
     ch = row_changes(E_old, E_new)
     order = [int(k) for k in torch.argsort(ch, descending=True, stable=True) if ch[k] > 0][:limit]
-    return [{"id": k, "token": itos[k], "before": vector_text(E_old[k], shown=shown),
-             "dL/dE row": vector_text(grad[k], shown=shown), "after": vector_text(E_new[k], shown=shown),
+    return [{"id": k, "token": itos[k], "before": vector(E_old[k], shown=shown),
+             "dL/dE row": vector(grad[k], shown=shown), "after": vector(E_new[k], shown=shown),
              "||change||": num(ch[k])} for k in order]
 
 
 def adam_rows(E_before, state: AdamState, grad, itos, limit: int = 100) -> list[dict]:
     """The rows Adam's step moved: the gradient now, and the state m, v that moved them."""
     grad = f64(grad)
-    return [{"id": k, "token": itos[k], "g now": vector_text(grad[k]), "m": vector_text(state.m[k]),
-             "v": vector_text(state.v[k])}
+    return [{"id": k, "token": itos[k], "g now": vector(grad[k]), "m": vector(state.m[k]),
+             "v": vector(state.v[k])}
             for k in change_summary(E_before, state.E, [])["moved"][:limit]]
 
 
@@ -820,7 +813,7 @@ def representation_rows(words, ids, E, buckets: int, itos, text: dict | None = N
             unknown = itos[int(i)] != w and itos[int(i)] in SPECIALS
             tok = itos[int(i)]
             one = w_["one"].format(i=int(i), V=f"{V:,}") + (w_["unknown"].format(tok=tok) if unknown else "")
-            dense = vector_text(E[int(i)], shown=shown) + (w_["the_row"].format(tok=tok) if unknown else "")
+            dense = vector(E[int(i)], shown=shown) + (w_["the_row"].format(tok=tok) if unknown else "")
         out.append({"word": t + 1, "token": w, "one-hot (length V)": one,
                     f"word hashing (length {buckets:,})": hashed,
                     f"dense embedding (length {E.shape[1]})": dense})

@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import RNNConfig, RNNModel
+from rnnviz import RNNConfig, RNNModel, formatting, limits
 from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
 from rnnviz.explain import embedding as emb
@@ -149,7 +149,7 @@ def test_adam_equals_torch_optim_adam_and_its_state_moves_other_rows(wd):
     assert summary["moved"] == [k for k in range(5) if moved[k]] and summary["n_other"] >= 2
     rows = emb.adam_rows(states[0].E, states[1], G2, NOTES.itos)
     assert [r["id"] for r in rows] == summary["moved"]
-    assert rows[0]["m"] == emb.vector_text(states[1].m[rows[0]["id"]]) and rows[0]["g now"] == "[0, 0, 0]"
+    assert rows[0]["m"] == formatting.vector(states[1].m[rows[0]["id"]]) and rows[0]["g now"] == "[0, 0, 0]"
 
 
 def test_update_rules_reject_bad_learning_rates():
@@ -277,7 +277,7 @@ def test_collisions_disappear_with_many_buckets_for_distinct_spellings():
     with pytest.raises(InputError):
         emb.hash_collisions(["good"], 0)
     with pytest.raises(InputError):
-        emb.hash_collisions(["good"], emb.MAX_HASH_BUCKETS + 1)
+        emb.hash_collisions(["good"], limits.MAX_HASH_BUCKETS + 1)
 
 
 def test_memory_for_50000_words():
@@ -350,7 +350,7 @@ def test_term_tables_window_around_the_row_and_keep_the_product():
     rows = emb.one_hot_rows(E, 18, [str(k) for k in range(20)], radius=3)
     assert [r["k"] for r in rows] == list(range(13, 20))
     assert [r["x_k"] for r in rows].count(1) == 1
-    assert rows[-2]["x_k · E[k]"] == emb.vector_text(E[18])
+    assert rows[-2]["x_k · E[k]"] == formatting.vector(E[18])
     assert len(emb.one_hot_rows(E, 2, [str(k) for k in range(20)])) == 20
     out = emb.outer_rows(0, [2, -1, 3, 0.5], [str(k) for k in range(20)], radius=3)
     assert [r["k"] for r in out] == list(range(7))
@@ -384,8 +384,8 @@ def test_distance_rows_one_hot_is_sqrt2_and_embedding_matches_torch(default):
     E = model.E.detach().double()
     for r in rows:
         a, b = vocab.stoi[r["word a"]], vocab.stoi[r["word b"]]
-        assert r["one-hot distance"] == emb.num(math.sqrt(2))
-        assert r["embedding distance"] == emb.num(torch.dist(E[a], E[b]))
+        assert r["one-hot distance"] == formatting.num(math.sqrt(2))
+        assert r["embedding distance"] == formatting.num(torch.dist(E[a], E[b]))
 
 
 # ---- reviewer fixes: padding row, neighbour drift, short cells -------------------------------
@@ -434,17 +434,17 @@ def test_default_model_drift_picks_a_word_whose_neighbours_changed(default):
 def test_long_rows_are_cut_in_table_cells():
     E = torch.arange(32, dtype=torch.float64).reshape(2, 16) / 7
     rows = emb.one_hot_rows(E, 1, ["a", "b"])
-    assert rows[1]["E[k]"] == emb.vector_text(E[1], shown=emb.SHOWN) and rows[1]["E[k]"].endswith(", … (16 in all)]")
-    assert rows[1]["E[k]"].startswith("[" + ", ".join(emb.num(float(v)) for v in E[1, :emb.SHOWN]) + ", …")
+    assert rows[1]["E[k]"] == formatting.vector(E[1], shown=emb.SHOWN) and rows[1]["E[k]"].endswith(", … (16 in all)]")
+    assert rows[1]["E[k]"].startswith("[" + ", ".join(formatting.num(float(v)) for v in E[1, :emb.SHOWN]) + ", …")
     assert rows[0]["x_k · E[k]"] == "[" + "0, " * emb.SHOWN + "… (16 in all)]"
-    assert emb.vector_text([0.123456, 2]) == "[0.1235, 2]"  # 4 significant digits, as fmt
+    assert formatting.vector([0.123456, 2]) == "[0.1235, 2]"  # 4 significant digits, as fmt
 
 
 def test_dense_column_uses_the_page_format(default):
     model, vocab = default
     i = vocab.stoi["cats"]
     row = emb.representation_rows(["cats"], [i], model.E, 100, vocab.itos)[0]
-    assert row["dense embedding (length 16)"] == emb.vector_text(model.E[i])
+    assert row["dense embedding (length 16)"] == formatting.vector(model.E[i])
 
 
 def test_training_seed_only_when_recorded_and_drift_words(default):

@@ -5,7 +5,7 @@ Oracles: the model's own E and autograd dL/dE, the notes' numbers, rnnviz.embedd
 import numpy as np
 import pytest
 
-from rnnviz import RNNModel
+from rnnviz import RNNModel, formatting
 from rnnviz.engine.trace import trace
 from rnnviz.explain import embedding as emb
 from rnnviz.store.catalog import default_model
@@ -297,7 +297,7 @@ def test_similar_words_default_and_drift_are_computed(app, default):
     md = text(at)
     flat = " ".join(md.split())
     assert f"seed 0) and moved it only a little: the mean cosine between a word's trained row and its own " \
-           f"initial row is {emb.num(r['mean_cos'], 2)}" in flat
+           f"initial row is {formatting.num(r['mean_cos'], 2)}" in flat
     assert f"keeps {r['kept'][r['best']]} of 5" in md
     one_hot = frame_with(at, "x_k · E[k]")
     assert one_hot["E[k]"].str.endswith("… (16 in all)]").all()
@@ -323,7 +323,7 @@ def test_tied_rule_updates_a_real_tied_model(app):
     y = np.asarray(fig(at, "Which rows moved")["data"][0]["y"], dtype=float)
     np.testing.assert_allclose(y, (0.1 * parts["total"]).norm(dim=1).numpy(), rtol=1e-9)
     md = " ".join(text(at).split())
-    assert f"held-out perplexity {emb.num(report['heldout_perplexity'])}" in md
+    assert f"held-out perplexity {formatting.num(report['heldout_perplexity'])}" in md
     assert "reaches the 6 row(s) the sentence read" in md and "reaches 79 rows" in md
     assert "fit error" not in md  # no stand-in output map any more
 

@@ -11,7 +11,7 @@ from rnnviz.explain import hidden as hd
 from rnnviz.explain.notes.facts import why_marks
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
-from rnnviz.formatting import num
+from rnnviz.formatting import num, vector
 from rnnviz.text.bpe import MARK
 from rnnviz.text.tokenize import SPECIALS, prepare
 
@@ -133,7 +133,7 @@ def order(cur: session.Current, E) -> None:
             same_matrix=tr("same_matrix" if r["same_matrix"] else "different_matrices"),
             flat_a=r["flat_a"], flat_b=r["flat_b"], mlp_3=r["mlp_3"], mlp_5=r["mlp_5"])
         table([{tr("col_sentence"): name, tr("col_tokens"): " ".join(toks), "T": len(toks),
-                tr("col_vec_sum"): emb.vector_text(s, shown=6)}
+                tr("col_vec_sum"): vector(s, shown=6)}
                for name, toks, s in (("A", toks_a, r["sum_a"]), ("B", toks_b, r["sum_b"]))])
         for col, ids, X, name in zip(st.columns(2), (ids_a, ids_b), (r["X_a"], r["X_b"]), "AB"):
             with col:
@@ -151,9 +151,9 @@ def representations(cur: session.Current, E) -> None:
     say("onehot-repr", V=V)
     table(emb.distance_rows(cur.input_ids, E, itos))
     c1, c2 = st.columns([1, 2])
-    buckets = int(c1.number_input(tr("buckets", max=f"{emb.MAX_HASH_BUCKETS:,}"), 1, emb.MAX_HASH_BUCKETS,
-                                  1000, key="emb_buckets", **BIND))
-    words = c2.text_input(tr("hash_words", max=emb.MAX_HASH_WORDS), "good apple Taipei",
+    top = limits.MAX_HASH_BUCKETS
+    buckets = int(c1.number_input(tr("buckets", max=f"{top:,}"), 1, top, 1000, key="emb_buckets", **BIND))
+    words = c2.text_input(tr("hash_words", max=limits.MAX_HASH_WORDS), "good apple Taipei",
                           key="emb_hash_words", **BIND)
     say("hashing", buckets=buckets)
     with guard():
@@ -216,7 +216,7 @@ def exercise_section(cur: session.Current) -> None:
         ex = emb.notes_exercise()
     else:
         ex = emb.make_exercise(exercise_number("emb_ex"))
-    table([{"id": k, tr("col_token"): w, "E[id]": emb.vector_text(ex.E[k])} for k, w in enumerate(ex.itos)])
+    table([{"id": k, tr("col_token"): w, "E[id]": vector(ex.E[k])} for k, w in enumerate(ex.itos)])
     kind = code_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
     tok = md_escape(ex.itos[ex.token_id])
     if kind == "lookup":
@@ -226,4 +226,4 @@ def exercise_section(cur: session.Current) -> None:
     exercise("emb_ex", ask=lambda: st.text_input(tr("ex_answer"), key="emb_ex_answer",
                                                  placeholder="0.1, -0.2, 0.3"),
              check=lambda answer: emb.check_answer(ex, kind, answer),
-             solution=lambda: emb.vector_text(ex.lookup_answer() if kind == "lookup" else ex.update_answer()))
+             solution=lambda: vector(ex.lookup_answer() if kind == "lookup" else ex.update_answer()))
