@@ -33,6 +33,7 @@ MAX_STEPS = limits.W2V_MAX_STEPS          # SGD steps of one run
 MAX_BATCH = limits.W2V_MAX_BATCH          # pairs per step
 MAX_LR = limits.W2V_MAX_LR                # at 0.2 the built-in corpus already diverges
 MAX_CHECKPOINTS = 40    # snapshots of the vectors kept for the page
+MAX_ROW_PUSHES = 16     # a row moves by at most this many pairs' pushes in one step (no blow-up)
 UNIGRAM_POWER = 0.75    # negatives drawn from count^0.75 (Mikolov et al. 2013)
 
 
@@ -244,10 +245,17 @@ def batch_loss(V, U, c, o, negs) -> torch.Tensor:
     return -(pos + neg).mean()
 
 
-def sgd_batch_step(V, U, c, o, negs, lr: float) -> float:
+def sgd_batch_step(V, U, c, o, negs, lr: float, max_pushes: float | None = None) -> float:
     """pair_terms' hand gradients for a batch, applied in place (V, U (n, d); c, o (B,);
     negs (B, k)): one SGD step on the SUM of the pairs' losses, so each pair moves its rows as
-    if it were alone, and a row used twice gets both pushes (index_add). Returns the mean loss."""
+    if it were alone, and a row used twice gets both pushes (index_add). Returns the mean loss.
+
+    max_pushes: a row used m > max_pushes times in the batch moves by its summed push times
+    max_pushes / m (at most max_pushes pushes' worth). Training uses it: with a tiny vocabulary
+    (`a b c d` x 50) every row is used ~B(1+k)/n times per step, so the summed push is hundreds
+    of times a single pair's, the vectors blow up and log sigma underflows to -inf (the NaN of
+    issue 22 R5). word2vec itself never sums: it updates pair by pair, each push seeing the
+    previous one."""
     v, u_o, u_n = V[c], U[o], U[negs]                       # (B, d), (B, d), (B, k, d)
     s_o = (u_o * v).sum(-1)                                 # (B,)
     s_n = (u_n @ v[:, :, None])[..., 0]                     # (B, k)
@@ -257,9 +265,17 @@ def sgd_batch_step(V, U, c, o, negs, lr: float) -> float:
     grad_v = g_o[:, None] * u_o + (g_n[:, :, None] * u_n).sum(1)   # (B, d)
     grad_uo = g_o[:, None] * v                                       # (B, d)
     grad_un = g_n[:, :, None] * v[:, None, :]                        # (B, k, d)
+    flat = negs.reshape(-1)
+    if max_pushes is not None:
+        n = V.shape[0]
+        per_v = (torch.bincount(c, minlength=n) / max_pushes).clamp(min=1).to(V.dtype)     # (n,)
+        per_u = ((torch.bincount(o, minlength=n) + torch.bincount(flat, minlength=n))
+                 / max_pushes).clamp(min=1).to(U.dtype)                                     # (n,)
+        grad_v, grad_uo = grad_v / per_v[c, None], grad_uo / per_u[o, None]
+        grad_un = grad_un / per_u[negs][..., None]
     V.index_add_(0, c, -lr * grad_v)
     U.index_add_(0, o, -lr * grad_uo)
-    U.index_add_(0, negs.reshape(-1), -lr * grad_un.reshape(-1, V.shape[1]))
+    U.index_add_(0, flat, -lr * grad_un.reshape(-1, V.shape[1]))
     return float(loss)
 
 
@@ -272,6 +288,7 @@ class W2VResult:
     snapshots: list            # (step, V copy) at the checkpoints, the random start first
     stopped: bool              # the callback stopped the run early
     seconds: float
+    diverged: bool = False     # the loss became NaN/inf: the run stopped there (more steps cannot help)
 
 
 def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) -> W2VResult:
@@ -280,6 +297,7 @@ def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) 
 
     callback(record) after each step (record: step, steps, loss, lr); returning False stops
     the run, which keeps what it has learned. Snapshots of V are taken evenly over the steps.
+    A loss that is not finite stops the run at that step (result.diverged), as page 6 does.
     """
     gen = torch.Generator().manual_seed(cfg.seed)
     V, U = init_vectors(len(pc.vocab), cfg.dim, cfg.seed)
@@ -292,17 +310,18 @@ def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) 
         negs = torch.multinomial(noise, len(idx) * cfg.negatives, replacement=True,
                                  generator=gen).view(len(idx), cfg.negatives)  # (B, k)
         lr = cfg.lr * max(1e-4, 1 - (step - 1) / cfg.steps)
-        loss = sgd_batch_step(V, U, pc.centres[idx], pc.contexts[idx], negs, lr)
+        loss = sgd_batch_step(V, U, pc.centres[idx], pc.contexts[idx], negs, lr, MAX_ROW_PUSHES)
         record = {"step": step, "steps": cfg.steps, "loss": loss, "lr": lr}
         history.append(record)
-        stop = callback is not None and callback(record) is False
+        diverged = not math.isfinite(loss)
+        stop = diverged or (callback is not None and callback(record) is False)
         if step in at or stop:
             snapshots.append((step, V.clone()))
         if stop:
-            stopped = True
+            stopped = not diverged
             break
     return W2VResult(pc.vocab, V, U, history, snapshots, stopped,
-                     time.perf_counter() - start)
+                     time.perf_counter() - start, diverged)
 
 
 # ---- what it learned -----------------------------------------------------------------------
@@ -326,7 +345,11 @@ def align_2d(X, ref) -> np.ndarray:
     ref (n, 2): orthogonal Procrustes, R = U W^T from the SVD of X^T ref. Distances and
     angles between the points do not change."""
     X, ref = np.asarray(X, dtype=float), np.asarray(ref, dtype=float)
-    u, _, wt = np.linalg.svd(X.T @ ref)
+    with np.errstate(over="ignore", invalid="ignore"):
+        M = X.T @ ref  # (2, 2)
+    if not np.isfinite(M).all():
+        return X  # a diverged snapshot (NaN/inf) has no rotation: shown as it is, never an SVD error
+    u, _, wt = np.linalg.svd(M)
     return X @ (u @ wt)
 
 

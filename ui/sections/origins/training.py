@@ -149,6 +149,8 @@ def checkpoints(run: dict | None, words: list[str]) -> None:
                       first=num(res.history[0]["loss"]), last=num(res.history[-1]["loss"]),
                       seconds=num(res.seconds, 2), n=len(res.vocab),
                       stopped=t("origins.stopped") if res.stopped else ""))
+    if res.diverged:
+        st.error(t("origins.diverged", step=len(res.history), loss=num(res.history[-1]["loss"])))
     show_figure(loss_curve(res.history, t("origins.loss_title"), [s for s, _ in res.snapshots[1:]],
                            labels=_loss_labels()), "word2vec loss", key="origins_loss")
     n = len(views)
