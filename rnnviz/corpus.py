@@ -154,6 +154,7 @@ class TrainingRun:
     samples: list = field(default_factory=list)   # (step, text)
     status: str = "ready"     # ready | running | done | stopped | diverged
     final_perplexity: float | None = None  # on the corpus, once the run has ended
+    stop_reason: str = ""     # why a "stopped" run stopped: "" (Stop / a click), "time" (its wall-time cap)
 
     @property
     def steps_done(self) -> int:

@@ -38,6 +38,7 @@ MAX_SHORT_JOBS = max(1, int(os.environ.get("RNNVIZ_MAX_SHORT_JOBS", "2")))  # th
 # slot that long. 10 minutes is ~150 such steps, or the whole of a default run (300 steps at
 # ~0.02 s); the page states the cap and, from the measured rate, where the run will stop.
 MAX_TRAIN_SECONDS = float(os.environ.get("RNNVIZ_MAX_TRAIN_SECONDS", "600"))
+MAX_TRAIN_MINUTES = MAX_TRAIN_SECONDS / 60   # as page 6 states it
 # Word2Vec's worst run (2,000 steps, batch 256, d = 32, k = 10) measured ~10 s alone, ~20 s paced:
 SHORT_JOB_SECONDS = 30.0        # a short-lane job (Word2Vec, page 8's "train one now") stops here
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)

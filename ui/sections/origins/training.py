@@ -12,10 +12,11 @@ from rnnviz import limits, origins
 from rnnviz import word2vec as w2v
 from rnnviz.figures.word2vec import loss_curve, overlap_figure, projection_figure
 from rnnviz.formatting import num
-from rnnviz.jobs import TRAINING_GATE, Pacer
+from rnnviz.jobs import LANES, ClientBusy, Pacer, RunCap
 
 from ... import cache, session
 from ...i18n import prose, t
+from ...running import client_id
 from ...widgets import code_radio, guard, md_escape, show_figure
 from .intro import PAGE, header
 
@@ -97,10 +98,12 @@ def train(pc, cfg: w2v.W2VConfig | None, code: str) -> None:
     st.markdown(prose(PAGE, "train"))
     go = st.button(t("origins.train"), key="origins_go", type="primary", icon=":material/model_training:",
                    disabled=pc is None or cfg is None)
+    st.caption(t("origins.cap", seconds=num(limits.SHORT_JOB_SECONDS)))
     if go and pc is not None and cfg is not None:
         st.button(t("origins.stop"), key="origins_stop", icon=":material/stop:")
-        _run(pc, cfg, code)
-        st.rerun()
+        with guard():
+            _run(pc, cfg, code)
+            st.rerun()
 
 
 def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
@@ -108,10 +111,15 @@ def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
     keeps what it learned, and the interrupted page run goes on afterwards."""
     bar, wait_box, caught = st.progress(0.0, text=t("origins.starting")), st.empty(), {}
     pacer, start = Pacer(limits.TRAINING_TIME_SHARE), time.perf_counter()
+    cap, client = RunCap(limits.SHORT_JOB_SECONDS), client_id()
+    if LANES.busy(client):
+        raise ClientBusy()  # before the kept run is replaced
     box = st.session_state[RUN] = {"running": True}
 
     def on_step(record):
         pacer.step_done()
+        if not cap.check(record["step"]):
+            return False
         if record["step"] % 20 and record["step"] != record["steps"]:
             return True
         try:
@@ -125,8 +133,9 @@ def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
 
     on_wait = lambda pos: wait_box.info(t("origins.queued", position=pos), icon=":material/hourglass:")
     try:
-        with TRAINING_GATE.slot(on_wait=on_wait):
+        with LANES.slot("short", client, on_wait=on_wait):
             wait_box.empty()
+            cap.start()
             result = w2v.train_word2vec(pc, cfg, on_step)
         # a plain dict put in the session before training and filled here: Streamlit may
         # already run the page again (kept_run waits for this), and st calls would raise
