@@ -184,7 +184,7 @@ def pair_corpus(sentences, radius: int = 2, max_vocab: int = limits.MAX_VOCAB) -
         for t in s:
             counts[t] = counts.get(t, 0) + 1
     if len(counts) < 2:
-        raise InputError("Word2Vec needs at least two different words.")
+        raise InputError("Word2Vec needs at least two different words.", "w2v_two_words")
     ranked = sorted(counts, key=lambda t: -counts[t])
     vocab = Vocab(tuple(ranked[:max_vocab]))
     cs, os_ = [], []
@@ -194,7 +194,7 @@ def pair_corpus(sentences, radius: int = 2, max_vocab: int = limits.MAX_VOCAB) -
             cs.append(p.centre)
             os_.append(p.context)
     if not cs:
-        raise InputError("No sentence has two words, so the window makes no pairs.")
+        raise InputError("No sentence has two words, so the window makes no pairs.", "w2v_no_pairs")
     return PairCorpus(vocab, np.array([counts[t] for t in vocab.itos]), torch.tensor(cs),
                       torch.tensor(os_), len(sentences), radius, max(0, len(ranked) - max_vocab))
 
