@@ -4,11 +4,12 @@
 
 Starts `streamlit run app.py` on 127.0.0.1 (tools/server.py), or drives `--url` (loopback only).
 For each scenario: one normal learner (Overview -> Hidden -> Output -> BPTT, every rerun timed)
-runs alone for --seconds ("before"), then beside 8 hostile sessions of one kind for --seconds
-("during"), then alone again after they have left ("after"). The server's RSS (VmRSS) and peak
-(VmHWM) are read from /proc/<pid>/status twice a second; after the hostile sessions leave, the
-bench waits up to --recover seconds (60) for RSS to come back to the scenario's baseline +
-256 MB and says whether it did.
+runs alone for --seconds ("before"); then 8 hostile sessions of one kind set up (not timed: a
+maximal model trained, at most --setup s) and work for --lead s before the learner runs beside
+them for --seconds ("during"); then the learner runs alone again after they have left
+("after"). The server's RSS (VmRSS) and peak (VmHWM) are read from /proc/<pid>/status twice a
+second; after the hostile sessions leave, the bench waits up to --recover seconds (60) for RSS
+to come back to the scenario's baseline + 256 MB and says whether it did.
 
 Scenarios (each hostile session, bounded in count and time):
 - bigmodel: trains a V = 5,000, d = H = 128 model for 1 step on page 6 (the issue's way to get a
@@ -126,7 +127,7 @@ async def learner(base: str, seconds: float, sentence: str) -> tuple[list[float]
 async def big_model(s: Session) -> None:
     """A V = 5,000, d = H = 128 model trained 1 step on page 6: the session's current model."""
     await s.rerun("train")
-    s.set_widget("train_text", oracle.heavy_corpus())
+    s.set_widget("train_text", oracle.heavy_corpus(max_bytes=200_000))  # > 5,000 distinct words
     for key, value in BIG.items():
         s.set_widget(key, value)
     await s.rerun()
@@ -138,15 +139,27 @@ def long_sentence(i: int, n: int = 200) -> str:
     return " ".join(words[(i * 37 + k * 11) % len(words)] for k in range(n))
 
 
-async def hostile(kind: str, i: int, base: str, deadline: float, log: dict) -> None:
+async def hostile(kind: str, i: int, base: str, clock: dict, ready: asyncio.Event, log: dict) -> None:
+    """One hostile session: its setup (a maximal model, the training page...), then it signals
+    `ready` and works until clock["deadline"] (set once every hostile is ready, or the setup
+    time is up)."""
     query = "model=default&origins_source=paste" if kind == "paste" else "model=default"
-    s = Session(base, timeout=max(60.0, deadline - time.time() + 120), query=query)
+    s = Session(base, timeout=MAX_PHASE_S, query=query)
     done = 0
     try:
         await s.connect()
         await s.rerun("")
         if kind in ("bigmodel", "sentences"):
             await big_model(s)
+    except (RunError, OSError) as err:
+        log.setdefault("errors", []).append(f"{kind} {i} setup: {err}"[:300])
+    finally:
+        ready.set()
+    await clock["go"].wait()
+    deadline = clock["deadline"]
+    try:
+        if s.ws is None:
+            return
         if kind == "training":
             await s.rerun("train")
             s.set_widget("train_text", oracle.heavy_corpus())
@@ -214,10 +227,18 @@ async def scenario(kind: str, base: str, mem: Memory, args) -> dict:
     mem.mark()
     log: dict = {}
     kinds = KINDS if kind == "mix" else (kind,)
-    deadline = time.time() + args.seconds + args.setup
-    tasks = [asyncio.create_task(hostile(kinds[i % len(kinds)], i, base, deadline, log))
+    clock, ready = {"go": asyncio.Event()}, [asyncio.Event() for _ in range(args.hostile)]
+    tasks = [asyncio.create_task(hostile(kinds[i % len(kinds)], i, base, clock, ready[i], log))
              for i in range(args.hostile)]
-    await asyncio.sleep(args.setup)  # the hostile sessions are at work before the learner comes
+    t0 = time.time()
+    try:  # every hostile session set up (a maximal model trained...), at most --setup seconds
+        await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), args.setup)
+    except TimeoutError:
+        log.setdefault("errors", []).append(f"not all set up within {args.setup:g} s")
+    setup_s = time.time() - t0
+    clock["deadline"] = time.time() + args.seconds + args.lead
+    clock["go"].set()
+    await asyncio.sleep(args.lead)  # the hostile sessions are at work before the learner comes
     during, e1 = await learner(base, args.seconds, sentence)
     await asyncio.gather(*tasks)
     peak = mem.peak()
@@ -229,7 +250,8 @@ async def scenario(kind: str, base: str, mem: Memory, args) -> dict:
             break
         await asyncio.sleep(0.5)
     after, e2 = await learner(base, args.seconds, sentence)
-    return {"scenario": kind, "baseline_mb": round(base_rss), "peak_mb": round(peak),
+    return {"scenario": kind, "setup_s": round(setup_s, 1), "baseline_mb": round(base_rss),
+            "peak_mb": round(peak),
             "end_mb": round(mem.now()), "back_within_s": None if back is None else round(back, 1),
             "recovered": back is not None,
             **{f"{name}_p50_s": round(pct(v, 0.5), 3) for name, v in (("before", before), ("during", during),
@@ -251,7 +273,7 @@ def show(r: dict) -> None:
     for key in ("learner_errors", "hostile_errors", "upload_refused"):
         for e in r[key]:
             print(f"    {key}: {e}")
-    print(f"    hostile work done: {r['hostile_done']}", flush=True)
+    print(f"    hostile setup {r['setup_s']} s; work done: {r['hostile_done']}", flush=True)
 
 
 async def run_all(base: str, pid: int, args) -> list[dict]:
@@ -271,8 +293,10 @@ async def run_all(base: str, pid: int, args) -> list[dict]:
 def main(argv=None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=60, help="seconds of each phase (before, during, after)")
-    ap.add_argument("--setup", type=float, default=10,
-                    help="seconds the hostile sessions run before the learner comes")
+    ap.add_argument("--setup", type=float, default=180,
+                    help="at most this many seconds for the hostile sessions' setup (not timed)")
+    ap.add_argument("--lead", type=float, default=5,
+                    help="seconds the hostile sessions work before the learner comes")
     ap.add_argument("--recover", type=float, default=60, help="seconds to wait for RSS to come back")
     ap.add_argument("--hostile", type=int, default=8)
     ap.add_argument("--scenarios", default=",".join(KINDS + ("mix",)))
@@ -281,12 +305,13 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     args.scenarios = [k for k in args.scenarios.split(",") if k]
-    if not 1 <= args.hostile <= MAX_HOSTILE or not 0 < args.seconds <= MAX_PHASE_S:
+    if not 1 <= args.hostile <= MAX_HOSTILE or not 0 < max(args.seconds, args.setup) <= MAX_PHASE_S:
         ap.error(f"--hostile must be 1..{MAX_HOSTILE} and --seconds 1..{MAX_PHASE_S}")
     if any(k not in KINDS + ("mix",) for k in args.scenarios):
         ap.error(f"scenarios: {', '.join(KINDS + ('mix',))}")
     print(f"bench_abuse: {args.hostile} hostile sessions per scenario, phases of {args.seconds:g} s "
-          f"(+{args.setup:g} s setup), RSS recovery wait {args.recover:g} s", flush=True)
+          f"(hostile setup up to {args.setup:g} s, lead {args.lead:g} s), RSS recovery wait "
+          f"{args.recover:g} s", flush=True)
     if args.url:
         check_loopback(args.url)
         if args.pid is None:
