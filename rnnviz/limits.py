@@ -38,6 +38,15 @@ TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_S
 CACHE_BYTES = int(os.environ.get("RNNVIZ_CACHE_BYTES", str(256_000_000)))
 CACHE_TTL_SECONDS = float(os.environ.get("RNNVIZ_CACHE_TTL", "300"))
 CACHE_SWEEP_SECONDS = 15.0
+MAX_SHORT_JOBS = max(1, int(os.environ.get("RNNVIZ_MAX_SHORT_JOBS", "2")))  # the short lane's slots
+# Wall-time caps (pacer sleeps included). Page 6's largest run (V = 5,000, d = H = 128, T = 64,
+# batch 64) measured about 4 s per step on 2 shared cores: its 5,000 steps took ~5.5 h and held a
+# slot that long. 10 minutes is ~150 such steps, or the whole of a default run (300 steps at
+# ~0.02 s); the page states the cap and, from the measured rate, where the run will stop.
+MAX_TRAIN_SECONDS = float(os.environ.get("RNNVIZ_MAX_TRAIN_SECONDS", "600"))
+MAX_TRAIN_MINUTES = MAX_TRAIN_SECONDS / 60   # as page 6 states it
+# Word2Vec's worst run (2,000 steps, batch 256, d = 32, k = 10) measured ~10 s alone, ~20 s paced:
+SHORT_JOB_SECONDS = 30.0        # a short-lane job (Word2Vec, page 8's "train one now") stops here
 TRACE_CACHE_BYTES = 64_000_000  # bytes of cached traces per process (byte-bounded LRU)
 JACOBIAN_CACHE_BYTES = 128_000_000  # bytes of cached (T, S, S) step Jacobians per process
 SESSION_STORE_BYTES = 32_000_000  # bytes of own models kept by one session

@@ -259,10 +259,12 @@ def findings(results: dict) -> dict:
 TRAIN_NOW_SECONDS = 18.0  # page 8's "train one now" stops here (the page promises < 20 s)
 
 
-def train_now(cfg: LongRangeConfig, max_seconds: float = TRAIN_NOW_SECONDS, clock=None) -> dict:
+def train_now(cfg: LongRangeConfig, max_seconds: float = TRAIN_NOW_SECONDS, clock=None,
+              callback=None) -> dict:
     """Train one (cell, distance) as run_experiment does, but stop at max_seconds of wall time
     (a shared server must answer): accuracy at cfg.distance, ||dL/dx_1|| before and after,
-    steps_done and stopped_early. Same config and no time limit hit: the shipped numbers."""
+    steps_done and stopped_early. Same config and no time limit hit: the shipped numbers.
+    callback(record) after each step (the page's pacer and closed-tab check): False stops."""
 
     clock = clock or time.monotonic
     torch.manual_seed(cfg.seed)
@@ -270,6 +272,8 @@ def train_now(cfg: LongRangeConfig, max_seconds: float = TRAIN_NOW_SECONDS, cloc
     start = clock()
 
     def in_time(record: dict) -> bool:
+        if callback is not None and callback(record) is False:
+            return False
         return clock() - start < max_seconds
 
     net, history = train_longrange(cfg, callback=in_time)

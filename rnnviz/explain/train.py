@@ -53,9 +53,11 @@ def read_corpus(text: str, level: str = "word") -> Corpus:
                          f"{limits.MAX_UPLOAD_BYTES:,} bytes.", "corpus_too_big",
                          {"size": f"{size:,}", "max_bytes": f"{limits.MAX_UPLOAD_BYTES:,}"})
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    sequences, split_lines = [], 0
+    sequences, split_lines, first = [], 0, None
     for line in lines:
         toks = tokenize(line, level)
+        if toks and first is None:
+            first = line[: limits.MAX_LINE_CHARS]  # (tokenized once: a 1 MB line takes seconds)
         if len(toks) > SEQ_TOKENS:
             split_lines += 1
         sequences += [tuple(toks[i:i + SEQ_TOKENS]) for i in range(0, len(toks), SEQ_TOKENS)]
@@ -73,7 +75,6 @@ def read_corpus(text: str, level: str = "word") -> Corpus:
         notices.append(f"Only the first {limits.MAX_UPLOAD_LINES:,} of {len(sequences):,} "
                        "sequences are used.")
         sequences = sequences[: limits.MAX_UPLOAD_LINES]
-    first = next(ln for ln in lines if tokenize(ln, level))[: limits.MAX_LINE_CHARS]
     return Corpus(level, tuple(sequences), first, len(lines), sum(map(len, sequences)),
                   tuple(notices), tuple(items))
 
@@ -156,6 +157,7 @@ class TrainingRun:
     samples: list = field(default_factory=list)   # (step, text)
     status: str = "ready"     # ready | running | done | stopped | diverged
     final_perplexity: float | None = None  # on the corpus, once the run has ended
+    stop_reason: str = ""     # why a "stopped" run stopped: "" (Stop / a click), "time" (its wall-time cap)
 
     @property
     def steps_done(self) -> int:

@@ -27,13 +27,8 @@ from rnnviz.explain.train import read_corpus
 from rnnviz.text.corpora import everyday_corpus, travel_corpus
 from rnnviz.text.tokenize import SPECIALS, Vocab
 
-MAX_RADIUS = limits.W2V_MAX_RADIUS        # window radius: words on each side of the centre
-MAX_NEGATIVES = limits.W2V_MAX_NEGATIVES  # negatives k per pair
-MAX_DIM = limits.W2V_MAX_DIM              # vector length d
-MAX_STEPS = limits.W2V_MAX_STEPS          # SGD steps of one run
-MAX_BATCH = limits.W2V_MAX_BATCH          # pairs per step
-MAX_LR = limits.W2V_MAX_LR                # at 0.2 the built-in corpus already diverges
 MAX_CHECKPOINTS = 40    # snapshots of the vectors kept for the page
+MAX_ROW_PUSHES = 16     # a row moves by at most this many pairs' pushes in one step (no blow-up)
 UNIGRAM_POWER = 0.75    # negatives drawn from count^0.75 (Mikolov et al. 2013)
 
 
@@ -48,8 +43,8 @@ class Pair:
 
 
 def _check_radius(radius: int) -> None:
-    if not (isinstance(radius, int) and 1 <= radius <= MAX_RADIUS):
-        raise InputError(f"The window radius must be a whole number from 1 to {MAX_RADIUS}.")
+    if not (isinstance(radius, int) and 1 <= radius <= limits.W2V_MAX_RADIUS):
+        raise InputError(f"The window radius must be a whole number from 1 to {limits.W2V_MAX_RADIUS}.")
 
 
 def window_span(T: int, pos: int, radius: int) -> tuple[int, int]:
@@ -125,8 +120,8 @@ def pair_step(Vc, Uo, c: int, o: int, negs, lr: float) -> dict:
 
 def draw_negatives(counts, k: int, seed: int = 0) -> list[int]:
     """k word ids from the noise distribution (count^0.75), seeded; repeats are allowed."""
-    if not (isinstance(k, int) and 1 <= k <= MAX_NEGATIVES):
-        raise InputError(f"The number of negatives must be from 1 to {MAX_NEGATIVES}.")
+    if not (isinstance(k, int) and 1 <= k <= limits.W2V_MAX_NEGATIVES):
+        raise InputError(f"The number of negatives must be from 1 to {limits.W2V_MAX_NEGATIVES}.")
     gen = torch.Generator().manual_seed(seed)
     return torch.multinomial(noise_distribution(counts), k, replacement=True, generator=gen).tolist()
 
@@ -183,7 +178,7 @@ def pair_corpus(sentences, radius: int = 2, max_vocab: int = limits.MAX_VOCAB) -
         for t in s:
             counts[t] = counts.get(t, 0) + 1
     if len(counts) < 2:
-        raise InputError("Word2Vec needs at least two different words.")
+        raise InputError("Word2Vec needs at least two different words.", "w2v_two_words")
     ranked = sorted(counts, key=lambda t: -counts[t])
     vocab = Vocab(tuple(ranked[:max_vocab]))
     cs, os_ = [], []
@@ -194,7 +189,7 @@ def pair_corpus(sentences, radius: int = 2, max_vocab: int = limits.MAX_VOCAB) -
             cs.append(ids[c])
             os_.append(ids[o])
     if not cs:
-        raise InputError("No sentence has two words, so the window makes no pairs.")
+        raise InputError("No sentence has two words, so the window makes no pairs.", "w2v_no_pairs")
     return PairCorpus(vocab, np.array([counts[t] for t in vocab.itos]), np.concatenate(cs),
                       np.concatenate(os_), len(sentences), radius, max(0, len(ranked) - max_vocab))
 
@@ -234,15 +229,15 @@ class W2VConfig:
     seed: int = 0
 
     def __post_init__(self):
-        for name, value, lo, hi in (("dim", self.dim, 2, MAX_DIM),
-                                    ("negatives", self.negatives, 1, MAX_NEGATIVES),
-                                    ("steps", self.steps, 1, MAX_STEPS),
-                                    ("batch_size", self.batch_size, 1, MAX_BATCH),
+        for name, value, lo, hi in (("dim", self.dim, 2, limits.W2V_MAX_DIM),
+                                    ("negatives", self.negatives, 1, limits.W2V_MAX_NEGATIVES),
+                                    ("steps", self.steps, 1, limits.W2V_MAX_STEPS),
+                                    ("batch_size", self.batch_size, 1, limits.W2V_MAX_BATCH),
                                     ("checkpoints", self.checkpoints, 1, MAX_CHECKPOINTS)):
             if not (isinstance(value, int) and lo <= value <= hi):
                 raise InputError(f"{name} must be a whole number from {lo} to {hi}.")
-        if not (math.isfinite(self.lr) and 0 < self.lr <= MAX_LR):
-            raise InputError(f"The learning rate must be above 0 and at most {MAX_LR}.")
+        if not (math.isfinite(self.lr) and 0 < self.lr <= limits.W2V_MAX_LR):
+            raise InputError(f"The learning rate must be above 0 and at most {limits.W2V_MAX_LR}.")
 
 
 def init_vectors(n: int, d: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -261,10 +256,17 @@ def batch_loss(V, U, c, o, negs) -> torch.Tensor:
     return -(pos + neg).mean()
 
 
-def sgd_batch_step(V, U, c, o, negs, lr: float) -> float:
+def sgd_batch_step(V, U, c, o, negs, lr: float, max_pushes: float | None = None) -> float:
     """pair_terms' hand gradients for a batch, applied in place (V, U (n, d); c, o (B,);
     negs (B, k)): one SGD step on the SUM of the pairs' losses, so each pair moves its rows as
-    if it were alone, and a row used twice gets both pushes (index_add). Returns the mean loss."""
+    if it were alone, and a row used twice gets both pushes (index_add). Returns the mean loss.
+
+    max_pushes: a row used m > max_pushes times in the batch moves by its summed push times
+    max_pushes / m (at most max_pushes pushes' worth). Training uses it: with a tiny vocabulary
+    (`a b c d` x 50) every row is used ~B(1+k)/n times per step, so the summed push is hundreds
+    of times a single pair's, the vectors blow up and log sigma underflows to -inf (the NaN of
+    issue 22 R5). word2vec itself never sums: it updates pair by pair, each push seeing the
+    previous one."""
     v, u_o, u_n = V[c], U[o], U[negs]                       # (B, d), (B, d), (B, k, d)
     s_o = (u_o * v).sum(-1)                                 # (B,)
     s_n = (u_n @ v[:, :, None])[..., 0]                     # (B, k)
@@ -274,9 +276,17 @@ def sgd_batch_step(V, U, c, o, negs, lr: float) -> float:
     grad_v = g_o[:, None] * u_o + (g_n[:, :, None] * u_n).sum(1)   # (B, d)
     grad_uo = g_o[:, None] * v                                       # (B, d)
     grad_un = g_n[:, :, None] * v[:, None, :]                        # (B, k, d)
+    flat = negs.reshape(-1)
+    if max_pushes is not None:
+        n = V.shape[0]
+        per_v = (torch.bincount(c, minlength=n) / max_pushes).clamp(min=1).to(V.dtype)     # (n,)
+        per_u = ((torch.bincount(o, minlength=n) + torch.bincount(flat, minlength=n))
+                 / max_pushes).clamp(min=1).to(U.dtype)                                     # (n,)
+        grad_v, grad_uo = grad_v / per_v[c, None], grad_uo / per_u[o, None]
+        grad_un = grad_un / per_u[negs][..., None]
     V.index_add_(0, c, -lr * grad_v)
     U.index_add_(0, o, -lr * grad_uo)
-    U.index_add_(0, negs.reshape(-1), -lr * grad_un.reshape(-1, V.shape[1]))
+    U.index_add_(0, flat, -lr * grad_un.reshape(-1, V.shape[1]))
     return float(loss)
 
 
@@ -289,6 +299,7 @@ class W2VResult:
     snapshots: list            # (step, V copy) at the checkpoints, the random start first
     stopped: bool              # the callback stopped the run early
     seconds: float
+    diverged: bool = False     # the loss became NaN/inf: the run stopped there (more steps cannot help)
 
 
 def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) -> W2VResult:
@@ -297,6 +308,7 @@ def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) 
 
     callback(record) after each step (record: step, steps, loss, lr); returning False stops
     the run, which keeps what it has learned. Snapshots of V are taken evenly over the steps.
+    A loss that is not finite stops the run at that step (result.diverged), as page 6 does.
     """
     gen = torch.Generator().manual_seed(cfg.seed)
     V, U = init_vectors(len(pc.vocab), cfg.dim, cfg.seed)
@@ -309,17 +321,18 @@ def train_word2vec(pc: PairCorpus, cfg: W2VConfig = W2VConfig(), callback=None) 
         negs = torch.multinomial(noise, len(idx) * cfg.negatives, replacement=True,
                                  generator=gen).view(len(idx), cfg.negatives)  # (B, k)
         lr = cfg.lr * max(1e-4, 1 - (step - 1) / cfg.steps)
-        loss = sgd_batch_step(V, U, *pair_batch(pc, idx), negs, lr)
+        loss = sgd_batch_step(V, U, *pair_batch(pc, idx), negs, lr, MAX_ROW_PUSHES)
         record = {"step": step, "steps": cfg.steps, "loss": loss, "lr": lr}
         history.append(record)
-        stop = callback is not None and callback(record) is False
+        diverged = not math.isfinite(loss)
+        stop = diverged or (callback is not None and callback(record) is False)
         if step in at or stop:
             snapshots.append((step, V.clone()))
         if stop:
-            stopped = True
+            stopped = not diverged
             break
     return W2VResult(pc.vocab, V, U, history, snapshots, stopped,
-                     time.perf_counter() - start)
+                     time.perf_counter() - start, diverged)
 
 
 # ---- what it learned -----------------------------------------------------------------------
@@ -343,7 +356,11 @@ def align_2d(X, ref) -> np.ndarray:
     ref (n, 2): orthogonal Procrustes, R = U W^T from the SVD of X^T ref. Distances and
     angles between the points do not change."""
     X, ref = np.asarray(X, dtype=float), np.asarray(ref, dtype=float)
-    u, _, wt = np.linalg.svd(X.T @ ref)
+    with np.errstate(over="ignore", invalid="ignore"):
+        M = X.T @ ref  # (2, 2)
+    if not np.isfinite(M).all():
+        return X  # a diverged snapshot (NaN/inf) has no rotation: shown as it is, never an SVD error
+    u, _, wt = np.linalg.svd(M)
     return X @ (u @ wt)
 
 

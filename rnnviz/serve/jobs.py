@@ -8,6 +8,10 @@ pure-Python tools (threading only, no streamlit) bound that:
   queue and can show their position ("queued: 2nd in line").
 - `Pacer(share)`: called after each training step, it sleeps so that the training uses at
   most `share` of the wall clock, leaving the rest to other sessions' page runs.
+- `Lanes(long, short)`: two gates, so a short job (Word2Vec, page 8's bounded run) never waits
+  behind an hour-long training, and one job per client (session) at a time (`ClientBusy`).
+- `RunCap(max_seconds, stopped)`: the callback that ends a run at its wall-time cap or when its
+  session's stop flag is set, and projects from the measured step rate where the cap falls.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import time
 from collections import deque
 
 from rnnviz import limits
+from rnnviz.errors import InputError
 
 
 class TrainingGate:
@@ -135,6 +140,94 @@ class Pacer:
         return pause
 
 
+class ClientBusy(InputError):
+    """A client (session) asked for a second job while its first one waits or runs."""
+
+    def __init__(self):
+        super().__init__("This session already has a training running or waiting: stop it, or wait "
+                         "for it to finish, before starting another.", "job_busy")
+
+
+class Lanes:
+    """A long lane (page 6's trainings) and a short lane (capped jobs of seconds), each a FIFO
+    TrainingGate of its own slots, and at most one job per client across both lanes."""
+
+    def __init__(self, long: int | TrainingGate, short: int | TrainingGate):
+        self.gates = {name: g if isinstance(g, TrainingGate) else TrainingGate(g)
+                      for name, g in (("long", long), ("short", short))}
+        self._lock = threading.Lock()
+        self._clients: dict = {}   # client -> lane of its one job (waiting or running)
+
+    def busy(self, client) -> bool:
+        with self._lock:
+            return client in self._clients
+
+    @contextlib.contextmanager
+    def slot(self, lane: str, client, on_wait=None, poll_s: float = 0.5, cancelled=None):
+        """`with lanes.slot("short", session_id, on_wait): ...`: raises ClientBusy at once if
+        this client already holds or waits for a slot; yields the ticket (None if cancelled()
+        turned true while queued); frees the slot and the client however the block ends."""
+        gate = self.gates[lane]
+        with self._lock:
+            if client in self._clients:
+                raise ClientBusy()
+            self._clients[client] = lane
+        try:
+            ticket = gate.acquire(on_wait, poll_s, cancelled)
+            try:
+                yield ticket
+            finally:
+                if ticket is not None:
+                    gate.release(ticket)
+        finally:
+            with self._lock:
+                self._clients.pop(client, None)
+
+
+class RunCap:
+    """A run's wall-time cap and its session's stop flag, as a step callback.
+
+    `cap.check(step)` after each step: False (stop) once max_seconds have passed since start()
+    (reason "time") or once stopped() is true (reason "session": the tab closed or Stop was
+    clicked). `seconds_per_step` is the measured rate and `steps_within_cap(total)` the step
+    the run will reach before the cap, which the page states."""
+
+    def __init__(self, max_seconds: float, stopped=None, clock=time.monotonic):
+        if not max_seconds > 0:
+            raise ValueError("A run's cap must be a positive number of seconds.")
+        self.max_seconds, self._stopped, self._clock = max_seconds, stopped, clock
+        self.reason = ""
+        self.steps = 0
+        self.start()
+
+    def start(self) -> None:
+        self._start = self._clock()
+
+    def elapsed(self) -> float:
+        return self._clock() - self._start
+
+    @property
+    def seconds_per_step(self) -> float:
+        return self.elapsed() / self.steps if self.steps else float("nan")
+
+    def steps_within_cap(self, total: int) -> int:
+        """The step the run reaches before its cap at the rate measured so far (total if it ends first)."""
+        rate = self.seconds_per_step
+        if not rate > 0:
+            return total
+        return min(total, int(self.max_seconds / rate))
+
+    def check(self, step: int) -> bool:
+        self.steps = step
+        if self._stopped is not None and self._stopped():
+            self.reason = "session"
+            return False
+        if self.elapsed() >= self.max_seconds:
+            self.reason = "time"
+            return False
+        return True
+
+
 def queued_message(position: int) -> str:
     """What a learner whose training waits for a slot is told."""
     nth = {1: "1st", 2: "2nd", 3: "3rd"}.get(position, f"{position}th")
@@ -145,3 +238,6 @@ def queued_message(position: int) -> str:
 
 # The one gate of this process: every session's training goes through it.
 TRAINING_GATE = TrainingGate(limits.MAX_CONCURRENT_TRAININGS)
+# The lanes of this process: page 6 in "long" (the same gate as TRAINING_GATE), Word2Vec and
+# page 8's bounded run in "short".
+LANES = Lanes(TRAINING_GATE, limits.MAX_SHORT_JOBS)

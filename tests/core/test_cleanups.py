@@ -16,6 +16,7 @@ from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden as hd
 from rnnviz.explain import output as out
 from rnnviz.explain.exercises.verdict import Verdict
+from rnnviz.figures.common import fmt
 
 
 def test_one_number_format_four_significant_digits():

@@ -5,7 +5,17 @@ import time
 import pytest
 
 from rnnviz import limits
-from rnnviz.serve.jobs import TRAINING_GATE, Pacer, TrainingGate, queued_message
+from rnnviz.errors import InputError
+from rnnviz.serve.jobs import (
+    LANES,
+    TRAINING_GATE,
+    ClientBusy,
+    Lanes,
+    Pacer,
+    RunCap,
+    TrainingGate,
+    queued_message,
+)
 
 
 def test_gate_admits_k_then_queues_in_order():
@@ -139,3 +149,94 @@ def test_queued_message_says_position_and_limit():
     msg = queued_message(2)
     assert "2nd in line" in msg and str(limits.MAX_CONCURRENT_TRAININGS) in msg
     assert "11th" in queued_message(11) or "11" in queued_message(11)
+
+
+# ---- lanes, one job per client, caps (issue 22 R6, R7) ---------------------------------------
+
+def test_a_short_job_is_admitted_while_both_long_slots_are_held():
+    lanes = Lanes(2, 1)
+    held = [lanes.slot("long", c) for c in ("tab1", "tab2")]
+    for h in held:
+        h.__enter__()
+    assert lanes.gates["long"].counts() == (2, 0)
+    waited = []
+    with lanes.slot("short", "learner", on_wait=waited.append) as ticket:
+        assert ticket is not None and lanes.gates["short"].counts() == (1, 0)
+    assert waited == []  # never queued behind the long trainings
+    for h in held:
+        h.__exit__(None, None, None)
+    assert lanes.gates["long"].counts() == (0, 0) and not lanes.busy("tab1")
+
+
+def test_a_second_job_of_the_same_client_is_refused_with_a_message():
+    lanes = Lanes(2, 2)
+    with lanes.slot("long", "s1"):
+        for lane in ("long", "short"):
+            with pytest.raises(ClientBusy) as err:
+                with lanes.slot(lane, "s1"):
+                    pass
+            assert isinstance(err.value, InputError) and err.value.key == "job_busy"
+        with lanes.slot("short", "s2"):  # another client is not affected
+            pass
+        assert lanes.gates["long"].counts() == (1, 0)
+    with lanes.slot("short", "s1"):  # free again once the first job ended
+        pass
+
+
+def test_a_queued_job_of_a_client_also_blocks_its_second_job():
+    lanes = Lanes(1, 1)
+    first = lanes.slot("long", "a")
+    first.__enter__()
+    queued, release = threading.Event(), threading.Event()
+
+    def waiter():
+        with lanes.slot("long", "b", on_wait=lambda pos: queued.set(), poll_s=0.01):
+            release.wait(5)
+
+    th = threading.Thread(target=waiter)
+    th.start()
+    assert queued.wait(5)
+    with pytest.raises(ClientBusy):
+        with lanes.slot("short", "b"):
+            pass
+    first.__exit__(None, None, None)
+    release.set()
+    th.join(5)
+    assert not lanes.busy("b") and lanes.gates["long"].counts() == (0, 0)
+
+
+def test_cancelled_while_queued_yields_none_and_frees_the_client():
+    lanes = Lanes(1, 1)
+    with lanes.slot("short", "a"):
+        with lanes.slot("short", "b", cancelled=lambda: True) as ticket:
+            assert ticket is None
+    assert not lanes.busy("b") and lanes.gates["short"].counts() == (0, 0)
+
+
+def test_the_cap_stops_a_run_and_projects_from_the_measured_rate():
+    now = [0.0]
+    cap = RunCap(10.0, clock=lambda: now[0])
+    done = 0
+    for step in range(1, 1000):
+        now[0] += 0.5          # each step takes 0.5 s of the injected clock
+        if not cap.check(step):
+            break
+        done = step
+    assert cap.reason == "time" and done == 19 and cap.steps == 20
+    assert cap.seconds_per_step == pytest.approx(0.5)
+    assert cap.steps_within_cap(1000) == 20 and cap.steps_within_cap(5) == 5
+
+
+def test_a_run_stops_when_its_sessions_stop_flag_is_set():
+    flag, now = threading.Event(), [0.0]
+    cap = RunCap(1e9, stopped=flag.is_set, clock=lambda: now[0])
+    assert cap.check(1) and cap.check(2)
+    flag.set()
+    assert not cap.check(3) and cap.reason == "session"
+    with pytest.raises(ValueError):
+        RunCap(0)
+
+
+def test_process_lanes_share_the_training_gate():
+    assert LANES.gates["long"] is TRAINING_GATE
+    assert LANES.gates["short"].slots == limits.MAX_SHORT_JOBS

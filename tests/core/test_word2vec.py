@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from rnnviz import limits
 from rnnviz.errors import InputError
 from rnnviz.explain import word2vec as w2v
 
@@ -139,8 +140,8 @@ def test_callback_stops_and_keeps_a_snapshot():
 
 
 def test_config_bounds():
-    for bad in ({"dim": 1}, {"dim": w2v.MAX_DIM + 1}, {"negatives": 0}, {"steps": w2v.MAX_STEPS + 1},
-                {"batch_size": 0}, {"lr": float("inf")}, {"lr": 0.0}, {"lr": w2v.MAX_LR * 1.01},
+    for bad in ({"dim": 1}, {"dim": limits.W2V_MAX_DIM + 1}, {"negatives": 0}, {"steps": limits.W2V_MAX_STEPS + 1},
+                {"batch_size": 0}, {"lr": float("inf")}, {"lr": 0.0}, {"lr": limits.W2V_MAX_LR * 1.01},
                 {"checkpoints": 0}):
         with pytest.raises(InputError):
             w2v.W2VConfig(**bad)
@@ -277,3 +278,45 @@ def test_pair_exercise_and_checker(seed):
     for bad in (["x", "1"], [1.0], [float("inf"), 0.0]):
         with pytest.raises(InputError):
             w2v.check_pair_exercise(ex, bad)
+
+
+@pytest.mark.parametrize("text", ["a b c d\n" * 50, ". , ! ?\n" * 50, "a b\n" * 200])
+def test_defaults_stay_finite_on_a_tiny_repetitive_corpus(text):
+    """Issue 22 R5: with 4 words every row took ~B(1+k)/n summed pushes per step and blew up;
+    a row now moves by at most MAX_ROW_PUSHES pushes' worth, so the defaults stay finite."""
+    pc = w2v.pair_corpus(w2v.text_sentences(text), 2)
+    r = w2v.train_word2vec(pc, w2v.W2VConfig(steps=300, lr=limits.W2V_MAX_LR))
+    assert not r.diverged and all(np.isfinite(h["loss"]) for h in r.history)
+    assert torch.isfinite(r.V).all()
+    views = w2v.checkpoint_views(r, [pc.vocab.itos[0]], 2)
+    assert np.isfinite(views[-1]["coords"]).all()
+
+
+def test_capped_pushes_equal_the_sum_when_rows_are_rare():
+    g = torch.Generator().manual_seed(3)
+    V, U = torch.randn(9, 3, generator=g, dtype=torch.float64), torch.randn(9, 3, generator=g, dtype=torch.float64)
+    c, o, negs = torch.tensor([0, 1]), torch.tensor([2, 3]), torch.tensor([[4, 5], [6, 7]])
+    a = (V.clone(), U.clone())
+    b = (V.clone(), U.clone())
+    w2v.sgd_batch_step(*a, c, o, negs, 0.1)
+    w2v.sgd_batch_step(*b, c, o, negs, 0.1, max_pushes=1)
+    torch.testing.assert_close(a, b)
+    # one row used 4 times with max_pushes=2 moves by half its summed push
+    c4, o4, n4 = torch.tensor([0, 0, 0, 0]), torch.tensor([1, 1, 1, 1]), torch.tensor([[2], [2], [2], [2]])
+    s, h = (V.clone(), U.clone()), (V.clone(), U.clone())
+    w2v.sgd_batch_step(*s, c4, o4, n4, 0.1)
+    w2v.sgd_batch_step(*h, c4, o4, n4, 0.1, max_pushes=2)
+    torch.testing.assert_close(h[0][0] - V[0], (s[0][0] - V[0]) / 2)
+
+
+def test_a_non_finite_loss_stops_the_run_and_the_views_stay_nan_safe():
+    pc = w2v.pair_corpus(w2v.text_sentences("the cat sat on the mat\nthe dog sat\n" * 40), 2)
+    cfg = w2v.W2VConfig()
+    object.__setattr__(cfg, "lr", 1e6)  # beyond the page's bound: the run must still not crash
+    r = w2v.train_word2vec(pc, cfg)
+    assert r.diverged and not r.stopped and not np.isfinite(r.history[-1]["loss"])
+    assert len(r.history) < cfg.steps and r.snapshots[-1][0] == len(r.history)
+    views = w2v.checkpoint_views(r, ["cat"], 3)
+    assert len(views) == len(r.snapshots)
+    assert w2v.align_2d(np.full((3, 2), np.nan), np.ones((3, 2))).shape == (3, 2)
+    assert w2v.align_2d(np.full((3, 2), 1e300), np.full((3, 2), 1e300)).shape == (3, 2)

@@ -6,14 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rnnviz import limits
 from rnnviz.explain import longrange
 from rnnviz.explain.exercises import gates as gx
 from rnnviz.figures.gates import longrange_figures
 from rnnviz.formatting import num, vector
+from rnnviz.serve.jobs import LANES, Pacer
 
 from .. import cache
 from ..i18n import prose, t
-from ..widgets import download_csv, exercise, exercise_number, show_figure
+from ..running import client_id, interrupt_watch
+from ..widgets import download_csv, exercise, exercise_number, guard, show_figure
 
 PAGE = "gates"
 CELLS = ("elman", "lstm", "gru")
@@ -101,9 +104,28 @@ def train_one() -> None:
         cfg = longrange.LongRangeConfig(cell=cell, distance=int(dist), schedule=schedule, steps=int(steps),
                                         forget_bias=float(bias) if cell == "lstm" else 1.0)
         if c3.button(t("gates.now_go"), key="gates_now_go", type="primary"):
-            with st.spinner(t("gates.now_running")):
-                st.session_state[NOW_KEY] = longrange.train_now(cfg)
+            with guard():
+                _train_now(cfg)
         _now_result(st.session_state.get(NOW_KEY))
+
+
+def _train_now(cfg: longrange.LongRangeConfig) -> None:
+    """Through the short lane (one job per session) and the pacer; a progress bar that, as on
+    page 6, ends the run when the tab closes or the learner clicks (then the run re-raises)."""
+    bar, wait_box = st.progress(0.0, text=t("gates.now_running")), st.empty()
+    on_wait = lambda pos: wait_box.info(t("gates.now_queued", position=pos),  # noqa: E731
+                                        icon=":material/hourglass:")
+    show = lambda rec: bar.progress(rec["step"] / cfg.steps, text=t(  # noqa: E731
+        "gates.now_progress", step=rec["step"], steps=cfg.steps))
+    watch, caught = interrupt_watch(show)
+    pacer = Pacer(limits.TRAINING_TIME_SHARE)
+    with LANES.slot("short", client_id(), on_wait=on_wait):
+        wait_box.empty()
+        res = longrange.train_now(cfg, callback=lambda rec: (pacer.step_done(), watch(rec))[1])
+    if "x" in caught:
+        raise caught["x"]
+    st.session_state[NOW_KEY] = res
+    bar.empty()
 
 
 def _now_result(res: dict | None) -> None:

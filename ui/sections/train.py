@@ -21,15 +21,17 @@ from rnnviz.explain.train import (
     start_run,
     unknown_share,
 )
+from rnnviz.explain.upload import read_model_file
 from rnnviz.figures.train import CURVE_LABELS, loss_curve, moving_average
-from rnnviz.serve.jobs import TRAINING_GATE, Pacer
+from rnnviz.formatting import num
+from rnnviz.serve.jobs import LANES, ClientBusy, Pacer, RunCap
 from rnnviz.store.bundle import save_bundle
 from rnnviz.store.export import safe_filename, token_frame
-from rnnviz.store.upload import read_model_file
 from rnnviz.text.corpora import everyday_corpus
 
 from .. import session
 from ..i18n import error_text, prose, t
+from ..running import client_id
 from ..widgets import download_csv, guard, labels_of, md_escape, show_figure
 
 PAGE = "train"
@@ -129,6 +131,7 @@ def train_button(corpus, s: dict) -> None:
     st.markdown(prose(PAGE, "training"))
     go = st.button(t("train.train"), key="train_go", type="primary", disabled=corpus is None,
                    icon=":material/model_training:")
+    st.caption(t("train.cap", minutes=num(limits.MAX_TRAIN_MINUTES)))
     if go and corpus is not None:
         with guard():
             train_now(corpus, s)
@@ -138,6 +141,9 @@ def train_now(corpus, s: dict) -> None:
     """Build the run, train it with a live bar and curve, keep the model, rerun."""
     cfg = TrainConfig(steps=int(s["steps"]), batch_size=int(s["batch"]), optimizer=s["optimizer"],
                       lr=float(s["lr"]), clip=float(s["clip"]) or None, seed=int(s["seed"]))
+    client = client_id()
+    if LANES.busy(client):
+        raise ClientBusy()  # before this session's last run is replaced
     run = start_run(corpus, int(s["vocab"]), int(s["d"]), int(s["H"]), s["cell"], s["nonlin"],
                     cfg, s["name"])
     st.session_state[session.TRAIN_RUN] = run
@@ -145,15 +151,18 @@ def train_now(corpus, s: dict) -> None:
     wait_box = st.empty()
     on_wait = lambda pos: wait_box.info(t("train.queued", position=pos,  # noqa: E731
                                           k=limits.MAX_CONCURRENT_TRAININGS), icon=":material/hourglass:")
-    with TRAINING_GATE.slot(on_wait=on_wait):
+    with LANES.slot("long", client, on_wait=on_wait):
         wait_box.empty()
-        pacer, on_step = Pacer(limits.TRAINING_TIME_SHARE), live_view(cfg.steps)
-        run.run(lambda record, run: (pacer.step_done(), on_step(record, run))[1])  # yields between steps
+        cap = RunCap(limits.MAX_TRAIN_SECONDS)  # counted from the slot, not from the queue
+        pacer, on_step = Pacer(limits.TRAINING_TIME_SHARE), live_view(cfg.steps, cap)
+        run.run(lambda record, run: (pacer.step_done(), cap.check(record["step"])
+                                     and on_step(record, run))[1])  # yields between steps
+        run.stop_reason = cap.reason
     session.keep_run(run)
     st.rerun()
 
 
-def live_view(total: int):
+def live_view(total: int, cap: RunCap | None = None):
     """on_step(record, run) for TrainingRun.run: a progress bar (5 a second), the curve (once a
     second) and the samples table (when a sample is added)."""
     bar, chart, box = st.progress(0.0, text=t("train.starting")), st.empty(), st.empty()
@@ -162,8 +171,11 @@ def live_view(total: int):
     def on_step(record, run):
         now, last = time.perf_counter() - start, record["step"] == total
         if now - shown["bar"] > 0.2 or last:
+            at = cap.steps_within_cap(total) if cap is not None else total
             bar.progress(record["step"] / total, text=progress_text(record["step"], total, now)
-                         + t("train.loss_suffix", loss=record["loss"]))
+                         + t("train.loss_suffix", loss=record["loss"])
+                         + (t("train.cap_suffix", minutes=num(limits.MAX_TRAIN_MINUTES), step=at)
+                            if at < total else ""))
             shown["bar"] = now
         if now - shown["chart"] > 1.0 or last:
             chart.plotly_chart(curve(run), width="stretch", key=f"train_live_{record['step']}")
@@ -196,6 +208,9 @@ def result(run) -> None:
     avg = moving_average(losses, smoothing(run))
     if run.status == "diverged":
         st.error(t("train.diverged", step=len(losses), loss=losses[-1]))
+    if run.status == "stopped" and run.stop_reason == "time":
+        st.warning(t("train.capped", minutes=num(limits.MAX_TRAIN_MINUTES), steps=len(losses),
+                     total=run.cfg.steps))
     ppl = run.final_perplexity if run.final_perplexity is not None else float("nan")
     st.markdown(prose(PAGE, "result", steps=len(losses), total=run.cfg.steps,
                       status=t(f"train.status_{run.status}"), first=avg[0], last=avg[-1],

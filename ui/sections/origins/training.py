@@ -13,10 +13,11 @@ from rnnviz.explain import origins
 from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import loss_curve, overlap_figure, projection_figure
 from rnnviz.formatting import num
-from rnnviz.serve.jobs import TRAINING_GATE, Pacer
+from rnnviz.serve.jobs import LANES, ClientBusy, Pacer, RunCap
 
 from ... import cache, session
 from ...i18n import prose, t
+from ...running import client_id
 from ...widgets import code_radio, guard, md_escape, show_figure
 from .intro import PAGE, header
 
@@ -69,10 +70,11 @@ def settings(pc) -> w2v.W2VConfig | None:
         st.markdown(prose(PAGE, "corpus", n=len(pc.vocab), sentences=pc.n_sentences, P=len(pc.centres),
                           r=pc.radius, dropped=pc.dropped_types))
     c1, c2, c3 = st.columns(3)
-    dim = c1.number_input(t("origins.dim"), 2, w2v.MAX_DIM, 16, key="origins_dim", **BIND)
-    k = c2.number_input(t("origins.negatives"), 1, w2v.MAX_NEGATIVES, 5, key="origins_k", **BIND)
-    steps = c3.number_input(t("origins.steps"), 1, w2v.MAX_STEPS, 800, step=100, key="origins_steps", **BIND)
-    lr = c1.number_input(t("origins.lr"), 0.001, w2v.MAX_LR, 0.025, step=0.005, format="%.3f",
+    dim = c1.number_input(t("origins.dim"), 2, limits.W2V_MAX_DIM, 16, key="origins_dim", **BIND)
+    k = c2.number_input(t("origins.negatives"), 1, limits.W2V_MAX_NEGATIVES, 5, key="origins_k", **BIND)
+    steps = c3.number_input(t("origins.steps"), 1, limits.W2V_MAX_STEPS, 800, step=100, key="origins_steps",
+                            **BIND)
+    lr = c1.number_input(t("origins.lr"), 0.001, limits.W2V_MAX_LR, 0.025, step=0.005, format="%.3f",
                          key="origins_lr", help=t("origins.lr_help"), **BIND)
     seed = c2.number_input(t("origins.seed"), 0, 10_000, 0, key="origins_seed", **BIND)
     with guard():
@@ -98,10 +100,12 @@ def train(pc, cfg: w2v.W2VConfig | None, code: str) -> None:
     st.markdown(prose(PAGE, "train"))
     go = st.button(t("origins.train"), key="origins_go", type="primary", icon=":material/model_training:",
                    disabled=pc is None or cfg is None)
+    st.caption(t("origins.cap", seconds=num(limits.SHORT_JOB_SECONDS)))
     if go and pc is not None and cfg is not None:
         st.button(t("origins.stop"), key="origins_stop", icon=":material/stop:")
-        _run(pc, cfg, code)
-        st.rerun()
+        with guard():
+            _run(pc, cfg, code)
+            st.rerun()
 
 
 def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
@@ -109,10 +113,15 @@ def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
     keeps what it learned, and the interrupted page run goes on afterwards."""
     bar, wait_box, caught = st.progress(0.0, text=t("origins.starting")), st.empty(), {}
     pacer, start = Pacer(limits.TRAINING_TIME_SHARE), time.perf_counter()
+    cap, client = RunCap(limits.SHORT_JOB_SECONDS), client_id()
+    if LANES.busy(client):
+        raise ClientBusy()  # before the kept run is replaced
     box = st.session_state[RUN] = {"running": True}
 
     def on_step(record):
         pacer.step_done()
+        if not cap.check(record["step"]):
+            return False
         if record["step"] % 20 and record["step"] != record["steps"]:
             return True
         try:
@@ -126,8 +135,9 @@ def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
 
     on_wait = lambda pos: wait_box.info(t("origins.queued", position=pos), icon=":material/hourglass:")
     try:
-        with TRAINING_GATE.slot(on_wait=on_wait):
+        with LANES.slot("short", client, on_wait=on_wait):
             wait_box.empty()
+            cap.start()
             result = w2v.train_word2vec(pc, cfg, on_step)
         # a plain dict put in the session before training and filled here: Streamlit may
         # already run the page again (kept_run waits for this), and st calls would raise
@@ -150,6 +160,8 @@ def checkpoints(run: dict | None, words: list[str]) -> None:
                       first=num(res.history[0]["loss"]), last=num(res.history[-1]["loss"]),
                       seconds=num(res.seconds, 2), n=len(res.vocab),
                       stopped=t("origins.stopped") if res.stopped else ""))
+    if res.diverged:
+        st.error(t("origins.diverged", step=len(res.history), loss=num(res.history[-1]["loss"])))
     show_figure(loss_curve(res.history, t("origins.loss_title"), [s for s, _ in res.snapshots[1:]],
                            labels=_loss_labels()), "word2vec loss", key="origins_loss")
     n = len(views)

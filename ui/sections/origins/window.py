@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rnnviz import limits
 from rnnviz.explain import origins
 from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import window_figure
@@ -24,7 +25,7 @@ def window(cur: session.Current) -> tuple[int, int, list[str]]:
     c1, c2 = st.columns(2)
     with c1:
         centre = step_slider(t("origins.centre"), 1, len(words), min(2, len(words)), key="origins_centre")
-    radius = c2.slider(t("origins.radius"), 1, w2v.MAX_RADIUS, 2, key="origins_radius",
+    radius = c2.slider(t("origins.radius"), 1, limits.W2V_MAX_RADIUS, 2, key="origins_radius",
                        help=t("origins.radius_help"), **BIND)
     span = w2v.window_span(len(words), centre - 1, radius)
     pairs = [p for p in w2v.window_pairs(words, radius) if p.centre_pos == centre - 1]
