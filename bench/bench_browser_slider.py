@@ -101,8 +101,11 @@ def measure(browser, base: str, page: str, args) -> dict:
             out["error"] = "no script_finished on the visit"
             return out
         settle(pg, args.timeout)
-        slider = pg.locator(f".st-key-{SLIDERS[page]} [role='slider']").first
-        slider.wait_for(timeout=args.timeout * 1000)
+        box = pg.locator(f".st-key-{SLIDERS[page]}").first
+        box.wait_for(state="attached", timeout=args.timeout * 1000)
+        box.scroll_into_view_if_needed()  # an element out of view may be drawn as a skeleton
+        slider = box.get_by_role("slider").first  # react-aria: a visually hidden range input
+        slider.wait_for(state="attached", timeout=args.timeout * 1000)
         pg.wait_for_timeout(500)  # late frames of the visit (e.g. a rerun the page asked for)
         out["visit_s"], out["visit_bytes"] = time.perf_counter() - t0, frames.bytes
         for i in range(args.repeat):
