@@ -306,22 +306,21 @@ def loss_to_state_grads(model: RNNModel, tr: Trace, J: torch.Tensor | None = Non
     """G[s, t] = dL_s/dh_t as vectors, (T, T, H); zero for t > s (no path back in time).
 
     Summing over s gives the total dL/dh_t of a unidirectional model (tr.grad_h).
-    One step back for every loss at once: G[:, t-1] = G[:, t] @ J[t] (row form of J_t^T g).
+    One step back for every loss at once: G[:, t-1] = G[:, t] @ J[t] (row form of J_t^T g), over
+    the recurrent state of size S (H for Elman, Jordan and GRU; [h; c], 2H, for the LSTM, whose
+    c_t is held as a hook on h_t sees it). The loss enters only through h, the first H entries.
     J: step_jacobians(model, tr) if the caller has it already (a page computes it once).
     """
-    if model.cfg.cell in GATED:
-        return gated_loss_to_state_grads(model, tr, J)
     H = model.cfg.hidden_size
-    J = step_jacobians(model, tr) if J is None else J  # (T, H, H)
+    J = step_jacobians(model, tr) if J is None else J  # (T, S, S)
+    T, S = tr.T, J.shape[1]
     direct = output_error(tr) @ model.W_o[:, :H].detach()  # (T, H): W_o^T e_s, as rows
-    T = tr.T
-    G = torch.zeros(T, T, H, dtype=direct.dtype)
-    G[T - 1, T - 1] = direct[T - 1]
+    G = torch.zeros(T, T, S, dtype=direct.dtype)
     for t in range(T - 1, -1, -1):
         if t < T - 1:
-            G[t + 1:, t] = G[t + 1:, t + 1] @ J[t + 1]  # (T-t-1, H)
-        G[t, t] = direct[t]
-    return G
+            G[t + 1:, t] = G[t + 1:, t + 1] @ J[t + 1].to(direct.dtype)  # (T-t-1, S)
+        G[t, t, :H] = direct[t]
+    return G[..., :H]
 
 
 def state_grad_sources(G: torch.Tensor, tr: Trace, t: int) -> dict:
@@ -605,21 +604,3 @@ def forget_products(tr, H: int) -> torch.Tensor:
             run = run * f[s]
             out[s, t] = run
     return out
-
-
-def gated_loss_to_state_grads(model, tr, J: torch.Tensor | None = None) -> torch.Tensor:
-    """G[s, t] = dL_s/dh_t (T, T, H) for a gated model (h part of the state; c_t held for the
-    LSTM, as a hook on h_t sees it). Zero for t > s. Same recursion as the Elman one with the
-    state's Jacobian; the loss enters only through h. J: the caller's step Jacobians, if any."""
-    H = model.cfg.hidden_size
-    J = step_jacobians(model, tr) if J is None else J  # (T, S, S)
-    S = J.shape[1]
-    direct = torch.zeros(tr.T, S, dtype=J.dtype)
-    direct[:, :H] = output_error(tr) @ model.W_o[:, :H].detach()  # (T, H)
-    T = tr.T
-    G = torch.zeros(T, T, S, dtype=J.dtype)
-    for t in range(T - 1, -1, -1):
-        if t < T - 1:
-            G[t + 1:, t] = G[t + 1:, t + 1] @ J[t + 1]
-        G[t, t] = direct[t]
-    return G[..., :H]
