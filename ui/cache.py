@@ -1,43 +1,48 @@
-"""Every st.cache_* wrapper of the app, with ONE keying rule.
+"""Per-sentence and per-model results, cached with ONE rule.
 
-The rule: a cached result is keyed by the model's fingerprint (a hash of its weights), the
-sentence's ids and targets, and the function's explicit arguments; the model and trace objects
-themselves are passed as `_model` / `_tr` (not hashed). So a session that edits or trains its own
-model never gets another model's numbers, and two sessions on the same model and sentence share
-the work. Callers use the public functions (model, trace, arguments); the key is built here.
+`@kept("name")` keys a result on the function's qualified name, the model's fingerprint (a hash of
+its weights), the trace's ids and targets (or the ids given), and the function's other
+arguments; an argument whose name starts with "_" is passed but not hashed (the caller names
+what it is in another argument, e.g. `which="E"` beside `_M`). So a session that edits or trains
+its own model never gets another model's numbers, and two sessions on the same model and
+sentence share the work. Every result sits in the one process-wide byte budget
+(ui/resources.budget(): LRU across all named caches, idle entries expire), and a hit is a deep
+copy unless `copy=False` (read-only results such as a cell variant or the step Jacobians).
 
-st.cache_resource only for what nobody mutates (the built-in models and taggers, read-only) and
-for settings-only results (a few, keyed by small arguments). Every per-sentence or per-model
-result sits in ONE process-wide byte budget (`budget()`: rnnviz.serve.bytecache.Budget,
-limits.CACHE_BYTES, LRU across all named caches, idle entries expire after
-limits.CACHE_TTL_SECONDS and a sweeper gives their memory back): `@_kept("name")` replaces
-st.cache_data (arguments not starting with "_" are the key; a hit is a deep copy, so a caller
-cannot change the cached value), `@_kept("name", copy=False)` st.cache_resource.
+What every session shares and nobody mutates (built-in models, taggers, settings-only results)
+is in ui/resources.py. The maths is rnnviz's: every function here calls one rnnviz function.
 """
 from __future__ import annotations
 
 import copy as _copy
 import functools
+import hashlib
 import inspect
 
 import streamlit as st
 import torch
 
 from rnnviz import limits
-from rnnviz.engine import gradcheck, jacobians, taggers
+from rnnviz.engine import gradcheck, jacobians, jacwindow
 from rnnviz.engine.generation import generate as _generate
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.trace import Trace, trace
+from rnnviz.explain import bptt as chains
 from rnnviz.explain import embedding as emb
-from rnnviz.explain import hidden, slots
+from rnnviz.explain import hidden, slots, word2vec
 from rnnviz.explain import output as out
-from rnnviz.serve.bytecache import Budget, NamedCache
-from rnnviz.store import tagger_files
-from rnnviz.store.catalog import load_builtin
+from rnnviz.explain.notes import errata, notation
+from rnnviz.explain.tied import tied_gradient_parts
+from rnnviz.serve.bytecache import NamedCache
+from rnnviz.text.corpora import known_examples as _known_examples
+
+from .resources import budget
+
+_MISSING = object()
 
 
-def key_of(model: RNNModel, ids=(), targets=()) -> tuple:
-    """The key every wrapper starts with: (fingerprint, ids, targets) as hashable tuples."""
+def key_of(model, ids=(), targets=()) -> tuple:
+    """(fingerprint, ids, targets) as hashable tuples: the start of every key."""
     return (model.fingerprint(), tuple(int(i) for i in ids), tuple(int(t) for t in targets))
 
 
@@ -45,29 +50,37 @@ def _tr_key(model: RNNModel, tr: Trace) -> tuple:
     return key_of(model, tr.ids.tolist(), tr.targets.tolist())
 
 
-# ---- the one byte budget -------------------------------------------------------------------
+def _part(value):
+    """One argument as a part of a key: a model by its fingerprint, a trace by its ids and
+    targets, sequences as tuples. A tensor or array must be passed as an `_` argument."""
+    if isinstance(value, Trace):
+        return ("trace", tuple(value.ids.tolist()), tuple(value.targets.tolist()), value.reduction)
+    if hasattr(value, "fingerprint"):
+        return ("model", value.fingerprint())
+    if hasattr(value, "itos"):  # a vocabulary: by its tokens
+        return ("vocab", hashlib.sha1("\x00".join(value.itos).encode()).hexdigest())
+    if isinstance(value, torch.Tensor) and not value.is_floating_point() and value.dim() <= 1:
+        return tuple(value.tolist())  # ids
+    if isinstance(value, (list, tuple)):
+        return tuple(_part(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _part(v)) for k, v in value.items()))
+    if isinstance(value, torch.Tensor) or type(value).__module__.startswith("numpy"):
+        raise TypeError("a tensor is no key: pass it as an argument named _name")
+    return value
 
-@st.cache_resource(show_spinner=False)
-def budget() -> Budget:
-    """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES."""
-    b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS)
-    b.start_sweeper(limits.CACHE_SWEEP_SECONDS)
-    return b
 
-
-_MISSING = object()
-
-
-def _kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None):
-    """Cache fn in budget()'s named cache `name`: the key is its arguments whose names do not
-    start with "_" (key_of(...) first, then the explicit ones)."""
+def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None):
+    """Cache fn's results in budget()'s named cache `name` (see the module's docstring)."""
     def wrap(fn):
-        names = list(inspect.signature(fn).parameters)
+        sig = inspect.signature(fn)
 
         @functools.wraps(fn)
         def cached(*args, **kwargs):
-            bound = dict(zip(names, args), **kwargs)
-            key = tuple(bound[n] for n in names if not n.startswith("_") and n in bound)
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = (fn.__qualname__,) + tuple(_part(v) for n, v in bound.arguments.items()
+                                             if not n.startswith("_"))
             store = budget().cache(name, max_bytes)
             value = store.get(key, _MISSING)
             if value is _MISSING:
@@ -83,47 +96,21 @@ def _kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: i
     return wrap
 
 
-# ---- shared read-only resources ------------------------------------------------------
+# ---- model variants (read-only, shared: never train them) ------------------------------------
 
-@st.cache_resource(show_spinner=False)
-def builtin(key: str):
-    """(model, vocab, meta) of a built-in model: shared by every session, never trained in place."""
-    return load_builtin(key)
-
-
-@st.cache_resource(show_spinner=False)
-def pretrained_taggers() -> dict:
-    """The four shipped taggers, shared read-only by every session (never trained in place)."""
-    folder = tagger_files.TAGGERS_DIR
-    return {k: tagger_files.load_tagger((folder / f"{k}.pt").read_bytes()) for k in taggers.KINDS}
-
-
-@st.cache_resource(show_spinner=False)
-def tagging_data() -> slots.TaggingData:
-    return slots.tagging_data()
-
-
-@_kept("variant", copy=False)
-def _variant(key: tuple, kind: str, _model):
-    return hidden.cell_variant(_model, kind)
-
-
+@kept("variant", copy=False)
 def cell_variant(model: RNNModel, kind: str):
-    """The model rebuilt as another cell kind (read-only, shared: never train it)."""
-    return _variant(key_of(model), kind, model)
+    """The model rebuilt as another cell kind."""
+    return hidden.cell_variant(model, kind)
 
 
-@_kept("phi", copy=False)
-def _phi(key: tuple, phi: str, _model):
-    return hidden.with_nonlinearity(_model, phi)
-
-
+@kept("phi", copy=False)
 def with_nonlinearity(model: RNNModel, phi: str):
-    """The model with another nonlinearity (read-only, shared: never train it)."""
-    return _phi(key_of(model), phi, model)
+    """The model with another nonlinearity."""
+    return hidden.with_nonlinearity(model, phi)
 
 
-# ---- the trace and what follows from it ---------------------------------------------------
+# ---- the trace and the step Jacobians ------------------------------------------------------
 
 def trace_store() -> NamedCache:
     """Traces of every session, in the one byte budget (and at most limits.TRACE_CACHE_BYTES of
@@ -140,405 +127,196 @@ def cached_trace(model: RNNModel, ids, targets, reduction: str = "sum") -> Trace
 
 def jacobian_store() -> NamedCache:
     """Step Jacobians of every session, bounded by bytes (limits.JACOBIAN_CACHE_BYTES): one
-    (T, S, S) stack of an LSTM at H = 128, T = 200 holds 105 MB (S = 2H), so a count bound
-    (64 entries) could have held GBs. Shared read-only: no view edits them."""
+    (T, S, S) stack of an LSTM at H = 128, T = 200 holds 105 MB (S = 2H). Shared read-only."""
     return budget().cache("jacobian", limits.JACOBIAN_CACHE_BYTES)
 
 
 def step_jacobians(model: RNNModel, tr: Trace) -> torch.Tensor:
-    """(T, H, H) J[t] = dh_t/dh_{t-1}: once per (model, sentence); every BPTT view reuses it."""
+    """(T, S, S) J[t] = dh_t/dh_{t-1}: once per (model, sentence); every BPTT view reuses it."""
     return jacobian_store().get_or_compute(_tr_key(model, tr), lambda: jacobians.step_jacobians(model, tr))
 
 
-@_kept("norms", "Computing all-pair Jacobian norms…")
-def _norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
-    return jacobians.product_norms(step_jacobians(_model, _tr)[key[-1]:], ord_)
+def jacobian_window(model: RNNModel, tr: Trace, k: int | None = None):
+    """The steps the all-pairs views cover (rnnviz.engine.jacwindow.Window): all of them within
+    limits.MAX_JACOBIAN_WORK, else the last ones. k = d for the input Jacobians dh_s/dx_t."""
+    return jacwindow.jacobian_window(tr.T, jacwindow.state_size(model.cfg), k=k)
 
 
+# ---- page 4 (BPTT and Jacobians) -------------------------------------------------------------
+
+@kept("norms", "Computing all-pair Jacobian norms…")
 def jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
     """(T, T) ||dh_s/dh_t|| from the cached step Jacobians; start > 0: only the window of steps
     start..T-1 (jacobian_window), (T - start, T - start). The (T, S, S) Jacobians are fetched
     only on a miss (a hit copies out the (w, w) norms, not 50 MB of an LSTM's J)."""
-    return _norms(_tr_key(model, tr) + (start,), ord_, model, tr)
+    return jacobians.product_norms(step_jacobians(model, tr)[start:], ord_)
 
 
-@_kept("flow")
-def _flow(key: tuple, _model, _tr, _J):
-    G = jacobians.loss_to_state_grads(_model, _tr, _J)  # (T, T, H)
-    return G, jacobians.gradient_flow(_model, _tr, G=G)
+@kept("backward_norms")
+def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
+    """(T, T) ||dh<-_s/dh<-_t|| of a bidirectional model's backward direction (start > 0: the
+    window of positions start..T-1, as the forward map)."""
+    return jacobians.backward_jacobian_norms(model, tr, ord_, start=start)
 
 
+@kept("flow")
 def gradient_flow(model: RNNModel, tr: Trace):
     """(G (T, T, H) = dL_s/dh_t, F (T, T) its norms), from the cached step Jacobians."""
-    return _flow(_tr_key(model, tr), model, tr, step_jacobians(model, tr))
+    G = jacobians.loss_to_state_grads(model, tr, step_jacobians(model, tr))  # (T, T, H)
+    return G, jacobians.gradient_flow(model, tr, G=G)
 
 
-@_kept("model_check")
-def _model_check(key: tuple, _model):
-    return gradcheck.model_gradient_check(_model, list(key[1]), list(key[2]))
+@kept("sources")
+def grad_sources(model: RNNModel, tr: Trace, t: int) -> dict:
+    """Where dL/dh_t comes from at step t (0-based), with ||dL_1/dh_2|| (no path back: 0)."""
+    G, _ = gradient_flow(model, tr)  # (T, T, H), copied out once here, not on every rerun
+    return chains.grad_sources(G, tr, t)
 
 
+@kept("chain")
+def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
+    """The chain behind cell (s, t), exact at any distance; once per (model, sentence, s, t)."""
+    return jacobians.product_chain(step_jacobians(model, tr), s, t)
+
+
+@kept("distance")
+def distance_data(model: RNNModel, tr: Trace, start: int = 0) -> dict:
+    """chains.norm_vs_distance on the window start..T-1 and "rho_j", the mean spectral radius
+    of its step Jacobians: once per (model, sentence, window), not on every rerun."""
+    return chains.distance_summary(jacobian_norms(model, tr, 2, start), step_jacobians(model, tr)[start:],
+                                   model.W_h if model.cfg.cell == "elman" else None)
+
+
+@kept("shared")
+def shared_summary(model: RNNModel, tr: Trace) -> dict:
+    """jacobians.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
+    return jacobians.shared_weight_summary(model, tr)
+
+
+@kept("model_check")
 def model_gradient_check(model: RNNModel, ids, targets):
     """Finite differences against autograd for the model on this sentence."""
-    return _model_check(key_of(model, ids, targets), model)
+    return gradcheck.model_gradient_check(model, list(ids), list(targets))
 
 
-@_kept("tied")
-def _tied(key: tuple, _model) -> dict:
-    return emb.tied_gradients(_model, list(key[1]), list(key[2]))
+@kept("note002")
+def note002_errata(model: RNNModel, tr: Trace, start: int = 0) -> dict:
+    """note 002's recursion read literally ("recursion": the off_* numbers) and its eigenvalue
+    claim ("eigen", on the window start..T-1 of a long sentence), once per (model, sentence),
+    from the page's step Jacobians and norms; a one-directional Elman model only."""
+    rec = errata.note002_recursion(model, tr)
+    return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
+            "eigen": errata.note002_eigen_claim(model, tr, start=start,
+                                                N=jacobian_norms(model, tr, 2, start))}
 
 
-def tied_gradients(model: RNNModel, ids, targets) -> dict:
-    return _tied(key_of(model, ids, targets), model)
+@kept("derivation")
+def note002_derivation(model: RNNModel, tr: Trace) -> dict:
+    """notation.beside_app: note 002's boxed gradients and delta_h beside autograd."""
+    return notation.beside_app(model, tr)
 
 
-@_kept("output_step")
-def _output_step(key: tuple, t: int, lr: float, _model, _tr):
-    return out.output_layer_step(_model, _tr, t, lr)
+# ---- page 3 (output) -------------------------------------------------------------------------
 
-
+@kept("output_step")
 def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float):
-    return _output_step(_tr_key(model, tr), t, lr, model, tr)
+    return out.output_layer_step(model, tr, t, lr)
 
 
-@_kept("gen")
-def _gen(key: tuple, how, eos, _model):
-    return _generate(_model, list(key[1]), how, eos)
-
-
+@kept("gen")
 def generate(model: RNNModel, prefix, how, eos):
-    """Free generation from a prefix (the prefix stands in the ids slot of the key)."""
-    return _gen(key_of(model, prefix), how, eos, model)
+    """Free generation from a prefix."""
+    return _generate(model, [int(i) for i in prefix], how, eos)
 
 
-@_kept("scores")
-def _scores(key: tuple, _model, _data) -> dict:
-    return slots.evaluate(_model, _data)
+# ---- page 1 (embedding) ----------------------------------------------------------------------
+
+@kept("tied")
+def tied_gradients(model: RNNModel, ids, targets) -> dict:
+    return emb.tied_gradients(model, list(ids), list(targets))
 
 
-def heldout_scores(model, data) -> dict:
-    """A tagger's held-out accuracy and F1 (data: the shared tagging_data())."""
-    return _scores(key_of(model), model, data)
+@kept("tied_parts")
+def tied_parts(model, ids, targets) -> dict:
+    """dL/dE of the tied model on one sentence: input, output and total parts."""
+    return tied_gradient_parts(model, list(ids), list(targets))
 
 
-@_kept("initial_E")
+@kept("initial_E")
 def initial_E(cfg: tuple, seed: int) -> torch.Tensor:
     """E of an untrained model with the same sizes and the training's seed: where training started."""
     return emb.f64(RNNModel(RNNConfig(**dict(cfg)), seed=seed).E)
 
 
-@_kept("drift")
-def _drift(key: tuple, cfg: tuple, seed: int, itos: tuple, _E) -> dict:
+@kept("drift")
+def neighbour_drift(model: RNNModel, cfg: tuple, seed: int, _E, itos) -> dict:
+    """How far training moved E (= model.E) from its start (cached per model)."""
     return emb.neighbour_drift(_E, initial_E(cfg, seed), list(itos))
 
 
-def neighbour_drift(model: RNNModel, cfg: tuple, seed: int, E, itos) -> dict:
-    """How far training moved E from its start (cached per model)."""
-    return _drift(key_of(model), cfg, seed, tuple(itos), E)
+@kept("nearest")
+def nearest(model: RNNModel, which: str, _M, i: int, k: int = 5) -> list:
+    """emb.nearest(M, i, k) (one row of cosines, never V x V), once per (model, which matrix,
+    row, k): `which` names M among the model's matrices ("E", "W_o", "E0:<seed>")."""
+    return emb.nearest(_M, int(i), int(k))
 
 
-# ---- settings-only computations (no model: the explicit arguments are the key) -------------
-
-@st.cache_data(max_entries=4, show_spinner="Finite differences for every weight…")
-def notes_check():
-    params, x, y = gradcheck.notes_setting()
-    return gradcheck.gradient_check(params, x[:, :4], y[:, :4]), gradcheck.input_weight_norms(params, x, y)
+@kept("pca")
+def pca_2d(model: RNNModel, which: str, _M):
+    """emb.pca_2d(M) (coords (V, 2), variance share (2,)), once per (model, which matrix)."""
+    return emb.pca_2d(_M)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def clipping(scale: float, max_norm: float):
-    params, x, y = gradcheck.exploding_setting(scale)
-    g = gradcheck.autograd_grads(params, x, y)
-    demo = gradcheck.clip_demo(g, max_norm)
-    demo.pop("clipped")
-    return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
+@kept("sentence_cosines")
+def sentence_cosines(model: RNNModel, _E, ids) -> torch.Tensor:
+    """(T, T) cosines between the sentence's rows of E (= model.E), from E[ids], per (model, ids)."""
+    return emb.sentence_cosines(_E, [int(i) for i in ids])
 
 
-# ---- page 7 · Where embeddings come from (origins) ------------------------------------------
+# ---- page 5 (slot filling) -------------------------------------------------------------------
 
-@st.cache_resource(show_spinner=False)
-def subword_table():
-    """The subword model's BPE merge table (read-only, shared)."""
-    from rnnviz.text.bpe import BPE
-    return BPE.from_dict(builtin("subword")[2]["bpe"])
-
-
-@st.cache_resource(show_spinner=False)
-def subword_corpus() -> tuple:
-    """(training, held-out) sentences of the subword model (read-only, shared)."""
-    from rnnviz.explain.origins import subword_corpus as _corpus
-    train, held = _corpus()
-    return tuple(train), tuple(held)
+@kept("scores")
+def heldout_scores(model, _data) -> dict:
+    """A tagger's held-out accuracy and F1 (data: the shared tagging data)."""
+    return slots.evaluate(model, _data)
 
 
-@st.cache_data(max_entries=2, show_spinner="Comparing the tokenizers on the held-out text…")
-def tokenizer_comparison() -> list:
-    """compare_tokenizers on the subword corpus: fitted on its training split, run on its
-    held-out split, with the shipped table (no model: no argument, one entry)."""
-    from rnnviz.text.bpe import compare_tokenizers
-    train, held = subword_corpus()
-    return compare_tokenizers(list(train), list(held), subword_table())
+@kept("shifted")
+def shifted_scores(model, _data) -> dict:
+    """A tagger's scores on slots.shifted_heldout(...) (the shifted split is the only one)."""
+    return slots.evaluate(model, _data)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
-    """The window pairs of a built-in corpus (the arguments are the key)."""
-    from rnnviz.explain import origins, word2vec
-    return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
+# ---- page 7 (origins) and page 8 (gates) -----------------------------------------------------
 
-
-@_kept("w2v_text_pairs")
+@kept("w2v_text_pairs")
 def _text_pairs(digest: str, radius: int, max_vocab: int, _sentences: tuple):
-    from rnnviz.explain import word2vec
     return word2vec.pair_corpus([list(s) for s in _sentences], radius, max_vocab)
 
 
 def w2v_text_pairs(sentences: tuple, radius: int, max_vocab: int):
     """The window pairs of a learner's sentences, keyed by a digest of the sentences (the key
     does not hold a copy of a 1 MB paste); int32 pair ids (rnnviz.explain.word2vec.PairCorpus)."""
-    import hashlib
     digest = hashlib.sha256(repr(sentences).encode()).hexdigest()
     return _text_pairs(digest, radius, max_vocab, sentences)
 
 
-# ---- embedding page (page 1) -----------------------------------------------------------------
-
-@_kept("nearest")
-def _nearest(key: tuple, which: str, i: int, k: int, _M) -> list:
-    return emb.nearest(_M, i, k)
-
-
-def nearest(model: RNNModel, which: str, M, i: int, k: int = 5) -> list:
-    """emb.nearest(M, i, k) (one row of cosines, never V x V), once per (model, which matrix,
-    row, k): `which` names M among the model's matrices ("E", "W_o", "E0:<seed>")."""
-    return _nearest(key_of(model), which, int(i), int(k), M)
-
-
-@_kept("pca")
-def _pca(key: tuple, which: str, _M):
-    return emb.pca_2d(_M)
-
-
-def pca_2d(model: RNNModel, which: str, M):
-    """emb.pca_2d(M) (coords (V, 2), variance share (2,)), once per (model, which matrix)."""
-    return _pca(key_of(model), which, M)
-
-
-@_kept("sentence_cosines")
-def _sentence_cos(key: tuple, _E) -> torch.Tensor:
-    return emb.sentence_cosines(_E, list(key[1]))
-
-
-def sentence_cosines(model: RNNModel, E, ids) -> torch.Tensor:
-    """(T, T) cosines between the sentence's rows of E (= model.E), from E[ids], per (model, ids)."""
-    return _sentence_cos(key_of(model, ids), E)
-
-
-@st.cache_resource(show_spinner="Training a small tied model (a few seconds, once)…")
-def tied_model():
-    """(model, vocab, report) of rnnviz.tied's tied LM: shared read-only, never trained in place."""
-    from rnnviz.explain.tied import train_tied_model
-    return train_tied_model()
-
-
-@_kept("tied_parts")
-def _tied_parts(key: tuple, _model) -> dict:
-    from rnnviz.explain.tied import tied_gradient_parts
-    return tied_gradient_parts(_model, list(key[1]), list(key[2]))
-
-
-def tied_parts(model, ids, targets) -> dict:
-    """dL/dE of the tied model on one sentence: input, output and total parts."""
-    return _tied_parts(key_of(model, ids, targets), model)
-
-
-# ---- page 8 (gates): the input-Jacobian norms and the shipped long-range results ----------
-
-@_kept("input_norms")
-def _input_norms(key: tuple, _model, _tr) -> torch.Tensor:
-    return jacobians.input_jacobian_norms(_model, _tr, start=key[-1])
-
-
+@kept("input_norms")
 def input_jacobian_norms(model: RNNModel, tr: Trace, start: int = 0) -> torch.Tensor:
     """(T, T) ||dh_s/dx_t|| (any cell), once per (model, sentence); InputError above
     limits.MAX_JACOBIAN_T steps. start > 0: the window of steps start..T-1 only."""
-    return _input_norms(_tr_key(model, tr) + (start,), model, tr)
+    return jacobians.input_jacobian_norms(model, tr, start=start)
 
 
-@st.cache_resource(show_spinner=False)
-def longrange_results() -> dict:
-    """The shipped long-range measurements (rnnviz/pretrained/longrange.json), read-only."""
-    from rnnviz.explain import longrange
-    return longrange.load_results()
-
-
-# ---- page 4 (BPTT and Jacobians): added by the pbptt helper ----------------------------------
-
-@_kept("backward_norms")
-def _backward_norms(key: tuple, ord_, _model, _tr) -> torch.Tensor:
-    return jacobians.backward_jacobian_norms(_model, _tr, ord_, start=key[-1])
-
-
-def backward_jacobian_norms(model: RNNModel, tr: Trace, ord_="fro", start: int = 0) -> torch.Tensor:
-    """(T, T) ||dh<-_s/dh<-_t|| of a bidirectional model's backward direction (start > 0: the
-    window of positions start..T-1, as the forward map)."""
-    return _backward_norms(_tr_key(model, tr) + (start,), ord_, model, tr)
-
-
-@_kept("note002")
-def _note002(key: tuple, _model, _tr) -> dict:
-    from rnnviz.explain.notes import errata
-    rec = errata.note002_recursion(_model, _tr)
-    return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
-            "eigen": errata.note002_eigen_claim(_model, _tr, start=key[-1],
-                                                      N=jacobian_norms(_model, _tr, 2, key[-1]))}
-
-
-def note002_errata(model: RNNModel, tr: Trace, start: int = 0) -> dict:
-    """note 002's recursion read literally ("recursion": the off_* numbers) and its eigenvalue
-    claim ("eigen", on the window start..T-1 of a long sentence), once per (model, sentence);
-    a one-directional Elman model only."""
-    return _note002(_tr_key(model, tr) + (start,), model, tr)
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def note003_gradient_check() -> dict:
-    """note 003's gradient-check block as printed and with the model in float64."""
-    from rnnviz.explain.notes import errata
-    return {"printed": errata.note003_gradient_check(False),
-            "fixed": errata.note003_gradient_check(True)}
-
-
-@_kept("derivation")
-def _derivation(key: tuple, _model, _tr) -> dict:
-    from rnnviz.explain.notes import notation
-    return notation.beside_app(_model, _tr)
-
-
-def note002_derivation(model: RNNModel, tr: Trace) -> dict:
-    """notation.beside_app: note 002's boxed gradients and delta_h beside autograd."""
-    return _derivation(_tr_key(model, tr), model, tr)
-
-
-# ---- page 5 (slot filling): added by the pbptt helper -----------------------------------------
-
-@st.cache_resource(show_spinner=False)
-def flat_tagger():
-    """Note 004's flattened FNN (the fifth tagger), shared read-only by every session."""
-    return tagger_files.load_tagger((tagger_files.TAGGERS_DIR / f"{taggers.FLAT}.pt").read_bytes())[0]
-
-
-@_kept("shifted")
-def _shifted(key: tuple, _model, _data) -> dict:
-    return slots.evaluate(_model, _data)
-
-
-def shifted_scores(model, data) -> dict:
-    """A tagger's scores on slots.shifted_heldout(...) (the shifted split is the only one)."""
-    return _shifted(key_of(model) + ("shifted",), model, data)
-
-
-# ---- pshell (app shell): the sidebar's help for a sentence with unknown tokens -------------
-
-@_kept("known")
-def _known(key: tuple, n: int, level: str | None, _vocab) -> list[str]:
-    from rnnviz.text.corpora import known_examples as _known_examples
-    return _known_examples(_vocab, n, level)
-
-
-def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> list[str]:
-    """Built-in sentences this model reads with no unknown token (cached per model)."""
-    return _known(key_of(model) + (len(vocab), vocab.itos[-1] if len(vocab) else ""), n, level, vocab)
-
-
-# ---- slots zh (page 5 in 中文): the Chinese taggers, data and flattened FNN ------------------
-
-@st.cache_resource(show_spinner=False)
-def zh_taggers() -> dict:
-    """kind -> (tagger, vocab, meta): the four shipped Chinese taggers, shared read-only."""
-    from rnnviz.store.catalog import zh_taggers as _zh_taggers
-    return _zh_taggers()
-
-
-@st.cache_resource(show_spinner=False)
-def zh_tagging_data() -> slots.TaggingData:
-    """The Chinese travel corpus (one token per character) and its held-out split."""
-    from rnnviz.store.catalog import zh_tagging_data as _zh_data
-    return _zh_data()
-
-
-@st.cache_resource(show_spinner=False)
-def zh_flat_tagger():
-    """The Chinese flattened FNN (note 004's fifth tagger), shared read-only."""
-    from rnnviz.store.catalog import zh_flat_tagger as _zh_flat
-    return _zh_flat()[0]
-
-
-# ---- issue 17 (c17): the all-pairs Jacobian views of a long sentence on a window ----------------
-
-def jacobian_window(model: RNNModel, tr: Trace, k: int | None = None):
-    """The steps the all-pairs views cover (rnnviz.engine.jacwindow.Window): all of them within
-    limits.MAX_JACOBIAN_WORK, else the last ones. k = d for the input Jacobians dh_s/dx_t."""
-    from rnnviz.engine import jacwindow
-    return jacwindow.jacobian_window(tr.T, jacwindow.state_size(model.cfg), k=k)
-
-
-@_kept("last_row")
-def _last_row(key: tuple, _model, _tr) -> torch.Tensor:
-    return jacobians.last_state_input_norms(_model, _tr)
-
-
+@kept("last_row")
 def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
     """(T,) ||dh_T/dx_t|| for every t: exact at any length (the first word's reach)."""
-    return _last_row(_tr_key(model, tr), model, tr)
+    return jacobians.last_state_input_norms(model, tr)
 
 
-@_kept("sources")
-def _sources(key: tuple, t: int, _model, _tr) -> dict:
-    G, _ = gradient_flow(_model, _tr)  # (T, T, S), copied out once here, not on every rerun
-    src = jacobians.state_grad_sources(G, _tr, t)
-    src["none_norm"] = float(G[0, 1].norm()) if _tr.T > 1 else 0.0  # dL_1/dh_2 (no path back)
-    return src
+# ---- the sidebar: built-in sentences a model reads ---------------------------------------------
 
-
-def grad_sources(model: RNNModel, tr: Trace, t: int) -> dict:
-    """jacobians.state_grad_sources at step t (0-based), and "none_norm" = ||dL_1/dh_2|| (0)."""
-    return _sources(_tr_key(model, tr), t, model, tr)
-
-
-@_kept("chain")
-def _chain(key: tuple, s: int, t: int, _model, _tr) -> dict:
-    return jacobians.product_chain(step_jacobians(_model, _tr), s, t)
-
-
-def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
-    """The chain behind cell (s, t), exact at any distance; once per (model, sentence, s, t)."""
-    return _chain(_tr_key(model, tr), s, t, model, tr)
-
-
-@_kept("distance")
-def _distance(key: tuple, _model, _tr) -> dict:
-    from rnnviz.explain import bptt as chains
-    from rnnviz.explain.notes.errata import step_radii
-    start = key[-1]
-    J = step_jacobians(_model, _tr)[start:]  # (w, S, S): the window's steps
-    W = _model.W_h if _model.cfg.cell == "elman" else None
-    dist = chains.norm_vs_distance(jacobian_norms(_model, _tr, 2, start), J, W)
-    dist["rho_j"] = float(step_radii(J).mean())
-    return dist
-
-
-def distance_data(model: RNNModel, tr: Trace, start: int = 0) -> dict:
-    """chains.norm_vs_distance on the window start..T-1 and "rho_j", the mean spectral radius
-    of its step Jacobians: once per (model, sentence, window), not on every rerun."""
-    return _distance(_tr_key(model, tr) + (start,), model, tr)
-
-
-@_kept("shared")
-def _shared(key: tuple, _model, _tr) -> dict:
-    return jacobians.shared_weight_summary(_model, _tr)
-
-
-def shared_summary(model: RNNModel, tr: Trace) -> dict:
-    """jacobians.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
-    return _shared(_tr_key(model, tr), model, tr)
+@kept("known")
+def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> list[str]:
+    """Built-in sentences this model reads with no unknown token (cached per model and vocab)."""
+    return _known_examples(vocab, n, level)

@@ -20,7 +20,7 @@ from rnnviz.store.catalog import BUILTINS, START_MODEL
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import Prepared, Vocab, prepare
 
-from . import cache, links
+from . import cache, links, resources
 from .i18n import current_lang, error_text, has, t
 from .widgets import md_escape
 
@@ -69,7 +69,7 @@ def model_options() -> list[str]:
 
 def get_model(key: str) -> tuple[RNNModel, Vocab, dict]:
     if key in BUILTINS:
-        return cache.builtin(key)
+        return resources.builtin(key)
     return own_models()[key.removeprefix(OWN_PREFIX)]
 
 
@@ -78,7 +78,7 @@ def model_label(key: str) -> str:
     label for a built-in the string files do not name yet)."""
     if key in BUILTINS:
         if has(f"models.{key}.label"):
-            return t(f"models.{key}.label", V=len(cache.builtin(key)[1]))
+            return t(f"models.{key}.label", V=len(resources.builtin(key)[1]))
         return BUILTINS[key].label
     return t("session.own_label", name=key.removeprefix(OWN_PREFIX))
 

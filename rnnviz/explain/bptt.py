@@ -15,8 +15,10 @@ import numpy as np
 import torch
 
 from rnnviz.engine.finite import norm2, spectral_radius
+from rnnviz.engine.jacobians import state_grad_sources
 from rnnviz.errors import InputError
 from rnnviz.explain.exercises.verdict import Verdict
+from rnnviz.explain.notes.errata import step_radii
 
 # The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
 SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
@@ -210,3 +212,19 @@ def growth_verdict(N: torch.Tensor) -> dict:
     else:
         kind = "neutral"
     return {"n": n, "factor": factor, "kind": kind}
+
+
+def grad_sources(G: torch.Tensor, tr, t: int) -> dict:
+    """jacobians.state_grad_sources at step t (0-based) of G = loss_to_state_grads (T, T, H), with
+    "none_norm" = ||dL_1/dh_2||: a loss never reaches a later state (0, shown as a check)."""
+    src = state_grad_sources(G, tr, t)
+    src["none_norm"] = float(G[0, 1].norm()) if tr.T > 1 else 0.0
+    return src
+
+
+def distance_summary(N: torch.Tensor, J: torch.Tensor, W_h: torch.Tensor | None) -> dict:
+    """norm_vs_distance(N, J, W_h) on a window's (w, w) spectral norms and (w, S, S) step
+    Jacobians, with "rho_j": the mean spectral radius of those step Jacobians."""
+    dist = norm_vs_distance(N, J, W_h)
+    dist["rho_j"] = float(step_radii(J).mean())
+    return dist

@@ -1,10 +1,13 @@
 """Every per-sentence or per-model cache of ui/cache.py sits in the one byte budget (issue 22,
-R4): only built-in read-only resources and settings-only results keep st.cache_*; `_kept` keys
-on the arguments not starting with "_" and copies out what it caches."""
+R4) under one keying rule (issue 23): only ui/resources.py's built-in read-only resources and
+settings-only results keep st.cache_*; `kept` keys on the qualified name and the arguments not
+starting with "_" (a model by its fingerprint, a trace by its ids) and copies out what it caches."""
 import ast
 
 import torch
 
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.engine.trace import trace
 from tests.conftest import ROOT
 
 # st.cache_* functions allowed outside the budget: read-only built-ins and settings-only results
@@ -14,38 +17,57 @@ SHARED = {"budget", "builtin", "pretrained_taggers", "tagging_data", "notes_chec
           "zh_flat_tagger"}
 
 
-def decorated():
-    tree = ast.parse((ROOT / "ui/cache.py").read_text())
-    out = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            out[node.name] = [ast.unparse(d) for d in node.decorator_list]
-    return out
+def decorated(path: str) -> dict:
+    tree = ast.parse((ROOT / path).read_text())
+    return {node.name: [ast.unparse(d) for d in node.decorator_list]
+            for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
 def test_only_shared_resources_keep_streamlit_caches():
-    fns = decorated()
-    streamlit = {n for n, ds in fns.items() if any(d.startswith("st.cache_") for d in ds)}
+    cache, resources = decorated("ui/cache.py"), decorated("ui/resources.py")
+    assert not {n for n, ds in cache.items() if any(d.startswith("st.cache_") for d in ds)}
+    streamlit = {n for n, ds in resources.items() if any(d.startswith("st.cache_") for d in ds)}
     assert streamlit <= SHARED, streamlit - SHARED
-    kept = {n for n, ds in fns.items() if any(d.startswith("_kept(") for d in ds)}
-    assert {"_flow", "_derivation", "_shared", "_text_pairs", "_nearest", "_sentence_cos"} <= kept
+    kept = {n for n, ds in cache.items() if any(d.startswith("kept(") for d in ds)}
+    assert {"gradient_flow", "note002_derivation", "shared_summary", "_text_pairs", "nearest",
+            "sentence_cosines"} <= kept
 
 
 def test_kept_keys_on_public_arguments_and_copies_out():
-    from ui import cache
+    from ui import cache, resources
     calls = []
 
-    @cache._kept("test_kept")
-    def f(key: tuple, n: int, _obj):
+    @cache.kept("test_kept")
+    def f(tag: str, n: int, _obj):
         calls.append(n)
         return {"t": torch.zeros(3) + n}
 
-    a = f(("fp",), 1, object())
-    b = f(("fp",), 1, object())            # another _obj: the same key, computed once
+    a = f("fp", 1, object())
+    b = f("fp", 1, object())               # another _obj: the same key, computed once
     assert calls == [1] and torch.equal(a["t"], b["t"])
     a["t"] += 5                              # a caller's change never reaches the cache
-    assert torch.equal(f(("fp",), 1, None)["t"], torch.ones(3))
-    f(("fp",), 2, None)
-    assert calls == [1, 2] and cache.budget().cache("test_kept").total > 0
+    assert torch.equal(f("fp", 1, None)["t"], torch.ones(3))
+    f("fp", 2, None)
+    assert calls == [1, 2] and resources.budget().cache("test_kept").total > 0
     f.clear()
-    assert len(cache.budget().cache("test_kept")) == 0
+    assert len(resources.budget().cache("test_kept")) == 0
+
+
+def test_kept_keys_a_model_by_its_weights_and_a_trace_by_its_ids():
+    from ui import cache
+    calls = []
+
+    @cache.kept("test_kept_model")
+    def g(model, tr, k: int):
+        calls.append(k)
+        return k
+
+    m = RNNModel(RNNConfig(6, 3, 4), seed=0)
+    tr = trace(m, [1, 2, 3])
+    g(m, tr, 1)
+    g(RNNModel(RNNConfig(6, 3, 4), seed=0), trace(m, [1, 2, 3]), 1)  # equal weights and ids: a hit
+    assert calls == [1]
+    g(RNNModel(RNNConfig(6, 3, 4), seed=1), tr, 1)                    # other weights: computed
+    g(m, trace(m, [1, 2, 4]), 1)                                       # other ids: computed
+    assert calls == [1, 1, 1]
+    g.clear()

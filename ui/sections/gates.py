@@ -16,7 +16,7 @@ from rnnviz.formatting import num, vector
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
 
-from .. import cache, session
+from .. import cache, resources, session
 from ..i18n import counted_frame, prose, t
 from ..widgets import first_word_step, guard, md_escape, shared_step, show_figure
 
@@ -60,7 +60,7 @@ def _read(cell: str, cur: session.Current) -> Run:
         key, model, vocab, level, label = cur.key, cur.model, cur.vocab, cur.level, cur.label
     else:
         key = builtin_of(cur)[cell]
-        model, vocab, meta = cache.builtin(key)
+        model, vocab, meta = resources.builtin(key)
         level, label = meta.get("level", "word"), session.model_label(key)
     text, own = cur.text, False
     try:

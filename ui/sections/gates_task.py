@@ -13,7 +13,7 @@ from rnnviz.figures.gates import longrange_figures
 from rnnviz.formatting import num, vector
 from rnnviz.serve.jobs import LANES, Pacer
 
-from .. import cache
+from .. import resources
 from ..i18n import prose, t
 from ..running import client_id, interrupt_watch
 from ..widgets import download_csv, exercise, exercise_number, guard, show_figure
@@ -29,7 +29,7 @@ def _learned(d: int) -> str:
 def long_range() -> None:
     """Accuracy against distance and the gradient reaching x_1, as measured, with what they show."""
     st.subheader(t("gates.task_header"), anchor="task")
-    res = cache.longrange_results()
+    res = resources.longrange_results()
     f = longrange.findings(res)
     st.markdown(prose(PAGE, "task", chance=num(100 * res["fixed"]["chance"]), steps=f["fixed_steps"],
                       n_noise=longrange.N_NOISE))
@@ -137,6 +137,6 @@ def _now_result(res: dict | None) -> None:
                       g0=num(res["grad_first_before"]), g1=num(res["grad_first_after"])))
     if res["stopped_early"]:
         st.warning(t("gates.now_stopped", steps=res["steps_done"], asked=c["steps"]))
-    row = longrange.shipped_row(cache.longrange_results(), longrange.LongRangeConfig(**c))
+    row = longrange.shipped_row(resources.longrange_results(), longrange.LongRangeConfig(**c))
     if row is not None:
         st.caption(t("gates.now_shipped", acc=num(100 * row["accuracy"])))

@@ -11,7 +11,7 @@ from rnnviz.explain.notes.errata import note003_first_layer
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
-from ... import cache, session
+from ... import cache, resources, session
 from ...i18n import t
 from ...widgets import exercise, exercise_number, show_figure
 from ...widgets import labelled_choice as coded
@@ -24,7 +24,7 @@ def gradcheck_view(cur: session.Current) -> None:
     codes = ("notes", "model")
     setting = coded(st.radio, t("bptt.gc_setting"), codes, [t(f"bptt.gc_{k}") for k in codes], "bptt_gc")
     if setting == "notes":
-        rows, sweep = cache.notes_check()
+        rows, sweep = resources.notes_check()
         text("gradcheck_notes", mark=gradcheck.PASS_MARK)
         table(rows)
         _sweep(sweep)
@@ -76,7 +76,7 @@ def clipping() -> None:
     max_norm = c2.select_slider(
         t("bptt.max_norm_label"), [0.1, 0.5, 1.0, 5.0, 10.0, 100.0], value=1.0, key="bptt_maxnorm", **BIND
     )
-    demo, steps = cache.clipping(explode, max_norm)
+    demo, steps = resources.clipping(explode, max_norm)
     text(
         "clipping",
         before=num(demo["norm before"]),

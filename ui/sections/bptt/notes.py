@@ -10,7 +10,7 @@ import streamlit as st
 from rnnviz.explain.notes import errata, facts, notation
 from rnnviz.formatting import num, vector
 
-from ... import cache, session
+from ... import cache, resources, session
 from ...i18n import counted_frame, t
 from ...model_text import prose_values
 from .common import anchor, elman_1d, text, window_caption
@@ -42,7 +42,7 @@ def notes_errata(cur: session.Current) -> None:
             window_caption(win)
         else:
             text("not_elman")
-        gc = cache.note003_gradient_check()
+        gc = resources.note003_gradient_check()
         text(
             "notes-gradcheck",
             error=gc["printed"]["error"] or "",

@@ -12,7 +12,7 @@ from rnnviz.explain.formulas import repeat_example
 from rnnviz.figures.embedding import matrix_figure, row_change_figure
 from rnnviz.formatting import num
 
-from ... import cache, session
+from ... import cache, resources, session
 from ...i18n import prose
 from ...widgets import code_radio, md_escape, show_figure
 from ..vectors import beside
@@ -144,7 +144,7 @@ def adam_rule(cur, E, grad, lr: float, g_typed):
 
 def tied_rule(cur, lr: float):
     """The update of a real tied model (d = H, W_o = E) on the sidebar's sentence: every row moves."""
-    model, vocab, report = cache.tied_model()
+    model, vocab, report = resources.tied_model()
     inp, tgt = encode_tied(cur, vocab)
     parts = cache.tied_parts(model, inp, tgt)
     E = emb.f64(model.E)  # (V, d)

@@ -10,7 +10,7 @@ from rnnviz.explain import origins
 from rnnviz.figures.word2vec import tokenizer_figure
 from rnnviz.formatting import num
 
-from ... import cache, session
+from ... import resources, session
 from ...i18n import prose, t
 from ...widgets import download_csv, guard, md_escape, show_figure
 from .intro import PAGE, header
@@ -23,7 +23,7 @@ NAME_KEYS = {"word": "word", "letter trigrams": "trigrams", "BPE": "bpe", "chara
 
 def subword_table():
     """The subword model's merge table (shared, read-only)."""
-    return cache.subword_table()
+    return resources.subword_table()
 
 
 def merges(table) -> int:
@@ -74,9 +74,9 @@ def split(table, k: int) -> None:
 def compare() -> None:
     """Word level, letter trigrams, BPE and characters on the same held-out text."""
     header("compare")
-    rows = cache.tokenizer_comparison()
+    rows = resources.tokenizer_comparison()
     by = {r["tokenizer"]: r for r in rows}
-    train, held = cache.subword_corpus()
+    train, held = resources.subword_corpus()
     st.markdown(prose(PAGE, "compare", train=len(train), held=len(held),
                       word_oov=num(100 * by["word"]["oov_rate"]),
                       tri_oov=num(100 * by["letter trigrams"]["oov_rate"]),

@@ -15,7 +15,7 @@ from rnnviz.figures.word2vec import loss_curve, overlap_figure, projection_figur
 from rnnviz.formatting import num
 from rnnviz.serve.jobs import LANES, ClientBusy, Pacer, RunCap
 
-from ... import cache, session
+from ... import cache, resources, session
 from ...i18n import prose, t
 from ...running import client_id
 from ...widgets import code_radio, guard, md_escape, show_figure
@@ -58,7 +58,7 @@ def pairs(src: tuple[str, list | None], radius: int):
     code, sentences = src
     with guard():
         if sentences is None and code in origins.CORPORA:
-            return cache.w2v_builtin_pairs(code, radius, MAX_VOCAB)
+            return resources.w2v_builtin_pairs(code, radius, MAX_VOCAB)
         if sentences is not None:
             return cache.w2v_text_pairs(tuple(map(tuple, sentences)), radius, MAX_VOCAB)
     return None
@@ -195,7 +195,7 @@ def beside_e(run: dict | None, cur: session.Current) -> None:
         st.info(t("origins.no_run"))
         return
     own = origins.tokenizer_of(cur.meta) == "word" and cur.key != "notes"
-    model, vocab = (cur.model, cur.vocab) if own else cache.builtin("default")[:2]
+    model, vocab = (cur.model, cur.vocab) if own else resources.builtin("default")[:2]
     label = md_escape(cur.label) if own else t("origins.default_model")
     with guard():
         ov = w2v.neighbour_overlap(run["result"].V, run["result"].vocab.itos, model.E.detach(), vocab.itos, 5)

@@ -13,7 +13,7 @@ from rnnviz.explain import slots
 from rnnviz.formatting import num
 from rnnviz.text.corpora import ZH_SLOT_PAIR, ZH_SLOT_WORD
 
-from ... import cache
+from ... import resources
 from ...i18n import prose, t
 
 P = "slots"
@@ -71,9 +71,9 @@ def setup(lang: str) -> SlotSetup:
     if lang == "zh":
         return SlotSetup(
             lang,
-            data=cache.zh_tagging_data(),
-            shipped={k: m for k, (m, _, _) in cache.zh_taggers().items()},
-            flat=cache.zh_flat_tagger(),
+            data=resources.zh_tagging_data(),
+            shipped={k: m for k, (m, _, _) in resources.zh_taggers().items()},
+            flat=resources.zh_flat_tagger(),
             presets=dict(ZH_PRESETS),
             pair=(*ZH_SLOT_PAIR, ZH_SLOT_WORD),
             right=(ZH_PRESETS["right_a"], ZH_PRESETS["right_b"], "东京"),
@@ -88,9 +88,9 @@ def setup(lang: str) -> SlotSetup:
         )
     return SlotSetup(
         lang,
-        data=cache.tagging_data(),
-        shipped={k: m for k, (m, _, _) in cache.pretrained_taggers().items()},
-        flat=cache.flat_tagger(),
+        data=resources.tagging_data(),
+        shipped={k: m for k, (m, _, _) in resources.pretrained_taggers().items()},
+        flat=resources.flat_tagger(),
         presets=dict(PRESETS),
         pair=(ARRIVE, LEAVE, "Taipei"),
         right=(RIGHT_A, RIGHT_B, "Tokyo"),

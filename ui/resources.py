@@ -1,0 +1,137 @@
+"""Shared resources: what every session reads and nobody mutates, loaded once per process.
+
+The built-in models, taggers and corpora (st.cache_resource: one object, handed out as it is,
+never trained in place), the results of settings-only computations (no model, no sentence: the
+explicit arguments are the key), and the one process-wide byte budget that ui/cache.py keeps
+every per-sentence result in.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz import limits
+from rnnviz.engine import gradcheck, taggers
+from rnnviz.explain import longrange, origins, slots, word2vec
+from rnnviz.explain.notes import errata
+from rnnviz.explain.tied import train_tied_model
+from rnnviz.serve.bytecache import Budget
+from rnnviz.store import catalog, tagger_files
+from rnnviz.text.bpe import BPE, compare_tokenizers
+from rnnviz.text.corpora import TaggingData
+
+
+@st.cache_resource(show_spinner=False)
+def budget() -> Budget:
+    """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES."""
+    b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS)
+    b.start_sweeper(limits.CACHE_SWEEP_SECONDS)
+    return b
+
+
+# ---- built-in models, taggers and corpora ----------------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def builtin(key: str):
+    """(model, vocab, meta) of a built-in model: shared by every session, never trained in place."""
+    return catalog.load_builtin(key)
+
+
+def _shipped_tagger(kind: str):
+    return tagger_files.load_tagger((tagger_files.TAGGERS_DIR / f"{kind}.pt").read_bytes())
+
+
+@st.cache_resource(show_spinner=False)
+def pretrained_taggers() -> dict:
+    """The four shipped taggers, shared read-only by every session (never trained in place)."""
+    return {k: _shipped_tagger(k) for k in taggers.KINDS}
+
+
+@st.cache_resource(show_spinner=False)
+def flat_tagger():
+    """Note 004's flattened FNN (the fifth tagger), shared read-only by every session."""
+    return _shipped_tagger(taggers.FLAT)[0]
+
+
+@st.cache_resource(show_spinner=False)
+def tagging_data() -> TaggingData:
+    return slots.tagging_data()
+
+
+@st.cache_resource(show_spinner=False)
+def zh_taggers() -> dict:
+    """kind -> (tagger, vocab, meta): the four shipped Chinese taggers, shared read-only."""
+    return catalog.zh_taggers()
+
+
+@st.cache_resource(show_spinner=False)
+def zh_tagging_data() -> TaggingData:
+    """The Chinese travel corpus (one token per character) and its held-out split."""
+    return catalog.zh_tagging_data()
+
+
+@st.cache_resource(show_spinner=False)
+def zh_flat_tagger():
+    """The Chinese flattened FNN (note 004's fifth tagger), shared read-only."""
+    return catalog.zh_flat_tagger()[0]
+
+
+@st.cache_resource(show_spinner=False)
+def subword_table() -> BPE:
+    """The subword model's BPE merge table (read-only, shared)."""
+    return BPE.from_dict(builtin("subword")[2]["bpe"])
+
+
+@st.cache_resource(show_spinner=False)
+def subword_corpus() -> tuple:
+    """(training, held-out) sentences of the subword model (read-only, shared)."""
+    train, held = origins.subword_corpus()
+    return tuple(train), tuple(held)
+
+
+@st.cache_resource(show_spinner="Training a small tied model (a few seconds, once)…")
+def tied_model():
+    """(model, vocab, report) of rnnviz.explain.tied's tied LM: shared read-only, never trained."""
+    return train_tied_model()
+
+
+@st.cache_resource(show_spinner=False)
+def longrange_results() -> dict:
+    """The shipped long-range measurements (rnnviz/pretrained/longrange.json), read-only."""
+    return longrange.load_results()
+
+
+# ---- settings-only computations (no model: the explicit arguments are the key) -------------
+
+@st.cache_data(max_entries=4, show_spinner="Finite differences for every weight…")
+def notes_check():
+    params, x, y = gradcheck.notes_setting()
+    return gradcheck.gradient_check(params, x[:, :4], y[:, :4]), gradcheck.input_weight_norms(params, x, y)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def clipping(scale: float, max_norm: float):
+    params, x, y = gradcheck.exploding_setting(scale)
+    g = gradcheck.autograd_grads(params, x, y)
+    demo = gradcheck.clip_demo(g, max_norm)
+    demo.pop("clipped")
+    return demo, gradcheck.step_with_and_without_clipping(params, x, y, max_norm)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def note003_gradient_check() -> dict:
+    """note 003's gradient-check block as printed and with the model in float64."""
+    return {"printed": errata.note003_gradient_check(False), "fixed": errata.note003_gradient_check(True)}
+
+
+@st.cache_data(max_entries=2, show_spinner="Comparing the tokenizers on the held-out text…")
+def tokenizer_comparison() -> list:
+    """compare_tokenizers on the subword corpus: fitted on its training split, run on its
+    held-out split, with the shipped table (no model: no argument, one entry)."""
+    train, held = subword_corpus()
+    return compare_tokenizers(list(train), list(held), subword_table())
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
+    """The window pairs of a built-in corpus (the arguments are the key)."""
+    return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
