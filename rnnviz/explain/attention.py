@@ -1,0 +1,220 @@
+"""Page 9, attention over the hidden states: what the page computes beyond the engine.
+
+The model (RNNConfig(attention=True), rnnviz.engine.model) reads, at step t,
+s_{t,j} = h_t . W_a h_j for j <= t, alpha_t = softmax(s_t), c_t = sum_j alpha_{t,j} h_j and
+z_t = W_o [h_t; c_t] + b_o. The recurrence is the plain one: c_t is not fed back.
+
+The path argument. L_T (the loss of the last step that has a target) reads h_T and c_T only.
+h_1 reaches it along every path h_1 -> h_2 -> ... -> h_k -> c_T -> z_T (k = 1..T: the path
+leaves the recurrence at step k into the context) and along the one path that never leaves it,
+h_1 -> ... -> h_T -> z_T. So dL_T/dh_1 splits exactly into
+    recurrent  = P_T^T W_oh^T e_T                   (T - 1 step Jacobians)
+    attention_k = P_k^T (dc_T/dh_k)^T W_oc^T e_T    (k - 1 step Jacobians, then one hop)
+with P_k = dh_k/dh_1 (the product of step Jacobians; the LSTM's on [h; c] with c_1 held),
+e_T = p_T - y_T and W_o = [W_oh | W_oc]. attention_1 is the short path: one hop, no product.
+dc_T/dh_k counts h_k as a value (alpha_k), as a key (through s_k) and, for k = T, as the query.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+
+import numpy as np
+import torch
+
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.jacobians import step_jacobians
+from rnnviz.engine.model import RNNModel
+from rnnviz.engine.trace import Trace, trace
+from rnnviz.errors import InputError
+from rnnviz.explain.exercises.verdict import Verdict
+from rnnviz.formatting import vector
+
+LENGTHS = (10, 25, 50, 100, 200)  # the sentence lengths of the comparison (page 8's distances)
+
+
+def require_attention(model: RNNModel) -> None:
+    if not model.cfg.attention:
+        raise InputError("This view needs a model with attention (RNNConfig(attention=True)).")
+
+
+def last_target_trace(model: RNNModel, ids, target: int) -> Trace:
+    """Float64 trace of ids (T,) with one loss: at the last step, predicting `target`."""
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    targets = torch.full_like(ids, IGNORE)
+    targets[-1] = int(target)
+    return trace(copy.deepcopy(model).double(), ids, targets)
+
+
+def path_split(model: RNNModel, ids, target: int) -> dict:
+    """dL_T/dh_1 split into the recurrent path and the attention paths (module docstring).
+
+    ids (T,) are the inputs, target the token predicted at the last step. Returns float64:
+    recurrent (H,), attention (T, H) (row k-1: the path that enters c_T at h_k), total (H,)
+    (their sum; equal to autograd's dL_T/dh_1, tests/core/test_attention.py) and the norms
+    recurrent_norm, direct_norm (k = 1), later_norm (k >= 2 summed), attention_norm (all k),
+    total_norm, with T and loss (L_T)."""
+    require_attention(model)
+    m = copy.deepcopy(model).double()
+    tr = last_target_trace(m, ids, target)
+    H, T = m.cfg.hidden_size, tr.T
+    with torch.no_grad():
+        e = tr.grad_z[T - 1]  # (K,) = p_T - y_T
+        W_oh, W_oc = m.W_o[:, :H], m.W_o[:, H:]
+        g_h, g_c = e @ W_oh, e @ W_oc  # (H,) each
+        h, alpha, c = tr.h, tr.attn_weights[T - 1], tr.context[T - 1]  # (T, H), (T,), (H,)
+        W_a = m.W_a
+        g_s = alpha * ((h - c) @ g_c)  # (T,) dL_T/ds_{T,j}
+        q = h[T - 1]
+        u = alpha[:, None] * g_c + g_s[:, None] * (q @ W_a)[None, :]  # value and key roles
+        u[T - 1] += W_a @ (g_s @ h)  # h_T is also the query
+        J = step_jacobians(m, tr)  # (T, S, S), S = H or 2H (LSTM: [h; c])
+        S = J.shape[-1]
+        P = torch.eye(S, dtype=J.dtype)[:, :H]  # d state_1 / d h_1 (c_1 held)
+        attention = torch.zeros(T, H, dtype=J.dtype)
+        attention[0] = u[0]
+        for k in range(1, T):
+            P = J[k] @ P  # d state_k / d h_1
+            attention[k] = u[k] @ P[:H]
+        recurrent = g_h @ P[:H]
+    total = recurrent + attention.sum(0)
+    return {"T": T, "loss": float(tr.loss), "recurrent": recurrent, "attention": attention,
+            "total": total, "recurrent_norm": float(recurrent.norm()),
+            "direct_norm": float(attention[0].norm()), "later_norm": float(attention[1:].sum(0).norm()),
+            "attention_norm": float(attention.sum(0).norm()), "total_norm": float(total.norm())}
+
+
+def cycled(ids, length: int) -> list[int]:
+    """The sentence's ids repeated until `length` ids (a sentence of any length from this one)."""
+    ids = [int(i) for i in ids]
+    if not ids:
+        raise InputError("There are no tokens to run.")
+    return [ids[k % len(ids)] for k in range(length)]
+
+
+def length_comparison(model: RNNModel, ids, lengths=LENGTHS) -> list[dict]:
+    """For each T in lengths: the sentence's ids cycled to T + 1 tokens, L_T predicting the
+    (T+1)-th from the first T, and path_split's norms. One row per T."""
+    rows = []
+    for T in lengths:
+        seq = cycled(ids, int(T) + 1)
+        s = path_split(model, seq[:-1], seq[-1])
+        rows.append({"T": int(T), **{k: s[k] for k in ("recurrent_norm", "direct_norm",
+                                                          "later_norm", "total_norm")}})
+    return rows
+
+
+def step_weights(tr: Trace, t: int) -> dict:
+    """Query step t (0-based): the scores and weights over keys 1..t+1, and the context (H,)."""
+    if tr.attn_weights is None:
+        raise InputError("This trace has no attention.")
+    if not 0 <= t < tr.T:
+        raise InputError(f"Choose a step from 1 to {tr.T}.")
+    return {"scores": tr.attn_scores[t, :t + 1].clone(), "weights": tr.attn_weights[t, :t + 1].clone(),
+            "context": tr.context[t].clone(), "h": tr.h[t].clone()}
+
+
+def weights_matrix(tr: Trace) -> np.ndarray:
+    """alpha as a (T, T) float array with NaN above the diagonal (masked keys: no weight at all)."""
+    a = tr.attn_weights.detach().double().numpy().copy()
+    a[np.triu_indices(tr.T, 1)] = np.nan
+    return a
+
+
+def cost(T: int, H: int) -> dict:
+    """Multiply-adds of one sentence: the recurrence's W_h h_{t-1} (T H^2) against attention's
+    keys W_a h_j (T H^2), scores (T(T+1)/2 dot products of length H) and contexts (the same
+    count again). Scores alone grow as T^2; they pass the recurrence's T H^2 when (T+1)/2 > H."""
+    n_scores = T * (T + 1) // 2
+    return {"T": T, "H": H, "n_scores": n_scores, "recurrent_madds": T * H * H,
+            "keys_madds": T * H * H, "score_madds": n_scores * H, "context_madds": n_scores * H,
+            "attention_madds": T * H * H + 2 * n_scores * H,
+            "scores_exceed_recurrence_from": 2 * H}
+
+
+# ---- one attention step by hand -------------------------------------------------------------
+
+MISTAKES = ("forgot the mask", "forgot the softmax", "used h_t for every key")
+HINT_CODES = {"forgot the mask": "no_mask", "forgot the softmax": "no_softmax",
+              "used h_t for every key": "query_keys"}
+TOL = 0.01
+QUERY = 2  # the query step (1-based) of the 3-step example: h_3 exists but is masked
+
+
+@dataclasses.dataclass(frozen=True)
+class AttentionExercise:
+    h: tuple    # three hidden states h_1, h_2, h_3, each (2,)
+    W_a: tuple  # (2, 2)
+
+
+def exercise_answers(ex: AttentionExercise, mistake: str | None = None) -> dict:
+    """scores (over the keys used), weights and context (2,) at query step QUERY, right or with
+    one of the MISTAKES."""
+    h, W_a = np.array(ex.h, dtype=float), np.array(ex.W_a, dtype=float)
+    q = h[QUERY - 1]
+    keys = h if mistake == "forgot the mask" else h[:QUERY]
+    if mistake == "used h_t for every key":
+        s = np.array([q @ W_a @ q for _ in keys])
+    else:
+        s = np.array([q @ W_a @ k for k in keys])
+    w = s if mistake == "forgot the softmax" else np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    return {"scores": s, "weights": w, "context": w @ keys}
+
+
+def make_exercise(seed: int) -> AttentionExercise:
+    """Small one-decimal numbers where every slip gives a visibly different context."""
+    rng = random.Random(seed)
+
+    def val():
+        return rng.choice([-1, 1]) * rng.randint(1, 15) / 10
+
+    while True:
+        ex = AttentionExercise(tuple(tuple(val() for _ in range(2)) for _ in range(3)),
+                               tuple(tuple(val() for _ in range(2)) for _ in range(2)))
+        cands = [exercise_answers(ex, m)["context"] for m in (None,) + MISTAKES]
+        gaps = [np.abs(cands[a] - cands[b]).max() for a in range(len(cands))
+                for b in range(a + 1, len(cands))]
+        right = exercise_answers(ex)
+        if min(gaps) > 5 * TOL and np.abs(np.diff(right["scores"])).min() > 0.1:
+            return ex
+
+
+def check_verdict(ex: AttentionExercise, answer, tol: float = TOL) -> Verdict:
+    """answer = (alpha_1, alpha_2, c_1, c_2): the weights on keys 1 and 2 at query step 2 and
+    the context. hint_key "attention.ex_hint.<code>" names the slip, "attention.ex_hint.weights"
+    / "attention.ex_hint.context" otherwise, "attention.ex_right" when right."""
+    if answer is None or len(answer) != 4 or any(v is None for v in answer):
+        raise InputError("Give two weights and the two numbers of the context.")
+    given = np.asarray(answer, dtype=float)
+    if not np.isfinite(given).all():
+        raise InputError("Give finite numbers.")
+    right = exercise_answers(ex)
+    solution = (f"s = {vector(right['scores'])}, alpha = {vector(right['weights'])}, "
+                f"c_2 = {vector(right['context'])}")
+    values = {"s": vector(right["scores"]), "alpha": vector(right["weights"]),
+              "c": vector(right["context"])}
+    w_ok = bool(np.abs(given[:2] - right["weights"]).max() <= tol)
+    c_ok = bool(np.abs(given[2:] - right["context"]).max() <= tol)
+    if w_ok and c_ok:
+        return Verdict(True, f"Right: {solution}.", "attention.ex_right", values, solution)
+    for m in MISTAKES:
+        cand = exercise_answers(ex, m)
+        if np.abs(given[2:] - cand["context"]).max() <= tol:
+            return Verdict(False, EXPLAIN[m], f"attention.ex_hint.{HINT_CODES[m]}", values, solution)
+    if not w_ok:
+        return Verdict(False, "The weights are not yet right: alpha_j = exp(s_j) / sum_k exp(s_k) "
+                              "over j <= 2, with s_j = h_2 . W_a h_j.", "attention.ex_hint.weights",
+                       values, solution)
+    return Verdict(False, "The weights are right; the context is not: c_2 = alpha_1 h_1 + alpha_2 h_2.",
+                   "attention.ex_hint.context", values, solution)
+
+
+EXPLAIN = {
+    "forgot the mask": "Your context also reads h_3: at step 2 the model has not read step 3 yet; "
+                       "the causal mask keeps j <= 2 only.",
+    "forgot the softmax": "Your context uses the raw scores as weights: turn them into weights "
+                          "first, alpha = softmax(s) (positive, summing to 1).",
+    "used h_t for every key": "Your weights are all equal: each score pairs the query h_2 with a "
+                              "different key, s_j = h_2 . W_a h_j, not h_2 . W_a h_2.",
+}
