@@ -15,6 +15,7 @@ from rnnviz.engine.trace import next_token_targets, trace
 from rnnviz.engine.train import TrainConfig, train
 from rnnviz.errors import InputError
 from rnnviz.explain import attention as ax
+from rnnviz.explain import longrange
 from rnnviz.store.bundle import load_bundle, save_bundle
 from rnnviz.text.tokenize import Vocab
 
@@ -301,3 +302,32 @@ def test_exercise_checker_names_each_slip(seed):
     assert v.hint_key == "attention.ex_hint.context"
     with pytest.raises(InputError):
         ax.check_verdict(ex, (None, 1, 2, 3))
+
+
+# ---- page 8's long-range task with attention -----------------------------------------------
+
+def test_longrange_attention_net_equals_the_rnnviz_model():
+    cfg = longrange.LongRangeConfig(cell="attention", distance=12, steps=5)
+    torch.manual_seed(0)
+    net = longrange.LongRangeNet(cfg)
+    ids, _ = longrange.make_batch(12, 3, torch.Generator().manual_seed(4))
+    model = longrange.to_rnnviz(net)
+    assert model.cfg.attention and model.cfg.cell == "elman"
+    with torch.no_grad():
+        want = net(ids)
+        got = torch.stack([model(row)[-1] for row in ids])
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    g = longrange.gradient_to_first(net, 12, n=4)
+    assert g["first"] > 0 and g["last"] > 0
+
+
+def test_shipped_attention_rows_follow_the_fixed_experiment():
+    res = longrange.load_results()
+    fixed = {r["distance"] for r in res["fixed"]["rows"]}
+    rows = res[longrange.ATTENTION]["rows"]
+    assert {r["distance"] for r in rows} == fixed
+    for r in rows:
+        cfg = longrange.LongRangeConfig(cell="attention", distance=r["distance"], steps=r["config"]["steps"])
+        assert r["config"] == cfg.to_dict()
+        assert r["config"]["steps"] == res["fixed"]["rows"][0]["config"]["steps"]
+        assert 0 <= r["accuracy"] <= 1 and r["grad_first_before"]["first"] > 0
