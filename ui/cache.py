@@ -459,3 +459,34 @@ def _shared(key: tuple, _model, _tr) -> dict:
 def shared_summary(model: RNNModel, tr: Trace) -> dict:
     """jacobians.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
     return _shared(_tr_key(model, tr), model, tr)
+
+
+# ---- page 9: attention ---------------------------------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def attention_twin(key: str):
+    """(model, vocab, meta) of a built-in attention twin ("subword" or "zh"): shared read-only."""
+    from rnnviz.store.catalog import attention_twin as load
+    return load(key)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _attention_split(key: tuple, target: int, _model) -> dict:
+    from rnnviz.explain import attention
+    return attention.path_split(_model, list(key[1]), target)
+
+
+def attention_split(model: RNNModel, ids, target: int) -> dict:
+    """Page 9's split of dL_T/dh_1 into the recurrent and the attention paths."""
+    return _attention_split(key_of(model, ids), int(target), model)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _attention_lengths(key: tuple, _model) -> list:
+    from rnnviz.explain import attention
+    return attention.length_comparison(_model, list(key[1]))
+
+
+def attention_lengths(model: RNNModel, ids) -> list:
+    """Page 9's recurrent-only vs attention norms over T = 10 ... 200 (the sentence cycled)."""
+    return _attention_lengths(key_of(model, ids), model)

@@ -28,10 +28,53 @@ from rnnviz.engine.jacobians import step_jacobians
 from rnnviz.engine.model import RNNModel
 from rnnviz.engine.trace import Trace, trace
 from rnnviz.errors import InputError
+from rnnviz.explain import longrange
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import vector
+from rnnviz.store.catalog import ATTENTION_OF_LANG, ATTENTION_TWIN_OF
 
 LENGTHS = (10, 25, 50, 100, 200)  # the sentence lengths of the comparison (page 8's distances)
+
+
+def twin_choice(key: str, has_attention: bool, lang: str) -> dict:
+    """Which attention model page 9 reads the sentence with. The current model itself when it
+    has attention ("use": "current"); else the built-in twin of its tokenizer (the subword
+    family -> the subword twin, the Chinese model -> the Chinese twin; matched True); else
+    (a model with no twin) the twin of the learner's language, matched False (the page says so)."""
+    if has_attention:
+        return {"use": "current", "twin": None, "matched": True}
+    if key in ATTENTION_TWIN_OF:
+        return {"use": "twin", "twin": ATTENTION_TWIN_OF[key], "matched": True}
+    return {"use": "twin", "twin": ATTENTION_OF_LANG.get(lang, ATTENTION_OF_LANG["en"]), "matched": False}
+
+
+def page8_curves(results: dict) -> dict:
+    """Page 8's measured ||dL/dx_1|| of the untrained Elman, LSTM and GRU on the long-range task
+    (the "fixed" schedule of longrange.json), {cell: [(distance, norm), ...]} sorted by distance."""
+    out: dict = {}
+    for r in (results.get("fixed") or {}).get("rows", []):
+        out.setdefault(r["cell"], []).append((int(r["distance"]), float(r["grad_first_before"]["first"])))
+    return {c: sorted(v) for c, v in out.items()}
+
+
+def task_rows(results: dict) -> list[dict]:
+    """Page 8's "fixed" long-range rows with the attention rows beside them (as one experiment,
+    so page 8's figures draw the four cells together), in longrange.result_rows' form."""
+    fixed = [r for r in longrange.result_rows(results) if r["experiment"] == "fixed"]
+    attn = [{**r, "experiment": "fixed"} for r in longrange.result_rows(results)
+            if r["experiment"] == longrange.ATTENTION]
+    return fixed + attn
+
+
+def task_findings(rows: list[dict]) -> dict:
+    """From task_rows: learned[cell] = the largest distance learned (accuracy >= longrange.LEARNED,
+    0 if none) and grad[cell] = ||dL/dx_1|| at initialisation at the largest distance measured."""
+    cells = list(dict.fromkeys(r["cell"] for r in rows))
+    far = max((r["distance"] for r in rows), default=0)
+    return {"learned": {c: max([r["distance"] for r in rows if r["cell"] == c
+                                and r["accuracy"] >= longrange.LEARNED], default=0) for c in cells},
+            "grad": {r["cell"]: r["grad_first_before"] for r in rows if r["distance"] == far},
+            "far": far}
 
 
 def require_attention(model: RNNModel) -> None:
@@ -83,6 +126,16 @@ def path_split(model: RNNModel, ids, target: int) -> dict:
             "total": total, "recurrent_norm": float(recurrent.norm()),
             "direct_norm": float(attention[0].norm()), "later_norm": float(attention[1:].sum(0).norm()),
             "attention_norm": float(attention.sum(0).norm()), "total_norm": float(total.norm())}
+
+
+def last_loss(tr: Trace) -> tuple[list[int], int] | None:
+    """(inputs up to the last step that has a target, that target): what path_split reads for
+    a sentence's L_T. None when no step has a target (a one-token sentence)."""
+    steps = tr.valid.nonzero().flatten()
+    if steps.numel() == 0:
+        return None
+    q = int(steps[-1])
+    return tr.ids[:q + 1].tolist(), int(tr.targets[q])
 
 
 def cycled(ids, length: int) -> list[int]:

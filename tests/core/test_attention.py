@@ -331,3 +331,19 @@ def test_shipped_attention_rows_follow_the_fixed_experiment():
         assert r["config"] == cfg.to_dict()
         assert r["config"]["steps"] == res["fixed"]["rows"][0]["config"]["steps"]
         assert 0 <= r["accuracy"] <= 1 and r["grad_first_before"]["first"] > 0
+
+
+def test_task_rows_and_findings_read_the_file():
+    res = longrange.load_results()
+    rows = ax.task_rows(res)
+    assert {r["experiment"] for r in rows} == {"fixed"}
+    assert {r["cell"] for r in rows} == {"elman", "lstm", "gru", "attention"}
+    f = ax.task_findings(rows)
+    for cell in ("elman", "attention"):
+        ok = [r["distance"] for r in res[cell if cell == "attention" else "fixed"]["rows"]
+              if r["cell"] == cell and r["accuracy"] >= longrange.LEARNED]
+        assert f["learned"][cell] == max(ok, default=0)
+    at200 = [r for r in res["attention"]["rows"] if r["distance"] == 200][0]
+    assert f["far"] == 200 and f["grad"]["attention"] == at200["grad_first_before"]["first"]
+    curves = ax.page8_curves(res)
+    assert [d for d, _ in curves["elman"]] == [10, 25, 50, 100, 200]
