@@ -471,22 +471,22 @@ def attention_twin(key: str):
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _attention_split(key: tuple, target: int, _model) -> dict:
+def _attention_split(key: tuple, target: int, source: int, _model) -> dict:
     from rnnviz.explain import attention
-    return attention.path_split(_model, list(key[1]), target)
+    return attention.path_split(_model, list(key[1]), target, source)
 
 
-def attention_split(model: RNNModel, ids, target: int) -> dict:
-    """Page 9's split of dL_T/dh_1 into the recurrent and the attention paths."""
-    return _attention_split(key_of(model, ids), int(target), model)
+def attention_split(model: RNNModel, ids, target: int, source: int = 0) -> dict:
+    """Page 9's split of dL_T/dh_s into the recurrent and the attention paths."""
+    return _attention_split(key_of(model, ids), int(target), int(source), model)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _attention_lengths(key: tuple, _model) -> list:
+def _attention_lengths(key: tuple, source: int, _model) -> list:
     from rnnviz.explain import attention
-    return attention.length_comparison(_model, list(key[1]))
+    return attention.length_comparison(_model, list(key[1]), source=source)
 
 
-def attention_lengths(model: RNNModel, ids) -> list:
+def attention_lengths(model: RNNModel, ids, source: int = 0) -> list:
     """Page 9's recurrent-only vs attention norms over T = 10 ... 200 (the sentence cycled)."""
-    return _attention_lengths(key_of(model, ids), model)
+    return _attention_lengths(key_of(model, ids), int(source), model)

@@ -90,18 +90,23 @@ def last_target_trace(model: RNNModel, ids, target: int) -> Trace:
     return trace(copy.deepcopy(model).double(), ids, targets)
 
 
-def path_split(model: RNNModel, ids, target: int) -> dict:
-    """dL_T/dh_1 split into the recurrent path and the attention paths (module docstring).
+def path_split(model: RNNModel, ids, target: int, source: int = 0) -> dict:
+    """dL_T/dh_s split into the recurrent path and the attention paths (module docstring, with
+    h_s in place of h_1: s = `source`, 0-based; 1 skips a <bos> in front).
 
     ids (T,) are the inputs, target the token predicted at the last step. Returns float64:
-    recurrent (H,), attention (T, H) (row k-1: the path that enters c_T at h_k), total (H,)
-    (their sum; equal to autograd's dL_T/dh_1, tests/core/test_attention.py) and the norms
-    recurrent_norm, direct_norm (k = 1), later_norm (k >= 2 summed), attention_norm (all k),
-    total_norm, with T and loss (L_T)."""
+    recurrent (H,), attention (T, H) (row k: the path that leaves the recurrence at h_k into c_T,
+    zero for k < s), total (H,) (their sum; equal to autograd's dL_T/dh_s,
+    tests/core/test_attention.py), the norms recurrent_norm, direct_norm (k = s: one hop),
+    later_norm (k > s summed), attention_norm (all k), total_norm, top_k (the step whose path
+    carries the most) with top_jacobians (k - s) and top_weight (alpha_{T,k}), and T, source,
+    loss (L_T), weights (alpha_T, (T,))."""
     require_attention(model)
     m = copy.deepcopy(model).double()
     tr = last_target_trace(m, ids, target)
     H, T = m.cfg.hidden_size, tr.T
+    if not 0 <= source < T:
+        raise InputError(f"Choose a source step from 1 to {T}.")
     with torch.no_grad():
         e = tr.grad_z[T - 1]  # (K,) = p_T - y_T
         W_oh, W_oc = m.W_o[:, :H], m.W_o[:, H:]
@@ -114,18 +119,22 @@ def path_split(model: RNNModel, ids, target: int) -> dict:
         u[T - 1] += W_a @ (g_s @ h)  # h_T is also the query
         J = step_jacobians(m, tr)  # (T, S, S), S = H or 2H (LSTM: [h; c])
         S = J.shape[-1]
-        P = torch.eye(S, dtype=J.dtype)[:, :H]  # d state_1 / d h_1 (c_1 held)
+        P = torch.eye(S, dtype=J.dtype)[:, :H]  # d state_s / d h_s (c_s held)
         attention = torch.zeros(T, H, dtype=J.dtype)
-        attention[0] = u[0]
-        for k in range(1, T):
-            P = J[k] @ P  # d state_k / d h_1
+        attention[source] = u[source]
+        for k in range(source + 1, T):
+            P = J[k] @ P  # d state_k / d h_s
             attention[k] = u[k] @ P[:H]
         recurrent = g_h @ P[:H]
     total = recurrent + attention.sum(0)
-    return {"T": T, "loss": float(tr.loss), "recurrent": recurrent, "attention": attention,
-            "total": total, "recurrent_norm": float(recurrent.norm()),
-            "direct_norm": float(attention[0].norm()), "later_norm": float(attention[1:].sum(0).norm()),
-            "attention_norm": float(attention.sum(0).norm()), "total_norm": float(total.norm())}
+    parts = attention.norm(dim=1)
+    top = int(parts.argmax())
+    return {"T": T, "source": source, "loss": float(tr.loss), "recurrent": recurrent,
+            "attention": attention, "total": total, "weights": alpha.clone(),
+            "recurrent_norm": float(recurrent.norm()), "direct_norm": float(parts[source]),
+            "later_norm": float(attention[source + 1:].sum(0).norm()),
+            "attention_norm": float(attention.sum(0).norm()), "total_norm": float(total.norm()),
+            "top_k": top, "top_jacobians": top - source, "top_weight": float(alpha[top])}
 
 
 def last_loss(tr: Trace) -> tuple[list[int], int] | None:
@@ -146,15 +155,19 @@ def cycled(ids, length: int) -> list[int]:
     return [ids[k % len(ids)] for k in range(length)]
 
 
-def length_comparison(model: RNNModel, ids, lengths=LENGTHS) -> list[dict]:
-    """For each T in lengths: the sentence's ids cycled to T + 1 tokens, L_T predicting the
-    (T+1)-th from the first T, and path_split's norms. One row per T."""
+def length_comparison(model: RNNModel, ids, lengths=LENGTHS, source: int = 0) -> list[dict]:
+    """For each T in lengths: the first `source` ids kept (a <bos>), the rest of the sentence
+    cycled so that T inputs and one more token follow, L_T predicting that token from the T
+    inputs, and path_split's norms from h_source. One row per T."""
+    ids = [int(i) for i in ids]
+    head, body = ids[:source], ids[source:]
     rows = []
     for T in lengths:
-        seq = cycled(ids, int(T) + 1)
-        s = path_split(model, seq[:-1], seq[-1])
-        rows.append({"T": int(T), **{k: s[k] for k in ("recurrent_norm", "direct_norm",
-                                                          "later_norm", "total_norm")}})
+        seq = head + cycled(body, int(T) + 1 - len(head))
+        s = path_split(model, seq[:-1], seq[-1], source)
+        rows.append({"T": int(T), **{k: s[k] for k in ("recurrent_norm", "direct_norm", "later_norm",
+                                                          "attention_norm", "total_norm", "top_k",
+                                                          "top_jacobians", "top_weight")}})
     return rows
 
 

@@ -40,15 +40,16 @@ def row_bars(weights, tokens, t: int, labels: dict | None = None) -> go.Figure:
 
 LENGTH_LABELS = {"title": "‖∂L_T/∂h_1‖ over sentence length T", "x": "sentence length T",
                  "y": "gradient norm (log scale)", "recurrent": "recurrent path only",
+                 "attention": "attention paths, all together",
                  "direct": "attention: the one-hop path h_1 → c_T", "total": "total with attention",
                  "page8": "page 8, long-range task, untrained ‖∂L/∂x_1‖: "}
-SERIES_COLOURS = {"recurrent": "#636efa", "direct": "#ff7f0e", "total": "#2ca02c"}
+SERIES_COLOURS = {"recurrent": "#636efa", "attention": "#ab63fa", "direct": "#ff7f0e", "total": "#2ca02c"}
 PAGE8_COLOURS = {"elman": "#9aa0fb", "lstm": "#f5a08f", "gru": "#7fd3be"}
 
 
 def length_figure(rows, page8: dict | None = None, labels: dict | None = None,
                   page8_names: dict | None = None) -> go.Figure:
-    """rows [{T, recurrent_norm, direct_norm, total_norm}] as lines on a log y axis; page8
+    """rows [{T, recurrent_norm, attention_norm, direct_norm, total_norm}] as lines on a log y axis; page8
     {cell: [(distance, norm), ...]} (longrange.json's measurements) dotted beside them, named
     page8_names[cell] (default: labels["page8"] + cell).
     A norm of 0 (underflow) is left out of a log axis and listed in the hover of the others."""
@@ -56,7 +57,8 @@ def length_figure(rows, page8: dict | None = None, labels: dict | None = None,
     fig = go.Figure()
     Ts = [r["T"] for r in rows]
     shown = []
-    for key, col in (("recurrent", "recurrent_norm"), ("direct", "direct_norm"), ("total", "total_norm")):
+    for key, col in (("recurrent", "recurrent_norm"), ("attention", "attention_norm"),
+                     ("direct", "direct_norm"), ("total", "total_norm")):
         y = [r[col] if r[col] > 0 else None for r in rows]
         shown += [v for v in y if v]
         fig.add_trace(go.Scatter(x=Ts, y=y, name=lab[key], mode="lines+markers",

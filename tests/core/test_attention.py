@@ -200,17 +200,18 @@ def test_bundle_round_trip(cell):
 
 # ---- page 9: the path split ------------------------------------------------------------------
 
-@pytest.mark.parametrize("cell", ["elman", "gru", "lstm"])
-def test_path_split_sums_to_autograd(cell):
+@pytest.mark.parametrize("cell,source", [("elman", 0), ("gru", 0), ("lstm", 0), ("elman", 1),
+                                         ("gru", 2), ("lstm", 1)])
+def test_path_split_sums_to_autograd(cell, source):
     model = make(cell, seed=7)
     ids, target = IDS[:-1], int(IDS[-1])
-    s = ax.path_split(model, ids, target)
+    s = ax.path_split(model, ids, target, source)
     # oracle: autograd through a float64 copy, one loss at the last step, h_1 made a leaf
     m = copy.deepcopy(model)
     hs = {}
 
     def leaf(h, t):
-        if t == 0:
+        if t == source:
             hs[0] = h.detach().requires_grad_(True)
             return hs[0]
         return h
@@ -222,6 +223,10 @@ def test_path_split_sums_to_autograd(cell):
     torch.testing.assert_close(s["total"], g, rtol=0, atol=1e-9)
     torch.testing.assert_close(s["recurrent"] + s["attention"].sum(0), g, rtol=0, atol=1e-9)
     assert s["total_norm"] == pytest.approx(float(g.norm()), abs=1e-9)
+    assert torch.all(s["attention"][:source] == 0)
+    parts = s["attention"].norm(dim=1)
+    assert s["top_k"] == int(parts.argmax()) and s["top_jacobians"] == s["top_k"] - source
+    assert s["top_weight"] == pytest.approx(float(s["weights"][s["top_k"]]))
 
 
 def test_path_split_parts_against_cut_graphs():
@@ -263,6 +268,10 @@ def test_length_comparison_and_cost():
     seq = ax.cycled([1, 2, 3], 21)
     assert seq[:7] == [1, 2, 3, 1, 2, 3, 1]
     assert rows[1]["total_norm"] == pytest.approx(ax.path_split(model, seq[:-1], seq[-1])["total_norm"])
+    rows = ax.length_comparison(model, [0, 4, 5], lengths=(6,), source=1)  # a <bos> kept in front
+    seq = [0, 4, 5, 4, 5, 4, 5]
+    assert rows[0]["attention_norm"] == pytest.approx(
+        ax.path_split(model, seq[:-1], seq[-1], 1)["attention_norm"])
     c = ax.cost(10, 4)
     assert c["n_scores"] == 55 and c["recurrent_madds"] == 160 and c["attention_madds"] == 160 + 440
     with pytest.raises(InputError):

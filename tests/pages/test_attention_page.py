@@ -67,13 +67,13 @@ def test_heatmap_and_path_split_are_the_cores():
     tr = trace(model, ids, targets)
     z = np.asarray(_heatmap(at)["data"][0]["z"], dtype=float)
     assert np.allclose(z, ax.weights_matrix(tr), equal_nan=True, atol=1e-6)
-    split = ax.path_split(model, *ax.last_loss(tr))
+    split = ax.path_split(model, *ax.last_loss(tr), source=1)  # the first word after <bos>
     md = "\n".join(m.value for m in at.markdown)
-    for key in ("recurrent_norm", "direct_norm", "total_norm"):
+    for key in ("recurrent_norm", "attention_norm", "direct_norm", "total_norm"):
         assert f"**{num(split[key])}**" in md or num(split[key]) in md, key
     assert "attention twin" in "\n".join(i.value for i in at.info)
     titles = [(f["layout"].get("title") or {}).get("text", "") for f in figures(at)]
-    assert any(s.startswith("‖∂L_T/∂h_1‖ over sentence length") for s in titles)
+    assert any(s.startswith("‖∂L_T/∂h_s‖, s = the first word") for s in titles)
 
 
 def test_model_without_twin_says_so_and_chinese_page():

@@ -18,9 +18,12 @@ from .reader import PAGE, Run
 
 
 def paths_split(run: Run) -> dict | None:
-    """The split for the sentence's last loss, once (cached), or None for a one-step sentence."""
+    """The split for the sentence's last loss from its first word, once (cached), or None when
+    no step after the first word has a target."""
     args = attention.last_loss(run.trace)
-    return None if args is None else cache.attention_split(run.model, *args)
+    if args is None or len(args[0]) <= run.source:
+        return None
+    return cache.attention_split(run.model, *args, source=run.source)
 
 
 def paths(run: Run, split: dict | None) -> None:
@@ -28,34 +31,41 @@ def paths(run: Run, split: dict | None) -> None:
     if split is None:
         st.info(t("attention.no_loss"))
         return
-    T = split["T"]
-    st.markdown(prose(PAGE, "paths", T=T, T1=T - 1, tok=md_escape(run.tokens[T - 1]),
-                      rec=num(split["recurrent_norm"]), direct=num(split["direct_norm"]),
-                      later=num(split["later_norm"]), total=num(split["total_norm"]),
-                      loss=num(split["loss"])))
-    rows = [(t("attention.part.recurrent"), T - 1, split["recurrent_norm"]),
+    T, s = split["T"], split["source"]
+    st.markdown(prose(PAGE, "paths", T=T, s=s + 1, n=T - 1 - s, tok=md_escape(run.tokens[T - 1]),
+                      first=md_escape(run.tokens[s]), rec=num(split["recurrent_norm"]),
+                      direct=num(split["direct_norm"]), later=num(split["later_norm"]),
+                      att=num(split["attention_norm"]), total=num(split["total_norm"]),
+                      loss=num(split["loss"]), k=split["top_k"] + 1, nk=split["top_jacobians"],
+                      ktok=md_escape(run.tokens[split["top_k"]]), w=num(split["top_weight"])))
+    rows = [(t("attention.part.recurrent"), T - 1 - s, split["recurrent_norm"]),
             (t("attention.part.direct"), 0, split["direct_norm"]),
-            (t("attention.part.later"), f"1 … {T - 2}" if T > 2 else "—", split["later_norm"]),
+            (t("attention.part.later"), f"1 … {T - 1 - s}" if T - 1 > s else "—", split["later_norm"]),
             (t("attention.part.total"), "", split["total_norm"])]
     st.dataframe(pd.DataFrame([{t("attention.col.path"): a, t("attention.col.jacobians"): str(b),
                                 t("attention.col.norm"): num(c)} for a, b, c in rows]), hide_index=True)
     per_k = split["attention"].norm(dim=1).tolist()
+    weights = split["weights"].tolist()
     with st.expander(t("attention.per_key")):
         st.dataframe(pd.DataFrame([{t("attention.col.k"): f"{k + 1} {run.tokens[k]}",
-                                    t("attention.col.jacobians"): k, t("attention.col.norm"): num(v)}
-                                   for k, v in enumerate(per_k)]), hide_index=True)
+                                    t("attention.col.weight"): num(weights[k]),
+                                    t("attention.col.jacobians"): k - s, t("attention.col.norm"): num(v)}
+                                   for k, v in enumerate(per_k) if k >= s]), hide_index=True)
         st.markdown(prose(PAGE, "paths_check"))
 
 
 def lengths(run: Run) -> None:
     st.subheader(t("attention.lengths_header"), anchor="lengths")
-    rows = cache.attention_lengths(run.model, run.trace.ids.tolist())
+    rows = cache.attention_lengths(run.model, run.trace.ids.tolist(), run.source)
     last = rows[-1]
     st.markdown(prose(PAGE, "lengths", Tmax=last["T"], rec=num(last["recurrent_norm"]),
-                      direct=num(last["direct_norm"]), total=num(last["total_norm"]),
-                      rec10=num(rows[0]["recurrent_norm"])))
+                      att=num(last["attention_norm"]), direct=num(last["direct_norm"]),
+                      total=num(last["total_norm"]), rec10=num(rows[0]["recurrent_norm"]),
+                      att10=num(rows[0]["attention_norm"]), k=last["top_k"] + 1,
+                      n=last["top_jacobians"], w=num(last["top_weight"]), s=run.source + 1))
     page8 = attention.page8_curves(cache.longrange_results())
-    labels = {k: t(f"attention.fig.len_{k}") for k in ("title", "x", "y", "recurrent", "direct", "total")}
+    labels = {k: t(f"attention.fig.len_{k}") for k in ("title", "x", "y", "recurrent", "attention",
+                                                       "direct", "total")}
     names = {c: t("attention.fig.len_page8", cell=t(f"gates.cell.{c}")) for c in page8}
     show_figure(length_figure(rows, page8, labels, names), t("attention.file.lengths"),
                 key="attention_lengths")

@@ -14,7 +14,7 @@ from rnnviz.text.tokenize import prepare
 
 from ... import cache, session
 from ...i18n import prose, t
-from ...widgets import md_escape
+from ...widgets import first_word_step, md_escape
 
 PAGE = "attention"
 SECTIONS = ("weights", "paths", "lengths", "task", "cost", "exercise")  # the table of contents
@@ -32,6 +32,7 @@ class Run:
     trace: object
     own_sentence: bool
     matched: bool  # False: the current model has no twin; the language's twin is used
+    source: int = 0  # 0-based step of the first real word (1 after a <bos>): the h_s of the paths
 
 
 def intro() -> None:
@@ -55,8 +56,9 @@ def read(cur: session.Current) -> Run:
         text, own = default, True
         prep = prepare(text, vocab, level)
     ids, targets = lm_pair(list(prep.ids), vocab)
+    source = min(first_word_step(vocab.has_specials) - 1, len(ids) - 1)
     run = Run(label, model, vocab, vocab.decode(ids), cache.cached_trace(model, ids, targets), own,
-              choice["matched"])
+              choice["matched"], source)
     _say_which(cur, run)
     return run
 
@@ -75,6 +77,9 @@ def _say_which(cur: session.Current, run: Run) -> None:
 def look_here(run: Run, split: dict) -> None:
     """What to look at, with this sentence's numbers, and the table of contents."""
     if split is not None:
-        st.markdown(prose(PAGE, "look", T=split["T"], rec=num(split["recurrent_norm"]),
-                          direct=num(split["direct_norm"]), total=num(split["total_norm"])))
+        s = split["source"]
+        st.markdown(prose(PAGE, "look", T=split["T"], s=s + 1, tok=md_escape(run.tokens[s]),
+                          rec=num(split["recurrent_norm"]), att=num(split["attention_norm"]),
+                          total=num(split["total_norm"]), k=split["top_k"] + 1,
+                          n=split["top_jacobians"], w=num(split["top_weight"])))
     st.markdown("\n".join(f"- [{t(f'attention.toc.{s}')}](#{s})" for s in SECTIONS))
