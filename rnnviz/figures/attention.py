@@ -62,7 +62,8 @@ def length_figure(rows, page8: dict | None = None, labels: dict | None = None,
         y = [r[col] if r[col] > 0 else None for r in rows]
         shown += [v for v in y if v]
         fig.add_trace(go.Scatter(x=Ts, y=y, name=lab[key], mode="lines+markers",
-                                 line={"color": SERIES_COLOURS[key], "width": 3},
+                                 line={"color": SERIES_COLOURS[key], "width": 3,
+                                       "dash": "dash" if key == "total" else "solid"},
                                  text=[num(r[col]) for r in rows],
                                  hovertemplate="T = %{x}<br>%{text}<extra>" + lab[key] + "</extra>"))
     for cell, points in (page8 or {}).items():

@@ -73,7 +73,7 @@ def test_heatmap_and_path_split_are_the_cores():
         assert f"**{num(split[key])}**" in md or num(split[key]) in md, key
     assert "attention twin" in "\n".join(i.value for i in at.info)
     titles = [(f["layout"].get("title") or {}).get("text", "") for f in figures(at)]
-    assert any(s.startswith("‖∂L_T/∂h_s‖, s = the first word") for s in titles)
+    assert "‖∂L_T/∂h_s‖ over sentence length T" in titles
 
 
 def test_model_without_twin_says_so_and_chinese_page():

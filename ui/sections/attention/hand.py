@@ -29,10 +29,10 @@ def hand_exercise() -> None:
     st.subheader(t("attention.ex_header"), anchor="exercise")
     ex = ax.make_exercise(exercise_number("attention_ex"))
     st.markdown(prose(PAGE, "exercise"))
-    given = {"h_1": ex.h[0], "h_2": ex.h[1], "h_3": ex.h[2], "W_a (row 1)": ex.W_a[0],
-             "W_a (row 2)": ex.W_a[1]}
-    st.table(pd.DataFrame([{t("attention.col.quantity"): f"${k}$", t("attention.col.values"): vector(v)}
-                           for k, v in given.items()]))
+    given = [("$h_1$", ex.h[0]), ("$h_2$", ex.h[1]), ("$h_3$", ex.h[2])]
+    given += [("$W_a$ " + t("attention.ex_row", n=n + 1), row) for n, row in enumerate(ex.W_a)]
+    st.table(pd.DataFrame([{t("attention.col.quantity"): k, t("attention.col.values"): vector(v)}
+                           for k, v in given]))
     exercise("attention_ex", ask=_ask, check=lambda answer: ax.check_verdict(ex, answer))
 
 
