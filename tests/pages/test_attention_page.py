@@ -9,8 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from rnnviz.engine.trace import trace
 from rnnviz.explain import attention as ax
+from rnnviz.explain.train import ATTENTION_CELL, build_model
 from rnnviz.formatting import num
-from rnnviz.store.catalog import attention_twin
+from rnnviz.store.catalog import attention_twin, load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
 from tests.apptest_helpers import figures, no_exception
@@ -99,3 +100,21 @@ def test_row_choice_and_exercise_checker():
         at.number_input(key=f"attention_ex_{k}").set_value(float(v))
     at.button(key="attention_ex_check").click().run()
     assert any("h_3" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("page", ["pages/output.py", "pages/bptt.py", "pages/hidden.py", "pages/gates.py",
+                                  PAGE])
+def test_an_attention_model_trained_on_page_6_is_read_by_every_page(page):
+    """Page 6's cell choice "elman_attention" builds an Elman with attention; as the current
+    model the other pages run (page 4 says where its recursion stops) and page 9 reads it itself."""
+    _, vocab, _ = load_builtin("default")
+    model = build_model(len(vocab), 8, 12, ATTENTION_CELL, "tanh", 0).eval()
+    assert model.cfg.attention and model.cfg.cell == "elman"
+    at = AppTest.from_file(str(ROOT / page), default_timeout=300)
+    at.session_state["own_models"] = {"att": (model, vocab, {})}
+    at.session_state["model"] = "own:att"
+    at.session_state["text"] = "Arrive Taipei on November 2nd"
+    at.run()
+    no_exception(at)
+    if page == PAGE:
+        assert any("has attention itself" in i.value for i in at.info)
