@@ -27,9 +27,9 @@ from rnnviz.engine import gradcheck, jacobians, jacwindow
 from rnnviz.engine.generation import generate as _generate
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.trace import Trace, trace
+from rnnviz.explain import attention, hidden, slots, word2vec
 from rnnviz.explain import bptt as chains
 from rnnviz.explain import embedding as emb
-from rnnviz.explain import hidden, slots, word2vec
 from rnnviz.explain import output as out
 from rnnviz.explain.notes import errata, notation
 from rnnviz.explain.tied import tied_gradient_parts
@@ -320,3 +320,17 @@ def last_state_input_norms(model: RNNModel, tr: Trace) -> torch.Tensor:
 def known_examples(model: RNNModel, vocab, level: str | None, n: int = 5) -> list[str]:
     """Built-in sentences this model reads with no unknown token (cached per model and vocab)."""
     return _known_examples(vocab, n, level)
+
+
+# ---- page 9 (attention) ----------------------------------------------------------------------
+
+@kept("attention_split")
+def attention_split(model: RNNModel, ids, target: int, source: int = 0) -> dict:
+    """Page 9's split of dL_T/dh_s into the recurrent and the attention paths."""
+    return attention.path_split(model, [int(i) for i in ids], int(target), int(source))
+
+
+@kept("attention_lengths")
+def attention_lengths(model: RNNModel, ids, source: int = 0) -> list:
+    """Page 9's recurrent-only vs attention norms over T = 10 ... 200 (the sentence cycled)."""
+    return attention.length_comparison(model, [int(i) for i in ids], source=int(source))

@@ -21,6 +21,7 @@ PAGES = (
     ("pages/train.py", "nav.train", "train", ":material/model_training:"),
     ("pages/origins.py", "nav.origins", "origins", ":material/hub:"),
     ("pages/gates.py", "nav.gates", "gates", ":material/join_inner:"),
+    ("pages/attention.py", "nav.attention", "attention", ":material/center_focus_strong:"),
     ("pages/glossary.py", "nav.glossary", "glossary", ":material/translate:"),
 )
 # The default page is served at "/", and Streamlit reserves its url_path too; so the overview

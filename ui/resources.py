@@ -41,6 +41,12 @@ def _shipped_tagger(kind: str):
 
 
 @st.cache_resource(show_spinner=False)
+def attention_twin(key: str):
+    """(model, vocab, meta) of a built-in attention twin ("subword" or "zh"): shared read-only."""
+    return catalog.attention_twin(key)
+
+
+@st.cache_resource(show_spinner=False)
 def pretrained_taggers() -> dict:
     """The four shipped taggers, shared read-only by every session (never trained in place)."""
     return {k: _shipped_tagger(k) for k in taggers.KINDS}

@@ -39,6 +39,7 @@ class RNNConfig:
     nonlinearity: str = "tanh"
     bidirectional: bool = False
     num_outputs: int | None = None  # None -> vocab_size (a language model)
+    attention: bool = False  # attention over the past hidden states (module docstring)
 
     def __post_init__(self):
         if self.cell not in CELLS:
@@ -51,6 +52,11 @@ class RNNConfig:
         if self.cell == "jordan" and self.bidirectional:
             raise InputError("A Jordan cell feeds back its own previous output; "
                              "it has no bidirectional form here.")
+        if self.attention not in (True, False):
+            raise InputError("attention must be true or false.")
+        if self.attention and (self.cell == "jordan" or self.bidirectional):
+            raise InputError("Attention over past hidden states is for a one-direction Elman, "
+                             "LSTM or GRU (causal: step t reads steps 1..t only).")
         for name, value, top in (("vocab_size", self.vocab_size, limits.MAX_VOCAB),
                                  ("embed_dim", self.embed_dim, limits.MAX_EMBED),
                                  ("hidden_size", self.hidden_size, limits.MAX_HIDDEN)):
@@ -67,8 +73,18 @@ class RNNConfig:
     def H_out(self) -> int:
         return self.hidden_size * (2 if self.bidirectional else 1)
 
+    @property
+    def head_in(self) -> int:
+        """Width of what the output layer reads: h_t, or [h_t; c_t] with attention."""
+        return self.H_out * (2 if self.attention else 1)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The settings; `attention` only when set, so a model without it keeps the dict (and the
+        fingerprint and saved bytes) it had before attention existed."""
+        d = asdict(self)
+        if not self.attention:
+            del d["attention"]
+        return d
 
 
 # ---- pure pieces (no module state: torch.func can differentiate them) ----------
@@ -140,6 +156,7 @@ class RNNModel(nn.Module):
 
     HOOK_NAMES = ("hook_embed", "hook_pre", "hook_hidden", "hook_pre_rev",
                   "hook_hidden_rev", "hook_logits")
+    ATTENTION_HOOKS = ("hook_attn_scores", "hook_attn_weights", "hook_context")
 
     def __init__(self, cfg: RNNConfig, seed: int | None = None):
         super().__init__()
@@ -154,6 +171,7 @@ class RNNModel(nn.Module):
         self.E = nn.Parameter(torch.randn(V, d, generator=gen))
         if cfg.cell in cells.GATED:
             self._init_gated(cfg, uniform)
+            self._init_attention(cfg, uniform)
             return
         self.W_x = uniform(H, d)
         if cfg.cell == "elman":
@@ -163,14 +181,27 @@ class RNNModel(nn.Module):
         self.b_h = uniform(H)
         if cfg.bidirectional:
             self.W_x_rev, self.W_h_rev, self.b_h_rev = uniform(H, d), uniform(H, H), uniform(H)
-        self.W_o = nn.Parameter((torch.rand(K, cfg.H_out, generator=gen) * 2 - 1)
-                                / math.sqrt(cfg.H_out))
+        self.W_o = nn.Parameter((torch.rand(K, cfg.head_in, generator=gen) * 2 - 1)
+                                / math.sqrt(cfg.head_in))
         self.b_o = nn.Parameter(torch.zeros(K))
+        self._init_hooks(self.HOOK_NAMES)
+        self._init_attention(cfg, uniform)
+
+    def _init_hooks(self, names):
         self.hook_embed = HookPoint(per_step=False)
-        for name in self.HOOK_NAMES[1:]:
+        for name in names[1:]:
             setattr(self, name, HookPoint(per_step=True))
-        for name in self.HOOK_NAMES:
+        for name in names:
             getattr(self, name).name = name
+
+    def _init_attention(self, cfg, uniform):
+        """W_a (H, H), uniform(-1/sqrt(H), 1/sqrt(H)), drawn after every other weight (so a model
+        without attention draws exactly what it drew before), and the three attention hooks."""
+        if not cfg.attention:
+            return
+        self.W_a = uniform(cfg.hidden_size, cfg.hidden_size)
+        self.HOOK_NAMES = self.HOOK_NAMES + self.ATTENTION_HOOKS
+        self._init_hooks(self.HOOK_NAMES)
 
     def _init_gated(self, cfg, uniform):
         """LSTM / GRU: W_x (G*H, d), W_h (G*H, H), b_x, b_h (G*H,), gate rows in PyTorch's
@@ -181,16 +212,12 @@ class RNNModel(nn.Module):
             setattr(self, "W_h" + suffix, uniform(GH, H))
             setattr(self, "b_x" + suffix, uniform(GH))
             setattr(self, "b_h" + suffix, uniform(GH))
-        self.W_o = nn.Parameter(uniform(cfg.K, cfg.H_out).detach() * math.sqrt(H)
-                                / math.sqrt(cfg.H_out))
+        self.W_o = nn.Parameter(uniform(cfg.K, cfg.head_in).detach() * math.sqrt(H)
+                                / math.sqrt(cfg.head_in))
         self.b_o = nn.Parameter(torch.zeros(cfg.K))
         # per-instance hook names: the Elman ones, then one per gate and hook_cell
         self.HOOK_NAMES = RNNModel.HOOK_NAMES + cells.hook_names(cfg.cell, cfg.bidirectional)
-        self.hook_embed = HookPoint(per_step=False)
-        for name in self.HOOK_NAMES[1:]:
-            setattr(self, name, HookPoint(per_step=True))
-        for name in self.HOOK_NAMES:
-            getattr(self, name).name = name
+        self._init_hooks(self.HOOK_NAMES)
 
     def rnn_state_dict(self) -> dict:
         """Recurrent weights under torch.nn.RNN / LSTM / GRU's names (layer 0): what
@@ -219,8 +246,27 @@ class RNNModel(nn.Module):
                      if cfg.bidirectional else None)
         if h_rev is not None:
             h = torch.cat([h, h_rev], dim=-1)  # (..., T, 2H)
+        if cfg.attention:
+            return self._attend(h, ctx)
         zs = [self.hook_logits(h[..., t, :] @ self.W_o.T + self.b_o, ctx, t)
               for t in range(h.shape[-2])]  # T x (..., K)
+        return torch.stack(zs, dim=-2)  # (..., T, K)
+
+    def _attend(self, h, ctx):
+        """Causal attention over the hidden states h (..., T, H), one query step at a time:
+        s_t = h_t . W_a h_j (j > t masked to -inf), alpha_t = softmax(s_t),
+        c_t = sum_j alpha_{t,j} h_j, z_t = W_o [h_t; c_t] + b_o. Returns logits (..., T, K)."""
+        T = h.shape[-2]
+        keys = h @ self.W_a.T  # (..., T, H): W_a h_j for every j
+        later = torch.arange(T)
+        zs = []
+        for t in range(T):
+            s = (keys * h[..., t, None, :]).sum(-1)  # (..., T)
+            s = self.hook_attn_scores(s.masked_fill(later > t, float("-inf")), ctx, t)
+            alpha = self.hook_attn_weights(torch.softmax(s, dim=-1), ctx, t)  # (..., T)
+            c = self.hook_context((alpha[..., None] * h).sum(-2), ctx, t)  # (..., H)
+            zs.append(self.hook_logits(torch.cat([h[..., t, :], c], -1) @ self.W_o.T + self.b_o,
+                                       ctx, t))
         return torch.stack(zs, dim=-2)  # (..., T, K)
 
     def _scan(self, x, W_in, W_rec, b, suffix, ctx):

@@ -36,6 +36,11 @@ class Trace:
     grads: dict             # parameter name -> dL/dparam
     c: torch.Tensor | None = None  # (T, H_out) LSTM cell state c_t ([fwd; bwd]); None otherwise
     gates: dict = field(default_factory=dict)  # gated cells: gate name -> (T, H_out) values
+    # attention models only (cfg.attention), None otherwise; row t is query step t:
+    attn_scores: torch.Tensor | None = None   # (T, T) s_{t,j} = h_t . W_a h_j, -inf for j > t
+    attn_weights: torch.Tensor | None = None  # (T, T) alpha_t = softmax(s_t), 0 for j > t
+    context: torch.Tensor | None = None       # (T, H) c_t = sum_j alpha_{t,j} h_j
+    grad_context: torch.Tensor | None = None  # (T, H) dL/dc_t
 
     @property
     def T(self) -> int:
@@ -73,10 +78,13 @@ def trace(model: RNNModel, ids, targets=None, reduction: str = "sum") -> Trace:
     names = GATE_NAMES.get(model.cfg.cell, ())
     gate_values = {g: both(f"hook_gate_{g}") for g in names}
     cell = both("hook_cell") if model.cfg.cell == "lstm" else None
+    attn = ({"attn_scores": c["hook_attn_scores"], "attn_weights": c["hook_attn_weights"],
+             "context": c["hook_context"], "grad_context": c["hook_context_grad"]}
+            if model.cfg.attention else {})
     return Trace(
         ids=ids, targets=targets, x=c["hook_embed"], a=both("hook_pre"), h=both("hook_hidden"),
         z=z, p=torch.softmax(z, dim=-1), loss_t=c["loss_t"], loss=c["loss"], reduction=reduction,
         grad_z=c["hook_logits_grad"], grad_h=both("hook_hidden", "_grad"),
         delta=both("hook_pre", "_grad"), grad_x=c["hook_embed_grad"], grads=c["param_grads"],
-        c=cell, gates=gate_values,
+        c=cell, gates=gate_values, **attn,
     )

@@ -38,6 +38,10 @@ MAX_STEPS = 3000
 MAX_HIDDEN = 64
 SCHEDULES = ("fixed", "curriculum")
 CELL_MODULES = {"elman": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
+# page 9: an Elman (nn.RNN, tanh) whose read-out also attends over its hidden states:
+# s_j = h_T . W_a h_j, alpha = softmax(s), c = sum_j alpha_j h_j, logits = head([h_T; c])
+ATTENTION = "attention"
+RECURRENCE = {**CELL_MODULES, ATTENTION: nn.RNN}
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,8 @@ class LongRangeConfig:
     seed: int = 0
 
     def __post_init__(self):
-        if self.cell not in CELL_MODULES:
-            raise InputError(f"The cell must be one of {', '.join(CELL_MODULES)}.")
+        if self.cell not in RECURRENCE:
+            raise InputError(f"The cell must be one of {', '.join(RECURRENCE)}.")
         if self.schedule not in SCHEDULES:
             raise InputError(f"The schedule must be one of {', '.join(SCHEDULES)}.")
         for name, value, top in (("distance", self.distance, MAX_DISTANCE),
@@ -83,23 +87,36 @@ def make_batch(distance: int, n: int, gen: torch.Generator) -> tuple[torch.Tenso
 
 
 class LongRangeNet(nn.Module):
-    """Embedding -> torch.nn.RNN / LSTM / GRU (one layer, tanh) -> linear head on the last h."""
+    """Embedding -> torch.nn.RNN / LSTM / GRU (one layer, tanh) -> linear head on the last h
+    (cell "attention": an nn.RNN whose head reads [h_T; c_T], c_T attending over h_1..h_T)."""
 
     def __init__(self, cfg: LongRangeConfig):
         super().__init__()
         self.cfg = cfg
+        H = cfg.hidden_size
         self.E = nn.Embedding(len(VOCAB), cfg.embed_dim)
-        self.rnn = CELL_MODULES[cfg.cell](cfg.embed_dim, cfg.hidden_size, batch_first=True)
-        self.head = nn.Linear(cfg.hidden_size, N_LABELS)
+        self.rnn = RECURRENCE[cfg.cell](cfg.embed_dim, H, batch_first=True)
+        attend = cfg.cell == ATTENTION
+        self.head = nn.Linear(2 * H if attend else H, N_LABELS)
+        if attend:  # drawn last: the other cells draw exactly what they drew before
+            self.W_a = nn.Parameter((torch.rand(H, H) * 2 - 1) / math.sqrt(H))
         if cfg.cell == "lstm":
-            H = cfg.hidden_size
             with torch.no_grad():
                 self.rnn.bias_hh_l0[H:2 * H] += cfg.forget_bias  # rows of f (order i, f, g, o)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """ids (n, T) -> logits (n, 2) read at the last step."""
         out, _ = self.rnn(self.E(ids))  # (n, T, H)
-        return self.head(out[:, -1])
+        return self.read(out)
+
+    def read(self, out: torch.Tensor) -> torch.Tensor:
+        """The recurrence's outputs (n, T, H) -> logits (n, 2) at the last step."""
+        h_T = out[:, -1]  # (n, H)
+        if self.cfg.cell != ATTENTION:
+            return self.head(h_T)
+        s = ((h_T @ self.W_a)[:, None, :] * out).sum(-1)  # (n, T): h_T . W_a h_j
+        c = (torch.softmax(s, dim=-1)[..., None] * out).sum(1)  # (n, H)
+        return self.head(torch.cat([h_T, c], -1))
 
 
 def _distance_for_step(cfg: LongRangeConfig, gen: torch.Generator) -> int:
@@ -152,7 +169,7 @@ def gradient_to_first(net: LongRangeNet, distance: int, n: int = 64, seed: int =
     ids, labels = make_batch(distance, n, gen)
     x = net.E(ids).detach().requires_grad_(True)  # (n, T, d)
     out, _ = net.rnn(x)
-    loss = F.cross_entropy(net.head(out[:, -1]), labels, reduction="sum")
+    loss = F.cross_entropy(net.read(out), labels, reduction="sum")
     (g,) = torch.autograd.grad(loss, x)  # (n, T, d): per-sequence gradients (sum of losses)
     first = float(g[:, 0].norm(dim=-1).mean())
     last = float(g[:, -1].norm(dim=-1).mean())
@@ -163,10 +180,14 @@ def to_rnnviz(net: LongRangeNet) -> RNNModel:
     """The trained net as an RNNModel (same weights): num_outputs = 2, read at the last step.
     Trace it with targets IGNORE everywhere but the last step (see `task_targets`)."""
     cfg = net.cfg
-    model = RNNModel(RNNConfig(len(VOCAB), cfg.embed_dim, cfg.hidden_size, cell=cfg.cell,
-                               num_outputs=N_LABELS))
+    attend = cfg.cell == ATTENTION
+    model = RNNModel(RNNConfig(len(VOCAB), cfg.embed_dim, cfg.hidden_size,
+                               cell="elman" if attend else cfg.cell, num_outputs=N_LABELS,
+                               attention=attend))
     model.load_rnn_state_dict({k: v.detach() for k, v in net.rnn.state_dict().items()})
     with torch.no_grad():
+        if attend:
+            model.W_a.copy_(net.W_a)
         model.E.copy_(net.E.weight)
         model.W_o.copy_(net.head.weight)
         model.b_o.copy_(net.head.bias)

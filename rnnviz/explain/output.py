@@ -215,8 +215,11 @@ def softmax_rows(view: StepView, idx: list[int]) -> list[dict]:
 
 
 def logit_rows(model: RNNModel, tr: Trace, t: int, idx: list[int], labels) -> list[dict]:
-    """z_k = W_o[k] . h_t + b_o[k] for the outputs idx, with the two terms apart."""
+    """z_k = W_o[k] . h_t + b_o[k] for the outputs idx, with the two terms apart. A model with
+    attention reads [h_t; c_t] (page 9): the first term is then W_o[k] . [h_t; c_t]."""
     h = tr.h[t].double()                     # (H_out,)
+    if tr.context is not None:
+        h = torch.cat([h, tr.context[t].double()])  # (2H,)
     W, b = model.W_o.detach().double(), model.b_o.detach().double()  # (K, H_out), (K,)
     return [{"output": labels[i], "W_o[k] · h_t": float(W[i] @ h), "b_o[k]": float(b[i]),
              "z_k": float(W[i] @ h + b[i])} for i in idx]

@@ -105,9 +105,15 @@ def corpus_tensors(corpus: Corpus, vocab: Vocab) -> tuple[torch.Tensor, torch.Te
     return inputs, targets
 
 
+ATTENTION_CELL = "elman_attention"  # page 6's choice: an Elman with attention (page 9)
+
+
 def build_model(vocab_size: int, embed_dim: int, hidden_size: int, cell: str = "elman",
                 nonlinearity: str = "tanh", seed: int = 0) -> RNNModel:
-    """A fresh model from the learner's choices, every size checked against `limits`."""
+    """A fresh model from the learner's choices, every size checked against `limits`.
+    cell ATTENTION_CELL: an Elman with attention over its past hidden states."""
+    attention = cell == ATTENTION_CELL
+    cell = "elman" if attention else cell
     if cell not in CELLS:
         raise InputError(f"The cell must be one of {', '.join(CELLS)}.")
     if nonlinearity not in NONLINEARITIES:
@@ -119,7 +125,7 @@ def build_model(vocab_size: int, embed_dim: int, hidden_size: int, cell: str = "
     if not (isinstance(seed, int) and 0 <= seed < 2**31):
         raise InputError("The seed must be a whole number from 0 to 2,147,483,647.")
     cfg = RNNConfig(vocab_size=vocab_size, embed_dim=embed_dim, hidden_size=hidden_size,
-                    cell=cell, nonlinearity=nonlinearity)
+                    cell=cell, nonlinearity=nonlinearity, attention=attention)
     return RNNModel(cfg, seed=seed)
 
 

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from rnnviz.figures.common import step_labels
 from rnnviz.formatting import num
 
-CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e"}
+CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e", "attention": "#ab63fa"}
 
 INFLUENCE_LABELS = {"title": "log10 ||dh_s/dx_t||: how much input x_t moves the state h_s",
                     "x": "input step t", "y": "state step s", "colorbar": "log10 norm",

@@ -30,7 +30,7 @@ from rnnviz.text.tokenize import Vocab
 
 FORMAT = "rnnviz-model-1"
 CONFIG_KEYS = ("vocab_size", "embed_dim", "hidden_size", "cell", "nonlinearity",
-               "bidirectional", "num_outputs")
+               "bidirectional", "num_outputs", "attention")
 UNREADABLE = "This is not a model file saved by RNN Explorer (it could not be read safely: {})."
 
 

@@ -81,6 +81,12 @@ GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem 
 # the subword (BPE) family: one tokenizer (the merge table in each bundle), three cells
 SUBWORD_FILES = {"subword": "bpe_lm", "subword_lstm": "bpe_lstm_lm", "subword_gru": "bpe_gru_lm"}
 ZH_TAGGERS_DIR = PRETRAINED / "zh_taggers"
+# the attention twins (scripts/build_attention.py): page 9 reads them, the sidebar does not list
+# them. Which built-in each one twins (same tokenizer), and the twin of each language.
+ATTENTION_FILES = {"subword": "bpe_attn_lm", "zh": "zh_attn_lm"}
+ATTENTION_TWIN_OF = {"subword": "subword", "subword_lstm": "subword", "subword_gru": "subword",
+                     "zh": "zh"}
+ATTENTION_OF_LANG = {"en": "subword", "zh": "zh"}
 
 
 def notes_model() -> tuple[RNNModel, Vocab]:
@@ -130,6 +136,22 @@ def training_report(key: str = "default") -> dict:
     """The training report (held-out perplexity, sizes) of a trained built-in model."""
     stem = "default_lm" if key == "default" else {**GATED_FILES, **SUBWORD_FILES}[key]
     return json.loads((PRETRAINED / f"{stem}.json").read_text())
+
+
+def attention_twin(key: str) -> tuple[RNNModel, Vocab, dict]:
+    """The attention twin of built-in `key` ("subword" or "zh"); a BPE twin's vocabulary
+    carries its merge table, as subword_model's does."""
+    model, vocab, meta = load_bundle((PRETRAINED / f"{ATTENTION_FILES[key]}.pt").read_bytes())
+    if "bpe" in meta:
+        full = bpe_vocab(BPE.from_dict(meta["bpe"]))
+        if full.itos != vocab.itos:
+            raise InputError("The attention model's vocabulary does not match its merge table.")
+        vocab = full
+    return model, vocab, meta
+
+
+def attention_report(key: str) -> dict:
+    return json.loads((PRETRAINED / f"{ATTENTION_FILES[key]}.json").read_text(encoding="utf-8"))
 
 
 # ---- Chinese (scripts/build_zh.py writes these files) ---------------------------------------

@@ -75,7 +75,8 @@ def test_model_parameters_grad_untouched_by_trace():
 
 def test_trace_fields_frozen():
     assert TRACE_FIELDS == ("ids", "targets", "x", "a", "h", "z", "p", "loss_t", "loss", "reduction",
-                            "grad_z", "grad_h", "delta", "grad_x", "grads", "c", "gates")
+                            "grad_z", "grad_h", "delta", "grad_x", "grads", "c", "gates",
+                            "attn_scores", "attn_weights", "context", "grad_context")
     tr = trace(RNNModel(RNNConfig(8, 3, 5), seed=0), [1, 2])
     with pytest.raises(dataclasses.FrozenInstanceError):
         tr.loss = 0  # frozen

@@ -47,6 +47,7 @@ def long_range() -> None:
                       steps=f["fixed_steps"]))
     with st.expander(t("gates.task_table")):
         _task_table(res)
+    st.markdown(t("gates.to_attention"))
 
 
 def _task_table(res: dict) -> None:

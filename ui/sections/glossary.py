@@ -52,6 +52,10 @@ TERMS = (
     ("lstm", "LSTM (long short-term memory)", "LSTM（长短期记忆网络）", (), ("gates",)),
     ("gru", "GRU (gated recurrent unit)", "GRU（门控循环单元）", (), ("gates",)),
     ("cell_state", "cell state c_t", "细胞状态 c_t（记忆单元）", (), ("gates",)),
+    ("attention", "attention", "注意力（机制）", ("003",), ("attention",)),
+    ("attention_weights", "attention weights α_{t,j}", "注意力权重 α_{t,j}", (), ("attention",)),
+    ("context_vector", "context vector c_t", "上下文向量 c_t", (), ("attention",)),
+    ("causal_mask", "causal mask", "因果掩码", (), ("attention",)),
 )
 
 

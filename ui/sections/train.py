@@ -12,6 +12,7 @@ from rnnviz import limits
 from rnnviz.engine.train import TrainConfig
 from rnnviz.errors import InputError
 from rnnviz.explain.train import (
+    ATTENTION_CELL,
     MIN_VOCAB,
     build_vocab,
     progress_text,
@@ -99,8 +100,8 @@ def settings() -> dict:
     out["vocab_slot"] = c1.empty()  # "V used = N", filled once the vocabulary is built
     out["d"] = c1.number_input(t("train.d"), 1, limits.MAX_EMBED, 16, key="train_d", **BIND)
     out["H"] = c1.number_input(t("train.H"), 1, limits.MAX_HIDDEN, 32, key="train_H", **BIND)
-    out["cell"] = c2.selectbox(t("train.cell"), ["elman", "jordan", "lstm", "gru"], key="train_cell", **BIND,
-                               help=t("train.cell_help"))
+    out["cell"] = c2.selectbox(t("train.cell"), ["elman", "jordan", "lstm", "gru", ATTENTION_CELL],
+                               key="train_cell", **BIND, help=t("train.cell_help"))
     out["nonlin"] = c2.selectbox(t("train.nonlin"), ["tanh", "relu", "linear"], key="train_nonlin", **BIND)
     out["optimizer"] = c2.selectbox(t("train.optimizer"), ["adam", "sgd"], key="train_opt", **BIND)
     out["lr"] = c3.number_input(t("train.lr"), 0.0001, 10.0, 0.01, format="%.4f", key="train_lr", **BIND)

@@ -26,8 +26,10 @@ def labels(figure: str, *keys: str) -> dict:
 
 
 def elman_1d(cur) -> bool:
-    """The notes' recursion and J = diag(phi') W_h are for a one-directional Elman RNN."""
-    return cur.model.cfg.cell == "elman" and not cur.model.cfg.bidirectional
+    """The notes' recursion and J = diag(phi') W_h are for a one-directional Elman RNN (whose
+    output reads h_t alone: with attention, page 9 splits the gradient)."""
+    cfg = cur.model.cfg
+    return cfg.cell == "elman" and not cfg.bidirectional and not cfg.attention
 
 
 # English header of an rnnviz table -> its catalogue key (bptt.col.<key>)

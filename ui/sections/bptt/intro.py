@@ -43,6 +43,9 @@ def toc() -> None:
 
 
 def not_elman(cur: session.Current) -> None:
+    if cur.model.cfg.attention:
+        st.info(t("bptt.attention_model"))
+        return
     if not elman_1d(cur):
         st.info(
             t(

@@ -54,6 +54,7 @@ def scalar() -> None:
     )
     lr = [chains.long_range(r) for r in chains.LONG_RANGE["rhos"]]
     text("longrange", n=lr[0]["n"], small=num(lr[0]["factor"], 3), big=num(lr[1]["factor"], 3))
+    st.markdown(t("bptt.to_attention"))
 
 
 def _at(pc: dict, key: str, n: int) -> str:
