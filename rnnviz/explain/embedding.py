@@ -28,6 +28,7 @@ from rnnviz.text.corpora import pad_batch
 from rnnviz.text.tokenize import SPECIALS, letter_trigrams, trigram_bucket
 
 NOTES_V = 50_000            # the notes' vocabulary size for the memory comparison
+REAL_SIZES = (256, 512)     # embedding sizes of real models, for the memory table at V = NOTES_V
 
 
 def f64(E) -> torch.Tensor:
@@ -448,8 +449,9 @@ def order_comparison(E, ids_a, ids_b) -> dict:
 def batch_embeddings(E, seqs, pad_id: int) -> dict:
     """B sentences right-padded to the longest: ids (B, T), mask (B, T), X (B, T, d).
 
-    The padded positions still look up a row (E[pad_id]); the mask zeroes them so they
-    carry nothing.
+    The padded positions still look up a row (E[pad_id]); the mask multiplies those rows by 0,
+    so X is 0 there. A zero input is not "nothing" to an RNN (b_h and W_h h_{t-1} still act on
+    it), so what keeps padding out of training is the mask on the loss (ignore_index), not X.
     """
     E = f64(E)
     if not seqs or any(len(s) == 0 for s in seqs):

@@ -9,6 +9,7 @@ from rnnviz import limits
 from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.notes.facts import why_marks
+from rnnviz.explain.notes.silent import hashing_nonzeros
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
 from rnnviz.formatting import num, vector
@@ -162,6 +163,9 @@ def representations(cur: session.Current, E) -> None:
             r["in the model's vocabulary"] = tr("in_vocab_yes" if r["in the model's vocabulary"] == "yes"
                                                  else "in_vocab_no")
         table(rows)
+        z = hashing_nonzeros(words.split(), buckets)
+        say("notes-hashing", mean=num(z["mean"], 3), max=z["max"], buckets=buckets, share=f"{z['share']:.2%}",
+            zeros=num(z["zeros"], 6))
         marks(buckets)
         st.markdown(tr("three_ways"))
         toks = list(cur.prepared.tokens)
@@ -205,6 +209,12 @@ def collisions(itos, buckets: int, d: int) -> None:
     df = pd.DataFrame([[kind] + [m[k] for k in keys[1:]] for kind, m in zip(kinds, mem)], columns=names)
     st.dataframe(df, hide_index=True, column_config={n: st.column_config.NumberColumn(format="localized")
                                                      for n in names[1:3]})
+    say("memory-sizes")
+    rows = [[tr(k, d=size, buckets=f"{buckets:,}")] + [m[c] for c in keys[1:]]
+            for size in emb.REAL_SIZES for k, m in zip(("mem_onehot_d", "mem_dense"),
+                                                        emb.memory_table(emb.NOTES_V, size, buckets)[::2])]
+    st.dataframe(pd.DataFrame(rows, columns=names), hide_index=True,
+                 column_config={n: st.column_config.NumberColumn(format="localized") for n in names[1:3]})
 
 
 def exercise_section(cur: session.Current) -> None:
