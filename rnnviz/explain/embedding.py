@@ -374,6 +374,17 @@ def neighbour_drift(E, E0, itos, k: int = 5) -> dict:
             "k": min(k, len(itos) - 1)}
 
 
+def sentence_pick(drift: dict, ids, fallback: int) -> int:
+    """The default word for neighbours: among the sentence's own words, the one whose
+    neighbour list changed most (neighbour_drift's order: fewest kept, then most turned, then
+    lowest id), so it is a word the learner typed, never one from elsewhere in V (in 中文 the
+    whole-vocabulary best was 糖, absent from the sentence). fallback if no word qualifies."""
+    mine = [int(i) for i in ids if int(i) in drift["kept"]]
+    if not mine:
+        return int(fallback)
+    return min(mine, key=lambda i: (drift["kept"][i], float(drift["row_cos"][i]), i))
+
+
 def training_seed(meta) -> int | None:
     """The seed a model's training started from (its initial E is RNNModel(cfg, seed)), if recorded.
 

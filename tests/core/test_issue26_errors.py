@@ -218,3 +218,27 @@ def test_batch_docstring_says_what_the_mask_does():
     h_pad = trace(m, [2, 0]).h  # ... yet a zero input still moves the state (b_h, W_h h)
     assert float(h_pad[1].abs().sum()) > 0
     assert "ignore_index" in batch_embeddings.__doc__ and "carry nothing" not in batch_embeddings.__doc__
+
+
+# browser-review leftovers that have a core answer ------------------------------------------
+
+def test_neighbour_default_is_a_word_of_the_sentence_in_chinese():
+    from rnnviz import RNNConfig as Cfg
+    from rnnviz.explain import embedding as emb
+    from rnnviz.store.catalog import BUILTINS
+
+    model, vocab, meta = load_builtin("zh")
+    E = emb.f64(model.E)
+    E0 = emb.f64(RNNModel(Cfg(**model.cfg.to_dict()), seed=emb.training_seed(meta)).E)
+    drift = emb.neighbour_drift(E, E0, vocab.itos)
+    ids = list(prepare(BUILTINS["zh"].default_sentence, vocab, meta.get("level", "char")).ids)
+    assert vocab.itos[drift["best"]] == "糖" and drift["best"] not in ids  # the old default
+    pick = emb.sentence_pick(drift, ids, ids[0])
+    assert pick in ids and pick == min((i for i in ids if i in drift["kept"]),
+                                       key=lambda i: (drift["kept"][i], float(drift["row_cos"][i]), i))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_page3_sections_are_not_numbered_like_pages(lang):
+    heads = {k: v for k, v in locale(lang, "output").items() if k.startswith("output.h_")}
+    assert len(heads) >= 7 and not any(v[:1].isdigit() for v in heads.values())

@@ -47,7 +47,8 @@ def similar(cur: session.Current, E, step: int) -> None:
     header("similar")
     itos = cur.vocab.itos
     drift, seed, cfg_key = drift_of(cur, E)
-    preset = itos[drift["best"] if drift else cur.input_ids[step]]
+    step_id = cur.input_ids[step]
+    preset = itos[emb.sentence_pick(drift, cur.input_ids, step_id) if drift else step_id]
     shown_for, this = st.session_state.get("_emb_word_for"), (cur.key, cur.text)
     if st.session_state.get("emb_word") not in itos or (shown_for is not None and shown_for != this):
         st.session_state["emb_word"] = preset  # a new sentence starts at its own word (a link's kept)
