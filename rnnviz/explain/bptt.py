@@ -150,7 +150,8 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
     ok, key, values = _check_chain(ex, answer, rel)
-    solution = f"{ex['w']}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
+    w = f"({ex['w']:g})" if ex["w"] < 0 else f"{ex['w']:g}"  # (-2)^3, not -2.0^3 = -(2^3)
+    solution = f"{w}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
     return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
                    solution=solution)
 

@@ -242,3 +242,10 @@ def test_neighbour_default_is_a_word_of_the_sentence_in_chinese():
 def test_page3_sections_are_not_numbered_like_pages(lang):
     heads = {k: v for k, v in locale(lang, "output").items() if k.startswith("output.h_")}
     assert len(heads) >= 7 and not any(v[:1].isdigit() for v in heads.values())
+
+
+def test_a_negative_weight_is_written_in_parentheses():
+    ex = next(chains.chain_exercise(s) for s in range(200) if chains.chain_exercise(s)["w"] == -2.0)
+    v = chains.check_chain(ex, ex["answer"])
+    assert v.solution.startswith(f"(-2)^{ex['n']} ×") and "-2.0^" not in v.solution
+    assert ex["answer"] == pytest.approx((-2.0) ** ex["n"] * float(np.prod(ex["slopes"])))
