@@ -37,7 +37,8 @@ def test_exercise_inputs_fit_a_phone(server, browser, url_path, lang):
         wait_ready(pg)
         assert not exceptions_on(pg)
         checks = pg.locator('[data-testid="stMain"] [class*="st-key-"][class*="_check"] button')
-        assert checks.count() >= 1, "no exercise found"  # the page has its exercise
+        checks.first.wait_for(state="attached", timeout=180_000)  # the page has its exercise (drawn last)
+        wait_ready(pg)
         bad = outside(pg)
         if bad:
             SHOTS.mkdir(parents=True, exist_ok=True)
