@@ -94,3 +94,23 @@ def test_the_notes_isfinite_assert(lang):
     assert r["finite"] and r["entries"] == sum(p.numel() for p in cell.parameters()) == 451
     assert not note003_gradient_check(corrected=False)["finite"]  # the printed block never gets there
     assert "isfinite" in sections("bptt", lang)["notes-gradcheck"]
+
+
+# ---- page 2 -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bounded_state_is_not_a_stable_gradient(lang):
+    from rnnviz.engine.jacobians import jacobian_norms
+
+    model, vocab, _ = load_builtin("notes")
+    m3 = chains.scaled_model(model.double(), chains.SCALE_PRESETS["explode"])
+    ids, targets = lm_pair(list(prepare("I like cats", vocab, "word").ids), vocab)
+    tr3 = trace(m3, ids, targets)
+    assert float(tr3.h.abs().max()) < 1  # the states stay in (-1, 1) ...
+    v = chains.growth_verdict(jacobian_norms(m3, tr3, 2))
+    P = torch.eye(4, dtype=torch.float64)  # ... while the product from the last step to the first grows
+    for t in range(tr3.T - 1, 0, -1):
+        P = P @ (torch.diag(1 - tr3.h[t] ** 2) @ m3.W_h.detach())
+    assert v["kind"] == "grows" and v["factor"] == pytest.approx(float(torch.linalg.matrix_norm(P, 2)), rel=1e-9)
+    text = sections("hidden", lang)["bounded-gradient"]
+    assert "{verdict}" in text and "{hmax}" in text and "(-1, 1)" in text
