@@ -7,7 +7,7 @@ from ui.sections import bptt
 bptt.intro()
 cur = session.current()
 J = bptt.jacobians(cur)  # (T, H, H): once per (model, sentence); no widget recomputes it
-bptt.look_here(cur)
+look = bptt.look_slot()  # filled below, at the W_h scale the slider holds
 bptt.toc()
 bptt.not_elman(cur)
 
@@ -20,6 +20,7 @@ bptt.vector_chain(cur)
 bptt.backward_cost(cur)
 
 view = bptt.scale_control(cur, J)
+bptt.look_here(cur, view, look)
 bptt.heatmap(cur, view)
 bptt.jacobian_view(cur, view, t)
 bptt.chain(cur, view)

@@ -168,7 +168,8 @@ def model_gradient_check(model: RNNModel, ids, targets, eps: float = 1e-6, seed:
 
 def clip_demo(grads: dict, max_norm: float) -> dict:
     """clip_grad_norm_ on copies of the gradients: the norm it returns (before clipping),
-    the norm after, and the cosine between before and after (1: direction unchanged)."""
+    the norm after, the cosine between before and after (1: direction unchanged), and
+    was_clipped: whether it scaled anything (a norm at most max_norm is left as it is)."""
     if not (math.isfinite(max_norm) and max_norm > 0):
         raise InputError("max_norm must be a positive number.")
     ps = []
@@ -182,7 +183,8 @@ def clip_demo(grads: dict, max_norm: float) -> dict:
     cos = float(before @ after / (before.norm() * after.norm())) if before.norm() > 0 else 1.0
     return {"norm before": returned, "norm after": float(after.norm()),
             "scale": float(after.norm() / before.norm()) if before.norm() > 0 else 1.0,
-            "cosine": cos, "clipped": {k: p.grad for k, p in zip(grads, ps)}}
+            "cosine": cos, "was_clipped": bool(after.norm() < before.norm()),
+            "clipped": {k: p.grad for k, p in zip(grads, ps)}}
 
 
 def exploding_setting(scale: float = 6.0, seed: int = 0):

@@ -15,7 +15,8 @@ import numpy as np
 import torch
 
 from rnnviz.engine.finite import norm2, spectral_radius
-from rnnviz.engine.jacobians import state_grad_sources
+from rnnviz.engine.jacobians import output_error, state_grad_sources
+from rnnviz.engine.model import activation_slope
 from rnnviz.errors import InputError
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.errata import step_radii
@@ -26,7 +27,7 @@ SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
 LONG_RANGE = {"start": 5, "end": 200, "rhos": (0.9, 1.1)}  # note 003: 195 factors
 FLOAT32_SMALLEST_NORMAL = float(torch.finfo(torch.float32).tiny)  # ~1.18e-38
 FLOAT32_MAX = float(torch.finfo(torch.float32).max)  # ~3.40e38
-FLOAT32_EPS = float(torch.finfo(torch.float32).eps)  # ~1.19e-7: the practical floor
+FLOAT32_EPS = float(torch.finfo(torch.float32).eps)  # ~1.19e-7: note 003's 精度地板 (precision floor)
 PRACTICAL_FLOOR = 1e-7
 MAX_CHAIN = 2000  # factors in one chain on screen
 
@@ -79,7 +80,7 @@ def norm_vs_distance(N: torch.Tensor, J: torch.Tensor, W_h: torch.Tensor | None 
 def precision_chain(w: float, n: int) -> dict:
     """w^k for k = 0..n multiplied step by step in float32 and in float64, and where float32
     goes wrong: the first k below the smallest normal (~1.2e-38), equal to 0, or inf,
-    and the first k below the ~1e-7 practical floor."""
+    and the first k below float32's eps ~1e-7 (note 003's 精度地板)."""
     _check_n(n)
     p32 = _stepwise(w, n, np.float32).astype(np.float64)  # (n+1,) float32 values, shown exactly
     p64 = _stepwise(w, n, np.float64)  # (n+1,)
@@ -150,7 +151,8 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
     ok, key, values = _check_chain(ex, answer, rel)
-    solution = f"{ex['w']}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
+    w = f"({ex['w']:g})" if ex["w"] < 0 else f"{ex['w']:g}"  # (-2)^3, not -2.0^3 = -(2^3)
+    solution = f"{w}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
     return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
                    solution=solution)
 
@@ -193,7 +195,7 @@ def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str, dict]:
 # ---- the W_h scale's live verdict (page 4, next to "Scale W_h by") ---------------------------
 
 SCALE_PRESETS = {"vanish": 0.5, "neutral": 1.0, "explode": 3.0}  # preset name -> W_h factor
-GROWTH_BAND = 10.0  # a factor within [1/10, 10] over the sentence reads as "neither"
+GROWTH_BAND = 1.25  # a factor within [0.8, 1.25] over the sentence "stays near"; x0.41 shrinks
 
 
 def growth_verdict(N: torch.Tensor) -> dict:
@@ -228,3 +230,23 @@ def distance_summary(N: torch.Tensor, J: torch.Tensor, W_h: torch.Tensor | None)
     dist = norm_vs_distance(N, J, W_h)
     dist["rho_j"] = float(step_radii(J).mean())
     return dist
+
+
+# ---- "don't double-count" (note 000, section 12) ---------------------------------------------
+
+def double_counted(model, tr) -> dict:
+    """dL/dW_h = sum_t delta_t h_{t-1}^T, where delta_t already holds every later loss. The
+    slip note 000 warns about: adding the later losses' paths again, i.e. using
+    dL/dh_t + (dL/dh_t - W_o^T e_t) (the later part counted twice). Returns "right" and
+    "wrong" (H, H) and their largest |difference| from autograd ("off_right", "off_wrong"),
+    and "rel" = ||wrong - autograd|| / ||autograd||."""
+    with torch.no_grad():
+        direct = output_error(tr) @ model.W_o  # (T, H): W_o^T e_t, this step's own loss
+        slope = activation_slope(tr.a, model.cfg.nonlinearity)  # (T, H)
+        h_prev = torch.cat([torch.zeros_like(tr.h[:1]), tr.h[:-1]])  # (T, H)
+        right = (slope * tr.grad_h).T @ h_prev  # (H, H)
+        wrong = (slope * (2 * tr.grad_h - direct)).T @ h_prev  # (H, H): later losses twice
+        auto = tr.grads["W_h"]
+    return {"right": right, "wrong": wrong, "off_right": float((right - auto).abs().max()),
+            "off_wrong": float((wrong - auto).abs().max()),
+            "rel": float((wrong - auto).norm() / auto.norm()) if float(auto.norm()) > 0 else 0.0}

@@ -28,6 +28,7 @@ from rnnviz.text.corpora import pad_batch
 from rnnviz.text.tokenize import SPECIALS, letter_trigrams, trigram_bucket
 
 NOTES_V = 50_000            # the notes' vocabulary size for the memory comparison
+REAL_SIZES = (256, 512)     # embedding sizes of real models, for the memory table at V = NOTES_V
 
 
 def f64(E) -> torch.Tensor:
@@ -373,6 +374,17 @@ def neighbour_drift(E, E0, itos, k: int = 5) -> dict:
             "k": min(k, len(itos) - 1)}
 
 
+def sentence_pick(drift: dict, ids, fallback: int) -> int:
+    """The default word for neighbours: among the sentence's own words, the one whose
+    neighbour list changed most (neighbour_drift's order: fewest kept, then most turned, then
+    lowest id), so it is a word the learner typed, never one from elsewhere in V (in 中文 the
+    whole-vocabulary best was 糖, absent from the sentence). fallback if no word qualifies."""
+    mine = [int(i) for i in ids if int(i) in drift["kept"]]
+    if not mine:
+        return int(fallback)
+    return min(mine, key=lambda i: (drift["kept"][i], float(drift["row_cos"][i]), i))
+
+
 def training_seed(meta) -> int | None:
     """The seed a model's training started from (its initial E is RNNModel(cfg, seed)), if recorded.
 
@@ -448,8 +460,9 @@ def order_comparison(E, ids_a, ids_b) -> dict:
 def batch_embeddings(E, seqs, pad_id: int) -> dict:
     """B sentences right-padded to the longest: ids (B, T), mask (B, T), X (B, T, d).
 
-    The padded positions still look up a row (E[pad_id]); the mask zeroes them so they
-    carry nothing.
+    The padded positions still look up a row (E[pad_id]); the mask multiplies those rows by 0,
+    so X is 0 there. A zero input is not "nothing" to an RNN (b_h and W_h h_{t-1} still act on
+    it), so what keeps padding out of training is the mask on the loss (ignore_index), not X.
     """
     E = f64(E)
     if not seqs or any(len(s) == 0 for s in seqs):

@@ -55,14 +55,19 @@ def shift_pairs(words: list[str], specials: bool) -> tuple[list[str], list[str]]
     return words[:-1], words[1:]
 
 
-def context_rows(inputs: list[str], targets: list[str | None]) -> list[dict]:
-    """One row per step: t (1-based), input token, the context seen so far, target."""
+def context_rows(inputs: list[str], targets: list[str | None], target_ids=None) -> list[dict]:
+    """One row per step: t (1-based), input token, the context seen so far, target, and (given
+    target_ids) the target as the id the loss reads: next-token prediction is a V-way
+    classification whose label is an id, not a word ("–" where there is no target)."""
     rows = []
     for t, (tok, tgt) in enumerate(zip(inputs, targets)):
         seen = inputs[max(0, t + 1 - MAX_CONTEXT_SHOWN): t + 1]
         more = "… " if t + 1 > MAX_CONTEXT_SHOWN else ""
         rows.append({"step t": t + 1, "input token": tok, "context seen so far": more + " ".join(seen),
                      "target (next token)": tgt if tgt is not None else "(none: no next token)"})
+        if target_ids is not None:
+            i = int(target_ids[t])
+            rows[-1]["target id"] = "–" if i == IGNORE else i
     return rows
 
 
@@ -369,6 +374,7 @@ class OutputStep:
     grad_b: torch.Tensor    # (K,)       dL_t/db_o = p_t - y_t
     p_before: torch.Tensor  # (T, K) from the Trace
     p_after: torch.Tensor   # (T, K) after W_o -= lr grad_W, b_o -= lr grad_b
+    upstream: tuple = ()    # (name, ||dL_t/dparam||) of every other parameter: L_t reaches them too
 
     def target_probs(self, targets: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         """p_s(target_s) before and after for every step s (NaN where there is no target). (T,) each"""
@@ -389,7 +395,9 @@ class OutputStep:
 def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float) -> OutputStep:
     """One SGD step on W_o and b_o for L_t alone, on a deep copy (the shared model is untouched).
 
-    Only W_o and b_o change, yet every step s reads them: p_s moves at every position.
+    L_t's gradient reaches every parameter that h_1..h_t read (W_h, W_x, b_h, E: their norms
+    are in `upstream`), but this demo updates only the output layer. Only W_o and b_o change,
+    yet every step s reads them: p_s moves at every position.
     """
     if not 0 <= t < tr.T or not bool(tr.valid[t]):
         raise InputError(f"Step {t + 1} has no target, so there is no loss to step on.")
@@ -398,12 +406,15 @@ def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float) -> OutputSt
     m = copy.deepcopy(model)
     z = m(tr.ids)  # (T, K)
     loss = F.cross_entropy(z[t:t + 1], tr.targets[t:t + 1])
-    gW, gb = torch.autograd.grad(loss, [m.W_o, m.b_o])
+    names = [n for n, _ in m.named_parameters()]
+    grads = dict(zip(names, torch.autograd.grad(loss, list(m.parameters()))))
+    gW, gb = grads["W_o"], grads["b_o"]
+    upstream = tuple((n, float(g.norm())) for n, g in grads.items() if n not in ("W_o", "b_o"))
     with torch.no_grad():  # SGD written out: torch.optim's first step imports torch._dynamo (~3 s)
         m.W_o.sub_(lr * gW)
         m.b_o.sub_(lr * gb)
         p_after = torch.softmax(m(tr.ids), dim=-1)  # (T, K)
-    return OutputStep(t, lr, gW.detach(), gb.detach(), tr.p, p_after)
+    return OutputStep(t, lr, gW.detach(), gb.detach(), tr.p, p_after, upstream)
 
 
 # ---- try it by hand -------------------------------------------------------------------------------

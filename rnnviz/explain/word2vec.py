@@ -129,7 +129,9 @@ def draw_negatives(counts, k: int, seed: int = 0) -> list[int]:
 def pair_example(V, U, vocab: Vocab, counts, centre: str, context: str, k: int = 5,
                  lr: float = 0.1, seed: int = 0) -> dict:
     """One (centre, context) pair of the learner's sentence through one SGD step: the drawn
-    negatives (ids and words) and every number of pair_step."""
+    negatives (ids and words), every number of pair_step, and the same pair's loss after the
+    step ("loss_after") and its change ("loss_change" = after - before: one small step moves a
+    loss of ~4 only in the third decimal, so a page shows the change, not two equal roundings)."""
     ids = []
     for word in (centre, context):
         i = vocab.id_of(word)
@@ -138,8 +140,10 @@ def pair_example(V, U, vocab: Vocab, counts, centre: str, context: str, k: int =
         ids.append(i)
     negs = draw_negatives(counts, k, seed)
     out = pair_step(V, U, ids[0], ids[1], negs, lr)
+    after = pair_terms(out["V_new"][ids[0]], out["U_new"][ids[1]], out["U_new"][negs])["loss"]
     return {**out, "c": ids[0], "o": ids[1], "negatives": negs,
-            "negative_words": [vocab.itos[j] for j in negs]}
+            "negative_words": [vocab.itos[j] for j in negs],
+            "loss_after": float(after), "loss_change": float(after) - float(out["loss"])}
 
 
 # ---- a corpus of pairs ---------------------------------------------------------------------

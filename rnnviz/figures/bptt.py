@@ -196,7 +196,7 @@ def _hline(fig, x0, x1, y: float, name: str, color: str = "gray", dash: str = "d
 
 DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "median": "median over t",
                    "bound": "bound (max ‖J_k‖₂)^d = {v}^d", "rho": "ρ(W_h)^d = {v}^d",
-                   "floor": "~1e-07 float32 practical floor", "y": "‖∂h_s/∂h_t‖₂ (log scale)",
+                   "floor": "~1e-07: float32 eps, note 003's 精度地板", "y": "‖∂h_s/∂h_t‖₂ (log scale)",
                    "title": "Norm against distance s − t",
                    "x": "distance s - t (steps)"}
 
@@ -225,7 +225,8 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
 
 
 PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e+38",
-                    "floor": "practical floor ~1e-07", "subnormal": "float32 leaves the normal range",
+                    "floor": "float32 eps ~1e-07 (note 003's 精度地板)",
+                    "subnormal": "float32 leaves the normal range",
                     "zero": "float32 = 0 (underflow)", "inf": "float32 = inf (overflow)",
                     "at": "{label} at k = {k}",
                     "y": "|{w}^k| (log scale)", "title": "The chain {w}^k in float32 and float64",

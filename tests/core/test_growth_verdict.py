@@ -34,6 +34,7 @@ def test_kinds_and_one_step():
     N = torch.tensor([[1.0, float("nan")], [50.0, 1.0]])
     assert chains.growth_verdict(N)["kind"] == "grows"
     assert chains.growth_verdict(N * 0 + torch.tensor([[1.0, 0], [0.001, 1]]))["kind"] == "shrinks"
-    assert chains.growth_verdict(torch.tensor([[1.0, 0], [2.0, 1]]))["kind"] == "neutral"
+    assert chains.growth_verdict(torch.tensor([[1.0, 0], [2.0, 1]]))["kind"] == "grows"  # x2 is growth
+    assert chains.growth_verdict(torch.tensor([[1.0, 0], [1.1, 1]]))["kind"] == "neutral"
     one = chains.growth_verdict(torch.ones(1, 1))
     assert one == {"n": 0, "factor": 1.0, "kind": "neutral"}

@@ -162,6 +162,9 @@ def test_scale_presets_and_live_verdict_match_the_product(app):
         from rnnviz.formatting import num
         verdict = f"×{num(factor)} over {N.shape[0] - 1} steps**"
         assert any(m.value.startswith("**") and m.value.endswith(verdict) for m in at.markdown), verdict
+        # the top "What to look at" box reads the same current scale and factor (issue 26)
+        assert any(f"With $W_h$ ×{scale:g}" in m.value and f"×{num(factor)} over" in m.value
+                   for m in at.markdown), scale
 
 
 def test_what_to_look_at_toc_and_errata(app):
@@ -176,7 +179,10 @@ def test_what_to_look_at_toc_and_errata(app):
     from rnnviz.formatting import num
     assert any("What note 002 writes" in m and num(rec["off_literal"]) in m for m in md)
     claim = errata.note002_eigen_claim(model, tr)
-    assert any("Eigenvalues above 1 explode" in m and num(claim["rho_w"]) in m for m in md)
+    assert not claim["above_one"]  # rho(W_h) = 0.5489: the shrinking branch, with ||W_h^n|| beside rho^n
+    assert any("Eigenvalues below 1 vanish" in m and num(claim["rho_w"]) in m and num(claim["norm_power"]) in m
+               for m in md)
+    assert not any("Eigenvalues above 1 explode" in m for m in md)
     assert any("does not run" in m and "dtype" in m for m in md)
     assert any("$O(T H^2)$" in m for m in md)
 

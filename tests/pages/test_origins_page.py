@@ -58,7 +58,8 @@ def test_page_sections_window_and_one_pair_are_rnnviz_numbers(app):
     assert grads["gradient ∂L/∂(vector), entries 1–4 of 16"].iloc[0] == vector(ex["grad_v_c"][:4])
     assert grads.iloc[:, 3].iloc[0] == vector(ex["V_new"][ex["c"]][:4])
     after = w2v.pair_terms(ex["V_new"][ex["c"]], ex["U_new"][ex["o"]], ex["U_new"][ex["negatives"]])
-    assert f"from {num(ex['loss'])} to {num(after['loss'])}" in text(at)
+    shown = f"from {num(ex['loss'], 7)} to {num(after['loss'], 7)} (Δ = {num(float(after['loss']) - ex['loss'])})"
+    assert shown in text(at) and num(ex["loss"], 7) != num(after["loss"], 7)  # issue 26: not 4.157 -> 4.157
     assert "Train Word2Vec above" in text(at)  # before training: a message, no empty charts
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rnnviz.explain import bptt as chains
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.formulas import dead_units
 from rnnviz.figures import hidden as fh
@@ -74,6 +75,7 @@ def why_phi(cur: session.Current, t1: int) -> None:
     with st.expander(t("hidden.phi_expander"), expanded=False):
         linear_expansion(cur, t1)
         growth()
+        bounded_not_stable(cur)
     saturation(cur)
 
 
@@ -131,6 +133,22 @@ def growth() -> None:
         "growth",
         key="hid_fig_growth",
     )
+
+
+def bounded_not_stable(cur: session.Current) -> None:
+    """A bounded state is not a stable gradient: at W_h x3 the tanh states stay in (-1, 1)
+    while page 4's verdict says the gradient grows (tanh, one-directional Elman only)."""
+    cfg = cur.model.cfg
+    if cfg.cell != "elman" or cfg.bidirectional or cfg.nonlinearity != "tanh":
+        return
+    scale = chains.SCALE_PRESETS["explode"]
+    m3 = chains.scaled_model(cur.model, scale)
+    tr3 = cached_trace(m3, cur.input_ids, cur.target_ids)
+    win = cache.jacobian_window(cur.model, cur.trace)
+    v = chains.growth_verdict(cache.jacobian_norms(m3, tr3, 2, win.start))
+    verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
+    st.markdown(prose(PAGE, "bounded-gradient", scale=f"{scale:g}", hmax=num(float(tr3.h.abs().max())),
+                      verdict=verdict))
 
 
 def saturation(cur: session.Current) -> None:

@@ -27,6 +27,7 @@ COLUMNS = {
     "input token": "col_input_token",
     "context seen so far": "col_context",
     "target (next token)": "col_target_next",
+    "target id": "col_target_id",
     "output": "col_output",
     "input": "col_input",
     "target": "col_target",
@@ -115,7 +116,7 @@ def labels(cur: session.Current) -> None:
     wo_in, wo_tg = out.shift_pairs(words, specials=False)
     st.markdown(prose(PAGE, "labels_compare", n_with=len(with_in), n_without=len(wo_in)))
     st.caption(t("output.this_model_specials" if vocab.has_specials else "output.this_model_plain"))
-    table(out.context_rows(cur.tokens, out.target_tokens(vocab, tr.targets)))
+    table(out.context_rows(cur.tokens, out.target_tokens(vocab, tr.targets), tr.targets.tolist()))
     st.caption(t("output.compare_plain" if vocab.has_specials else "output.compare_specials"))
     other_in, other_tg = (wo_in, wo_tg) if vocab.has_specials else (with_in, with_tg)
     if other_in:

@@ -107,6 +107,7 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
             "gradstep",
             t=t1,
             lr=f"{lr:g}",
+            upstream=", ".join(f"‖∂L_t/∂{n}‖ = {num(v)}" for n, v in res.upstream),
             target=md_escape(targets[t1 - 1]),
             before=num(before[t1 - 1]),
             after=num(after[t1 - 1]),

@@ -13,30 +13,28 @@ import torch.nn.functional as F
 
 from rnnviz.engine import gradcheck
 from rnnviz.engine.jacobians import hand_bptt, jacobian_norms, output_error, step_jacobians
-from rnnviz.engine.model import RNNModel
+from rnnviz.engine.model import RNNModel, activation_slope
 from rnnviz.engine.trace import Trace
 from rnnviz.explain.hidden import SATURATION
 
 # ---- note 002: the BPTT recursion ----------------------------------------------------------
 
 
-def _recursion_dW_h(model: RNNModel, tr: Trace, transposes: bool, slope_at_h: bool) -> torch.Tensor:
-    """dL/dW_h from note 002's recursion, with or without its two slips (tanh / relu / linear).
+def _recursion_dW_h(model: RNNModel, tr: Trace, literal: bool) -> torch.Tensor:
+    """dL/dW_h from note 002's recursion, correct or as printed (tanh / relu / linear).
 
     The notes: delta_{h,t} = delta_{o,t} V^T + delta_{h,t+1} W^T diag(f'(h_{t+1})) and
-    dL/dW = sum_t diag(f'(h_t)) delta_{h,t} h_{t-1}^T. Read as printed with column vectors,
-    the later term is diag(f') W delta (W where W^T belongs: the row form's transpose kept),
-    and f' is taken at h_t instead of at the pre-activation a_t. The first term has one
-    dimensionally valid reading, V^T delta_o (the correct one), used in every variant.
-    transposes / slope_at_h switch each slip on. (H, H)
+    dL/dW = sum_t diag(f'(h_t)) delta_{h,t} h_{t-1}^T, where f'(h_t) is the notes' name for the
+    slope at step t, phi'(a_t) (1 - h_t^2 for tanh): the app reads it so everywhere. The slip is
+    the vector side. The second term conforms only as a row product, delta^T W^T diag(f');
+    transposed to the notes' column convention it is diag(f') W delta: W where W^T belongs and
+    the slope on the wrong side of it. The first term, delta_o V^T, conforms in neither reading
+    ((K x 1)(H x K) or (1 x K)(H x K)); both variants use its right form V^T delta_o. (H, H)
     """
-    nl = model.cfg.nonlinearity
     with torch.no_grad():
         e = output_error(tr)  # (T, K)
         T, H = tr.h.shape
-        at = tr.h if slope_at_h else tr.a  # (T, H): where f' is evaluated
-        slope = {"tanh": lambda v: 1 - torch.tanh(v) ** 2, "relu": lambda v: (v > 0).to(v.dtype),
-                 "linear": torch.ones_like}[nl](at)  # (T, H)
+        slope = activation_slope(tr.a, model.cfg.nonlinearity)  # (T, H): phi'(a_t)
         W = model.W_h
         g = torch.zeros_like(tr.h)  # (T, H): delta_{h,t} = dL/dh_t (column vectors, as rows here)
         nxt = torch.zeros(H, dtype=tr.h.dtype)
@@ -44,7 +42,7 @@ def _recursion_dW_h(model: RNNModel, tr: Trace, transposes: bool, slope_at_h: bo
             g[t] = model.W_o.T @ e[t]  # (H,) V^T delta_o
             if t + 1 < T:
                 s_next = slope[t + 1]  # (H,)
-                g[t] += s_next * (W @ nxt) if transposes else W.T @ (s_next * nxt)
+                g[t] += s_next * (W @ nxt) if literal else W.T @ (s_next * nxt)
             nxt = g[t]
         h_prev = torch.cat([torch.zeros_like(tr.h[:1]), tr.h[:-1]])  # (T, H)
         return (slope * g).T @ h_prev  # sum_t diag(f'_t) delta_{h,t} h_{t-1}^T
@@ -52,19 +50,18 @@ def _recursion_dW_h(model: RNNModel, tr: Trace, transposes: bool, slope_at_h: bo
 
 def note002_recursion(model: RNNModel, tr: Trace) -> dict:
     """note 002's BPTT recursion read literally vs the correct one, on a unidirectional Elman
-    model. Returns dW_h "correct" (hand BPTT, equal to autograd), "literal" (both slips),
-    "transposes_only", "slope_at_h_only" (H, H) and the largest |entry| difference of each
-    from autograd ("off_literal", "off_transposes", "off_slope_at_h", "off_correct")."""
+    model. Returns dW_h "correct" (hand BPTT, equal to autograd), "recursion" (the notes' own
+    recursion with the vector side put right: equal to autograd, so the boxed formula and the
+    reading f'(h_t) = phi'(a_t) are right), "literal" (its second term as printed, transposed
+    to columns) (H, H), and the largest |entry| difference of each from autograd
+    ("off_correct", "off_recursion", "off_literal")."""
     if model.cfg.cell != "elman" or model.cfg.bidirectional:
         raise ValueError("note 002's recursion is for a unidirectional Elman model")
     auto = tr.grads["W_h"]
     out = {"correct": hand_bptt(model, tr)["W_h"], "autograd": auto,
-           "literal": _recursion_dW_h(model, tr, True, True),
-           "transposes_only": _recursion_dW_h(model, tr, True, False),
-           "slope_at_h_only": _recursion_dW_h(model, tr, False, True)}
-    for key, name in (("correct", "off_correct"), ("literal", "off_literal"),
-                      ("transposes_only", "off_transposes"), ("slope_at_h_only", "off_slope_at_h")):
-        out[name] = float((out[key] - auto).abs().max())
+           "recursion": _recursion_dW_h(model, tr, False), "literal": _recursion_dW_h(model, tr, True)}
+    for key in ("correct", "recursion", "literal"):
+        out["off_" + key] = float((out[key] - auto).abs().max())
     return out
 
 
@@ -85,14 +82,19 @@ def step_radii(J: torch.Tensor) -> torch.Tensor:
 
 def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0,
                         N: torch.Tensor | None = None) -> dict:
-    """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
-    Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
+    """Does rho(W_h) decide how this model's gradients grow or shrink, as note 002 says
+    ("eigenvalues above 1 explode, below 1 vanish")? The products are of the step Jacobians
+    J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate or are off; and even for
+    W_h alone, rho^n is only the long-run rate: a non-normal W_h has ||W_h^n||_2 > rho^n.
 
-    Keys are the placeholders of prose/bptt.md "notes-eigen": rho_w (spectral radius of
-    W_h), rho_j / rho_j_max (mean / largest spectral radius of the J_t), saturated (share of
-    |h| > thr), peak (largest ||dh_s/dh_t||_2 over all pairs) at distance peak_d, n = T - 1
-    (the longest distance), last (the largest norm at distance n), rho_power = rho_w^n (what
-    the notes' reading predicts), and by_distance: the largest norm at each distance.
+    Keys are the placeholders of prose/bptt.md "notes-eigen" / "notes-eigen-below": rho_w
+    (spectral radius of W_h), norm_w = ||W_h||_2, norm_power = ||W_h^n||_2, rho_j / rho_j_max
+    (mean / largest spectral radius of the J_t), saturated (share of slopes phi'(a_t) below
+    slope_thr = 1 - thr^2: |h| > thr for tanh, a dead unit for ReLU, none for a linear RNN),
+    peak (largest ||dh_s/dh_t||_2 over all pairs) at distance peak_d, n = T - 1 (the longest
+    distance), last (the largest norm at distance n), rho_power = rho_w^n (what the notes'
+    reading predicts), by_distance (the largest norm at each distance), and above_one
+    (rho_w >= 1: the notes predict growth, else shrinking).
     start: only steps start..T-1 (a jacwindow.Window of a long sentence): the norms, the J_t
     and the distances are the window's, n = its number of steps - 1. N: jacobian_norms(model, tr,
     2, start=start) if the caller has it already (a page computes it once)."""
@@ -108,8 +110,12 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
         T = N.shape[0]
         by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]
         peak_d = int(torch.tensor(by_distance).argmax()) + 1 if by_distance else 0
+        slope = activation_slope(tr.a[start:, :H].double(), model.cfg.nonlinearity)  # (w, H)
+        norm_power = float(torch.linalg.matrix_norm(torch.linalg.matrix_power(W, T - 1), 2))
     return {"rho_w": rho_W, "rho_j": float(rho_J.mean()), "rho_j_max": float(rho_J.max()),
-            "saturated": float((tr.h[start:, :H].abs() > threshold).double().mean()), "thr": threshold,
+            "saturated": float((slope < 1 - threshold ** 2).double().mean()), "thr": threshold,
+            "slope_thr": 1 - threshold ** 2, "norm_w": float(torch.linalg.matrix_norm(W, 2)),
+            "norm_power": norm_power, "above_one": rho_W >= 1,
             "peak": max(by_distance) if by_distance else 1.0, "peak_d": peak_d, "n": T - 1,
             "by_distance": by_distance, "last": by_distance[-1] if by_distance else 1.0,
             "rho_power": rho_W ** (T - 1)}  # what rho(W_h)^(s-t) would predict at the longest distance
@@ -140,7 +146,9 @@ def note003_gradient_check(corrected: bool, seed: int = 0, steps: int = 4) -> di
     """Run note 003's gradient-check block: as printed (float32 model, float64 x: a dtype
     error) or corrected (the model in float64, `.double()`), where the autograd gradient is
     then checked against central finite differences (torch.autograd.gradcheck).
-    Returns ok, error (the message, if it failed), gradcheck (bool) and the loss."""
+    Returns ok, error (the message, if it failed), gradcheck (bool), the loss, and the notes'
+    own `assert torch.isfinite(g).all()` over autograd's gradients: finite (bool) and
+    entries (how many gradient numbers it checked)."""
     torch.manual_seed(seed)
     B, T, d_x, d_h = 4, 32, 8, 16
     x = torch.randn(B, T, d_x, dtype=torch.float64)
@@ -152,8 +160,11 @@ def note003_gradient_check(corrected: bool, seed: int = 0, steps: int = 4) -> di
     try:
         logits, _ = model(x_small)
     except RuntimeError as err:
-        return {"ok": False, "error": str(err).splitlines()[0], "gradcheck": False, "loss": None}
+        return {"ok": False, "error": str(err).splitlines()[0], "gradcheck": False, "loss": None,
+                "finite": False, "entries": 0}
     loss = F.cross_entropy(logits.reshape(-1, 3), y[:, :steps].reshape(-1))
+    grads = torch.autograd.grad(loss, list(model.parameters()))  # the notes' line, then its assert
+    finite = all(bool(torch.isfinite(g).all()) for g in grads)
     names = [n for n, _ in model.named_parameters()]
     leaves = tuple(p.detach().clone().requires_grad_(True) for p in model.parameters())
 
@@ -162,7 +173,8 @@ def note003_gradient_check(corrected: bool, seed: int = 0, steps: int = 4) -> di
         return F.cross_entropy(out.reshape(-1, 3), y[:, :steps].reshape(-1))
 
     passed = torch.autograd.gradcheck(loss_of, leaves, eps=1e-6, atol=1e-7, rtol=1e-5, raise_exception=False)
-    return {"ok": True, "error": None, "gradcheck": bool(passed), "loss": float(loss.detach())}
+    return {"ok": True, "error": None, "gradcheck": bool(passed), "loss": float(loss.detach()),
+            "finite": finite, "entries": sum(g.numel() for g in grads)}
 
 
 # ---- note 003: "the first layer is farthest from the loss" ---------------------------------

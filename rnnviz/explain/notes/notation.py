@@ -8,8 +8,8 @@ put the note's numbers beside the app's (autograd and rnnviz.engine.jacobians.ha
 The one correction. The note's recursion
     delta_{h,t} = delta_{o,t} V^T + delta_{h,t+1} W^T diag(f'(h_{t+1}))
 puts the vectors on the left of their matrices. With column vectors (the note's own
-convention for x_t, h_t, o_t) the first term does not even conform ((K x 1)(H x K)), and
-read as row vectors the second is wrong twice: it multiplies by W^T where W belongs, and it
+convention for x_t, h_t, o_t) the first term does not conform ((K x 1)(H x K)), nor as rows
+((1 x K)(H x K)); read as row vectors the second is wrong twice: it multiplies by W^T where W belongs, and it
 applies the slopes after W instead of before. It agrees with autograd only when both slips
 cancel (W symmetric and a linear f). Either consistent form is right:
     column:  delta_{h,t}   = V^T delta_{o,t} + W^T diag(f'(h_{t+1})) delta_{h,t+1}
@@ -45,8 +45,9 @@ NOTE_002_KEY = (
 PARAM_KEY = {"U": "W_x", "W": "W_h", "b": "b_h", "V": "W_o", "c": "b_o"}
 
 CORRECTION = ("Note 002 writes δ_{h,t} = δ_{o,t} Vᵀ + δ_{h,t+1} Wᵀ diag(f'(h_{t+1})), vectors on the "
-              "left. With column vectors the first term does not conform; read as row vectors the "
-              "second uses Wᵀ where W belongs and applies the slopes f' after W instead of before. "
+              "left. The first term conforms in neither reading; the second conforms only as rows, and "
+              "then uses Wᵀ where W belongs and applies the slopes f' after W instead of before (as "
+              "columns: W where Wᵀ belongs, the slope on the wrong side). f'(h_t) is the slope φ'(a_t). "
               "Corrected (column vectors): δ_{h,t} = Vᵀ δ_{o,t} + "
               "Wᵀ diag(f'(h_{t+1})) δ_{h,t+1}; or, as rows, δ_{h,t}ᵀ = δ_{o,t}ᵀ V + δ_{h,t+1}ᵀ "
               "diag(f'(h_{t+1})) W. The boxed gradients for V, c, W, U and b are right as printed.")

@@ -1,7 +1,7 @@
 """Page 4 (BPTT and Jacobians) sections, split by theme so each file stays small."""
 
 from .checks import byhand, clipping, gradcheck_view
-from .intro import intro, jacobians, look_here, not_elman, step, toc
+from .intro import intro, jacobians, look_here, look_slot, not_elman, step, toc
 from .norms import chain, heatmap, jacobian_view, scale_control
 from .notes import backward_cost, notation_key, notes_errata, vector_chain
 from .paths import paths, recursion, shared
@@ -19,6 +19,7 @@ __all__ = [
     "jacobian_view",
     "jacobians",
     "look_here",
+    "look_slot",
     "not_elman",
     "notation_key",
     "notes_errata",

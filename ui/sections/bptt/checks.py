@@ -78,7 +78,7 @@ def clipping() -> None:
     )
     demo, steps = resources.clipping(explode, max_norm)
     text(
-        "clipping",
+        "clipping" if demo["was_clipped"] else "clipping-none",
         before=num(demo["norm before"]),
         after=num(demo["norm after"]),
         cos=num(demo["cosine"]),  # 4 significant digits, as every number on screen

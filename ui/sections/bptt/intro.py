@@ -25,16 +25,21 @@ def jacobians(cur: session.Current):
     return cache.step_jacobians(cur.model, cur.trace)
 
 
-def look_here(cur: session.Current) -> None:
+def look_slot():
+    """The place of 'What to look at', at the top; filled by look_here once the W_h scale is read."""
+    return st.empty()
+
+
+def look_here(cur: session.Current, view, slot) -> None:
     """'What to look at' with this sentence's numbers: T, and how much a gradient grows or
-    shrinks from the last step back to the first (from the cached all-pairs norms)."""
-    win = cache.jacobian_window(cur.model, cur.trace)  # the last steps of a long sentence
-    v = growth_verdict(cache.jacobian_norms(cur.model, cur.trace, 2, win.start))
+    shrinks from the last step back to the first at the CURRENT W_h scale (view.N2, the same
+    numbers as the badge beside the slider, also after a preset or a link)."""
+    v = growth_verdict(view.N2)
     verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
-    with st.container(border=True):
+    with slot.container(border=True):
         st.markdown(t("bptt.look_header"))
-        text("look", T=cur.trace.T, verdict=verdict)
-        window_caption(win)
+        text("look", T=cur.trace.T, verdict=verdict, scale=f"{view.scale:g}")
+        window_caption(view.win)
 
 
 def toc() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz.explain.notes import errata, facts, notation
+from rnnviz.explain.notes import errata, facts, notation, silent
 from rnnviz.formatting import num, vector
 
 from ... import cache, resources, session
@@ -27,19 +27,15 @@ def notes_errata(cur: session.Current) -> None:
             r, g = e["recursion"], e["eigen"]
             text("notes-recursion", **{k: num(v) for k, v in r.items()})
             text(
-                "notes-eigen",
-                rho_w=num(g["rho_w"]),
-                n=g["n"],
-                rho_power=num(g["rho_power"]),
-                peak=num(g["peak"]),
-                peak_d=g["peak_d"],
-                last=num(g["last"]),
-                saturated=g["saturated"],
-                thr=num(g["thr"]),
-                rho_j=num(g["rho_j"]),
+                "notes-eigen" if g["above_one"] else "notes-eigen-below",
+                **{k: num(g[k]) for k in ("rho_w", "rho_power", "peak", "last", "rho_j", "norm_w",
+                                          "norm_power", "slope_thr")},
+                n=g["n"], peak_d=g["peak_d"], saturated=g["saturated"],
+                first=num(g["by_distance"][0] if g["by_distance"] else 1.0),
                 **pv,
             )
             window_caption(win)
+            _silent_slips(cur)
         else:
             text("not_elman")
         gc = resources.note003_gradient_check()
@@ -47,6 +43,8 @@ def notes_errata(cur: session.Current) -> None:
             "notes-gradcheck",
             error=gc["printed"]["error"] or "",
             gradcheck_verdict=t(f"bptt.gradcheck_{'passes' if gc['fixed']['gradcheck'] else 'fails'}"),
+            finite=t(f"bptt.finite_{'yes' if gc['fixed']['finite'] else 'no'}",
+                     n=f"{gc['fixed']['entries']:,}"),
         )
         f = errata.float32_floor()
         text(
@@ -57,6 +55,17 @@ def notes_errata(cur: session.Current) -> None:
             tiny=num(f["tiny"]),
             subnormal=num(f["subnormal"]),
         )
+
+
+def _silent_slips(cur: session.Current) -> None:
+    """note 002's dh_t/dW (a 3-tensor) and note 003's Gelfand limit (a Lyapunov rate)."""
+    last = cur.trace.T - 1
+    d = silent.dh_dW(cur.model, cur.trace, last)
+    text("notes-dh-dw", shape=" × ".join(map(str, d["shape"])), entries=f"{d['entries']:,}",
+         nonzero=f"{d['nonzero']:,}", t=last + 1, off=num(d["off"]))
+    r = silent.product_rate(cur.model, cur.trace, J=cache.step_jacobians(cur.model, cur.trace))
+    if r["n"] >= 2:
+        text("notes-lyapunov", n=r["n"], **{k: num(r[k]) for k in ("rate", "root", "rho_w", "rho_j")})
 
 
 def notation_key(cur: session.Current) -> None:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz.engine.jacobians import delta_steps
+from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
@@ -141,6 +142,8 @@ def shared(cur: session.Current) -> None:
                 c["auto_norm"]: float(v["autograd"].norm()),
                 c["max_diff"]: v["max_diff"],
             }
-            for (n, v), term in zip(terms.items(), ("δ_t h_{t-1}ᵀ", "δ_t x_tᵀ", "δ_t", "e_t h_tᵀ", "e_t"))
+            for (n, v), term in zip(terms.items(), ("δₜ hₜ₋₁ᵀ", "δₜ xₜᵀ", "δₜ", "eₜ hₜᵀ", "eₜ"))
         ]
     )
+    dc = chains.double_counted(cur.model, cur.trace)
+    text("double-count", wrong=num(dc["off_wrong"]), rel=f"{dc['rel']:.0%}", right=num(dc["off_right"]))

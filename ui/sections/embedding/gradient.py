@@ -49,6 +49,7 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
     beside(text, [(f"g_{step + 1}", G[step])])
     rows = emb.outer_rows(i, G[step], itos, RADIUS, dims=limits.MAX_SHOWN_DIMS)
     table(rows)
+    say("outer-transpose", V=V, d=d)
     if d > limits.MAX_SHOWN_DIMS:
         st.caption(tr("dims_shown", n=limits.MAX_SHOWN_DIMS, d=d))
     if len(rows) < V:

@@ -9,6 +9,7 @@ from rnnviz import limits
 from rnnviz.explain import embedding as emb
 from rnnviz.explain.formulas import step_formula
 from rnnviz.explain.notes.facts import embedding_as_linear
+from rnnviz.explain.notes.silent import lookup_cost
 from rnnviz.figures.embedding import batch_figure, matrix_figure
 from rnnviz.formatting import num, vector
 from rnnviz.text.tokenize import PAD, prepare
@@ -55,7 +56,8 @@ def notes_numbers(cur: session.Current) -> None:
     k = tp.ids[tp.focus]
     text = prose(PAGE, "notes-example", token=p.itos[i], i=i, row=i + 1, lr=num(p.lr),
                  sentence=" ".join(p.tokens), second=" ".join(p.second), B=B, T=T, d=d, travel=tp.itos[k],
-                 k=k, slip=num(-float(new[i][0])))
+                 k=k, slip=num(-float(new[i][0])), old2=num(float(p.E[i][1])), g2=num(float(p.g[1])),
+                 new2=num(float(new[i][1])))
     beside(text, [(f"E[{i}]", emb.lookup(p.E, [i])[0]), ("g_e", p.g),
                   (f"E[{i}] − {num(p.lr)} · g_e", new[i])])
     table([{tr("col_token"): w, "id": n, tr("col_row1"): n + 1, "E[id]": vector(r)}
@@ -86,6 +88,9 @@ def lookup(cur: session.Current, E, step: int) -> None:
     table(rows, width="stretch")
     if len(rows) < V:
         st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="0 · E[k] = 0"))
+    c = lookup_cost(E, ids)
+    say("notes-lookup", token=tok, per_token=c["per_token"], per_sentence=c["per_sentence"], T=c["T"],
+        onehot=c["onehot_per_token"])
     as_linear(cur, E, step)
 
 

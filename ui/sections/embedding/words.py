@@ -9,6 +9,7 @@ from rnnviz import limits
 from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.notes.facts import why_marks
+from rnnviz.explain.notes.silent import hashing_nonzeros
 from rnnviz.figures.common import heatmap
 from rnnviz.figures.embedding import matrix_figure, pca_figure
 from rnnviz.formatting import num, vector
@@ -46,7 +47,8 @@ def similar(cur: session.Current, E, step: int) -> None:
     header("similar")
     itos = cur.vocab.itos
     drift, seed, cfg_key = drift_of(cur, E)
-    preset = itos[drift["best"] if drift else cur.input_ids[step]]
+    step_id = cur.input_ids[step]
+    preset = itos[emb.sentence_pick(drift, cur.input_ids, step_id) if drift else step_id]
     shown_for, this = st.session_state.get("_emb_word_for"), (cur.key, cur.text)
     if st.session_state.get("emb_word") not in itos or (shown_for is not None and shown_for != this):
         st.session_state["emb_word"] = preset  # a new sentence starts at its own word (a link's kept)
@@ -162,6 +164,9 @@ def representations(cur: session.Current, E) -> None:
             r["in the model's vocabulary"] = tr("in_vocab_yes" if r["in the model's vocabulary"] == "yes"
                                                  else "in_vocab_no")
         table(rows)
+        z = hashing_nonzeros(words.split(), buckets)
+        say("notes-hashing", mean=num(z["mean"], 3), max=z["max"], buckets=buckets, share=f"{z['share']:.2%}",
+            zeros=num(z["zeros"], 6))
         marks(buckets)
         st.markdown(tr("three_ways"))
         toks = list(cur.prepared.tokens)
@@ -205,6 +210,12 @@ def collisions(itos, buckets: int, d: int) -> None:
     df = pd.DataFrame([[kind] + [m[k] for k in keys[1:]] for kind, m in zip(kinds, mem)], columns=names)
     st.dataframe(df, hide_index=True, column_config={n: st.column_config.NumberColumn(format="localized")
                                                      for n in names[1:3]})
+    say("memory-sizes")
+    rows = [[tr(k, d=size, buckets=f"{buckets:,}")] + [m[c] for c in keys[1:]]
+            for size in emb.REAL_SIZES for k, m in zip(("mem_onehot_d", "mem_dense"),
+                                                        emb.memory_table(emb.NOTES_V, size, buckets)[::2])]
+    st.dataframe(pd.DataFrame(rows, columns=names), hide_index=True,
+                 column_config={n: st.column_config.NumberColumn(format="localized") for n in names[1:3]})
 
 
 def exercise_section(cur: session.Current) -> None:

@@ -47,9 +47,9 @@ def one_pair(words: list[str], centre: int, radius: int, pc, cfg, run: dict | No
         st.dataframe(_terms_frame(ex, o), hide_index=True)
         st.latex(GRAD_TEX)
         st.dataframe(_grads_frame(ex, words[centre], o, SHOWN), hide_index=True)
-        after = w2v.pair_terms(ex["V_new"][ex["c"]], ex["U_new"][ex["o"]], ex["U_new"][ex["negatives"]])
-        st.markdown(prose(PAGE, "pair_after", before=num(ex["loss"]), after=num(after["loss"]),
-                          lr=num(cfg.lr)))
+        st.markdown(prose(PAGE, "pair_after" if ex["loss_change"] < 0 else "pair_after_up",
+                          before=num(ex["loss"], 7), after=num(ex["loss_after"], 7),
+                          delta=num(ex["loss_change"]), lr=num(cfg.lr)))
 
 
 def _terms_frame(ex: dict, o: str) -> pd.DataFrame:
