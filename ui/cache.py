@@ -15,13 +15,14 @@ import streamlit as st
 import torch
 
 from rnnviz import limits
-from rnnviz.engine import gradcheck, jacobians, taggers
+from rnnviz.engine import cellpath, gradcheck, jacobians, taggers, units
 from rnnviz.engine.generation import generate as _generate
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.trace import Trace, trace
 from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden, slots
 from rnnviz.explain import output as out
+from rnnviz.explain import units as unit_lessons
 from rnnviz.serve.bytecache import ByteLRU
 from rnnviz.store import tagger_files
 from rnnviz.store.catalog import load_builtin
@@ -431,6 +432,68 @@ def _chain(key: tuple, s: int, t: int, _model, _tr) -> dict:
 def product_chain(model: RNNModel, tr: Trace, s: int, t: int) -> dict:
     """The chain behind cell (s, t), exact at any distance; once per (model, sentence, s, t)."""
     return _chain(_tr_key(model, tr), s, t, model, tr)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _strip(key: tuple, s: int, t: int, direction: str, ord_, flat: bool, unit_rho: bool, _model, _tr) -> dict:
+    return cellpath.cell_strip(_model, _tr, s, t, direction, ord_, flat, unit_rho)
+
+
+def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
+               unsaturated: bool = False, unit_radius: bool = False) -> dict:
+    """One Jacobian cell's factor strip (rnnviz.engine.cellpath), once per (model, sentence,
+    cell, direction, norm, what-if)."""
+    return _strip(_tr_key(model, tr), s, t, direction, ord_, unsaturated, unit_radius, model, tr)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _sentence_search(key: tuple, kind: str, span: tuple, word: str, _h, tokens: tuple) -> dict:
+    return unit_lessons.search_sentence(_h, tokens, kind, span, word)
+
+
+def search_sentence(model: RNNModel, tr: Trace, tokens, kind: str, span=(0, 0), word: str = "") -> dict:
+    """The unit search over the learner's sentence (in sample), once per (model, sentence, property)."""
+    return _sentence_search(_tr_key(model, tr), kind, tuple(span), word, tr.h, tuple(tokens))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _text_search(key: tuple, lines: tuple, kind: str, word: str, _model, _vocab) -> dict:
+    return unit_lessons.search_text(_model, _vocab, lines, kind, word)
+
+
+def search_text(model: RNNModel, vocab, lines, kind: str, word: str = "") -> dict:
+    """The unit search over a text's lines, a third held out; once per (model, text, property)."""
+    return _text_search(key_of(model), tuple(lines), kind, word, model, vocab)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _slot_search(key: tuple, lang: str, tag_a: str, tag_b: str | None, _model, _data) -> dict:
+    return unit_lessons.search_slots(_model, _data, tag_a, tag_b)
+
+
+def search_slots(model: RNNModel, data, lang: str, tag_a: str, tag_b: str | None = None) -> dict:
+    """The unit search on page 5's data (the language's), AUC on its held-out sentences."""
+    return _slot_search(key_of(model), lang, tag_a, tag_b, model, data)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _slot_example(key: tuple, lang: str, pair: tuple, _model, _data) -> dict:
+    return unit_lessons.slot_example(_model, _data, pair)
+
+
+def slot_example(model: RNNModel, data, lang: str, pair: tuple) -> dict:
+    """The prose's worked example (rnnviz.explain.units.slot_example), once per tagger and pair."""
+    return _slot_example(key_of(model), lang, tuple(pair), model, data)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _clamp(key: tuple, unit: int, value: float, lm: bool, _model) -> dict:
+    return units.clamp_effect(_model, list(key[1]), unit, value, lm)
+
+
+def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True) -> dict:
+    """The run with one unit held at `value`, against the plain run (rnnviz.engine.units)."""
+    return _clamp(key_of(model, list(ids)), unit, value, lm, model)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

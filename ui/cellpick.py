@@ -1,0 +1,68 @@
+"""Click a heatmap cell, or type its two numbers: the one helper behind every clickable map.
+
+The figure gets rnnviz.figures.pick's invisible marker layer (Streamlit reports clicks on scatter
+points, not on heatmap cells); a click writes the cell into two number inputs, which are the
+keyboard path and are bound to the URL, so the chosen cell travels in the share link. Everything
+about how a click is caught is here: when Streamlit reports heatmap cells, only this file changes.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz.figures.pick import MAX_POINTS, clickable, picked
+
+from .i18n import t
+from .widgets import clamp_kept, download_figure
+
+
+def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds) -> None:
+    """on_select: the clicked marker's (row, col) -> the two number inputs (1-based numbers)."""
+    event = st.session_state.get(chart)
+    points = getattr(getattr(event, "selection", None), "points", None)
+    if points is None and isinstance(event, dict):
+        points = event.get("selection", {}).get("points")
+    cell = picked(points)
+    if cell is None:
+        return
+    for key, index, start, (lo, hi) in zip(keys, cell, first, bounds):
+        st.session_state[key] = min(max(start + index, lo), hi)
+
+
+def numbers(keys: tuple[str, str], labels: tuple[str, str], bounds,
+            default: tuple[int, int]) -> tuple[int, int]:
+    """The keyboard path: two number inputs (1-based, bound to the URL). Returns their values."""
+    c1, c2 = st.columns(2)
+    out = []
+    for col, key, label, (lo, hi), d in zip((c1, c2), keys, labels, bounds, default):
+        clamp_kept(key, lo, hi)
+        out.append(int(col.number_input(label, lo, hi, min(max(d, lo), hi), step=1, key=key,
+                                        bind="query-params")))
+    return out[0], out[1]
+
+
+def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
+              bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1)) -> tuple[int, int]:
+    """Draw a clickable heatmap and its two number inputs below it; returns the chosen (row, col)
+    as the screen numbers them (1-based).
+
+    keys: the number inputs' widget keys (their URL names); labels: their labels. bounds:
+    ((lo, hi), (lo, hi)) each input's range (it may reach beyond the map, e.g. a windowed
+    Jacobian map). first: the numbers of the map's first row and column (z[0, 0])."""
+    chart = f"{key}_chart"
+    slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
+    z = fig.data[0].z
+    n = len(z) * (len(z[0]) if len(z) else 0)
+    st.caption(t("cellpick.how") if n <= MAX_POINTS else t("cellpick.too_many", n=n))
+    value = numbers(keys, labels, bounds, default)
+    chosen = (value[0] - first[0], value[1] - first[1])
+    with slot:
+        st.plotly_chart(clickable(fig, chosen), width="stretch", key=chart, on_select=_callback(
+            chart, keys, first, bounds), selection_mode="points")
+    download_figure(fig, name, key)
+    return value
+
+
+def _callback(chart, keys, first, bounds):
+    def on_select():
+        _take(chart, keys, first, bounds)
+    return on_select
