@@ -486,6 +486,26 @@ def slot_example(model: RNNModel, data, lang: str, pair: tuple) -> dict:
     return _slot_example(key_of(model), lang, tuple(pair), model, data)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _slot_mean(key: tuple, lang: str, unit: int, _model, _data) -> float:
+    return unit_lessons.unit_mean(_model, _data, unit)
+
+
+def slot_unit_mean(model: RNNModel, data, lang: str, unit: int) -> float:
+    """A tagger unit's mean over page 5's training sentences (the 'mean' clamp)."""
+    return _slot_mean(key_of(model), lang, unit, model, data)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _slot_clamp(key: tuple, lang: str, text: str, unit: int, value: float, _model, _vocab) -> dict:
+    return unit_lessons.slot_clamp(_model, _vocab, text, unit, value)
+
+
+def slot_clamp(model: RNNModel, vocab, lang: str, text: str, unit: int, value: float) -> dict:
+    """A tagger with one unit held at `value` on one sentence (rnnviz.explain.units.slot_clamp)."""
+    return _slot_clamp(key_of(model), lang, text, unit, value, model, vocab)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def _clamp(key: tuple, unit: int, value: float, lm: bool, _model) -> dict:
     return units.clamp_effect(_model, list(key[1]), unit, value, lm)

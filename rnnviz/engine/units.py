@@ -165,8 +165,9 @@ def unit_search(h: torch.Tensor, pos: torch.Tensor, neg: torch.Tensor | None, ge
 # ---- where a unit is most / least active -----------------------------------------------------
 
 def extremes(h: torch.Tensor, unit: int, n: int = 3) -> dict:
-    """The positions (0-based) where unit `unit` of h (T, H) is highest and lowest, n of each."""
-    col = h[:, unit].double()
+    """The positions (0-based) where unit `unit` of h (T, H) (a tensor or an array) is highest and
+    lowest, n of each."""
+    col = torch.as_tensor(h)[:, unit].double()
     k = min(n, col.numel())
     hi = torch.argsort(col, descending=True, stable=True)[:k]
     lo = torch.argsort(col, stable=True)[:k]

@@ -147,3 +147,17 @@ def slot_example(model: RNNModel, data, pair: tuple[str, str, str]) -> dict:
                      "tag": TAGS[int(out["tags"][k])], "tag_clamped": TAGS[int(out["tags_clamped"][k])]})
     return {"unit": best["unit"], "d": best["d"], "p": best["p"], "auc": best["auc"],
             "tracked": found["tracked"], "value": value, "rows": rows, "search": found}
+
+
+def sentence_states(model: RNNModel, vocab: Vocab, text: str) -> tuple[list, torch.Tensor]:
+    """(tokens as typed, h (T, H_out) float64) of one sentence through a model (a tagger)."""
+    prep = prepare(text, vocab)
+    return list(prep.tokens), units.run_probs(model, prep.ids)[1]
+
+
+def slot_clamp(model: RNNModel, vocab: Vocab, text: str, unit: int, value: float) -> dict:
+    """A tagger on one sentence with unit `unit` held at `value`: clamp_effect's delta tag
+    probability per token (of the tag the plain run chose), with the sentence's tokens."""
+    prep = prepare(text, vocab)
+    out = units.clamp_effect(model, prep.ids, unit, value, lm=False)
+    return {"tokens": list(prep.tokens), **out}
