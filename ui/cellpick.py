@@ -8,6 +8,7 @@ about how a click is caught is here: when Streamlit reports heatmap cells, only 
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz.figures.pick import MAX_POINTS, clickable, picked
 
@@ -26,6 +27,25 @@ def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds) -> 
         return
     for key, index, start, (lo, hi) in zip(keys, cell, first, bounds):
         st.session_state[key] = min(max(start + index, lo), hi)
+    _ask_full_run()
+
+
+FULL_RUN = "_cellpick_full_run"
+
+
+def _ask_full_run() -> None:
+    """A new cell must reach the share link, which the app draws outside any fragment."""
+    st.session_state[FULL_RUN] = True
+
+
+def _full_run_if_asked() -> None:
+    """Inside a fragment's own rerun (page 2's Play fragment), a changed cell reruns the whole app
+    once, so the sidebar's share link carries it (a fragment rerun leaves the link as it was)."""
+    if not st.session_state.pop(FULL_RUN, False):
+        return
+    ctx = get_script_run_ctx()
+    if ctx is not None and getattr(ctx, "fragment_ids_this_run", None):
+        st.rerun(scope="app")
 
 
 def numbers(keys: tuple[str, str], labels: tuple[str, str], bounds,
@@ -36,7 +56,7 @@ def numbers(keys: tuple[str, str], labels: tuple[str, str], bounds,
     for col, key, label, (lo, hi), d in zip((c1, c2), keys, labels, bounds, default):
         clamp_kept(key, lo, hi)
         out.append(int(col.number_input(label, lo, hi, min(max(d, lo), hi), step=1, key=key,
-                                        bind="query-params")))
+                                        bind="query-params", on_change=_ask_full_run)))
     return out[0], out[1]
 
 
@@ -54,6 +74,7 @@ def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str
     n = len(z) * (len(z[0]) if len(z) else 0)
     st.caption(t("cellpick.how") if n <= MAX_POINTS else t("cellpick.too_many", n=n))
     value = numbers(keys, labels, bounds, default)
+    _full_run_if_asked()
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:
         st.plotly_chart(clickable(fig, chosen), width="stretch", key=chart, on_select=_callback(

@@ -4,7 +4,8 @@ Why one cell is cheap where the map is not: the map multiplies every pair (S^3 T
 jacwindow's windows); one cell multiplies only its own s - t factors (S^3 (s - t) work), so it is
 exact at any T <= limits.MAX_JACOBIAN_T, inside or outside the window.
 
-Per step k the strip shows ||J_k||, the mean slope that shrank it (Elman / Jordan: mean
+Per step k the strip shows ||J_k|| (spectral norms certified to a relative 1e-6, the cell itself
+exact), the mean slope that shrank it (Elman / Jordan: mean
 phi'(a_k); LSTM: mean forget gate f_k, the carry of c; GRU: mean update gate z_k, the carry of
 h) and the running product log10 ||J_k ... J_{t+1}||, whose largest one-step fall is marked. The
 running product is renormalised at every step (its log scale kept), so a product far below
@@ -22,7 +23,7 @@ import torch
 from rnnviz import limits
 from rnnviz.engine.cells import GATED
 from rnnviz.engine.finite import spectral_radius
-from rnnviz.engine.jacobians import exact_norm2, gated_jacobians, step_jacobians
+from rnnviz.engine.jacobians import exact_norm2, gated_jacobians, spectral_norms, step_jacobians
 from rnnviz.engine.model import RNNModel, activation_slope
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
@@ -101,9 +102,25 @@ def slope_name(cell: str) -> str:
     return {"lstm": "forget", "gru": "update"}.get(cell, "phi")
 
 
-def _norm(M: torch.Tensor, ord_) -> torch.Tensor:
-    """||M_i|| of a batch (n, S, S): exact spectral (exact_norm2) or Frobenius."""
-    return exact_norm2(M) if ord_ == 2 else torch.linalg.matrix_norm(M)
+class _Norms:
+    """Norms of a stream of (n, S, S) batches: Frobenius, or spectral certified to a relative
+    jacobians.SPECTRAL_TOL by warm-started block power iteration (jacobians.spectral_norms; the
+    exact eigenvalue fallback where it cannot certify). Warm start: the top right singular vectors
+    of the batch before, which a running product J_k P keeps, and which neighbouring factors
+    diag(slope_k) W_h nearly share. Far cheaper than one eigenvalue problem per matrix."""
+
+    def __init__(self, ord_, S: int):
+        self.ord_ = ord_
+        k = min(S, 4 if S < 128 else 8)
+        self.V = torch.randn(S, k, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+    def __call__(self, M: torch.Tensor) -> torch.Tensor:
+        if self.ord_ != 2:
+            return torch.linalg.matrix_norm(M)
+        V = self.V.expand(M.shape[0], -1, -1)
+        norms, V = spectral_norms(M, V)
+        self.V = V[-1]
+        return norms
 
 
 def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
@@ -130,11 +147,14 @@ def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd
     rs, rt = order.index(s), order.index(t)  # reading positions, rt < rs
     factors = J[rt + 1:rs + 1]  # (n, S, S)
     S = J.shape[1]
-    fnorm = _norm(factors, ord_).tolist()
+    factor_norms = _Norms(ord_, J.shape[1])
+    fnorm = torch.cat([factor_norms(factors[a:a + _NORM_CHUNK]) for a in range(0, len(factors), _NORM_CHUNK)]
+                      ).tolist()
     slopes = mean_slopes(model, tr, direction)  # (T,) sentence order
     start = 0.0 if ord_ == 2 else 0.5 * math.log10(S)  # ||I||
     P, scale, logs = torch.eye(S, dtype=torch.float64), 0.0, []
-    pending = []  # (scale, normalised P) waiting for one batched spectral norm
+    pending = []  # (scale, normalised P) waiting for one batched norm
+    running = _Norms(ord_, S)
     for F in factors:
         P = F @ P  # (S, S)
         size = float(torch.linalg.matrix_norm(P))
@@ -142,8 +162,10 @@ def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd
             P, scale = P / size, scale + math.log10(size)
         pending.append((scale, P))
         if len(pending) == _NORM_CHUNK:
-            logs += _flush(pending, ord_)
-    logs += _flush(pending, ord_)
+            logs += _flush(pending, running)
+    logs += _flush(pending, running)
+    if ord_ == 2:  # the cell itself: exact (one symmetric eigenvalue problem), not certified
+        logs[-1] = scale + math.log10(float(exact_norm2(P[None])[0]))
     rows, prev = [], start
     for r, f, lg in zip(range(rt + 1, rs + 1), fnorm, logs):
         k = order[r]
@@ -157,12 +179,12 @@ def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd
             "largest_drop": worst, "start": start, "S": S}
 
 
-def _flush(pending: list, ord_) -> list[float]:
+def _flush(pending: list, norms: _Norms) -> list[float]:
     """log10 of the running products' norms (their log scales added), then empty the list."""
     if not pending:
         return []
     scales = torch.tensor([sc for sc, _ in pending], dtype=torch.float64)
-    sizes = _norm(torch.stack([M for _, M in pending]), ord_)  # (n,)
+    sizes = norms(torch.stack([M for _, M in pending]))  # (n,)
     pending.clear()
     return (torch.log10(sizes) + scales).tolist()
 

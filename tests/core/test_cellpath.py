@@ -108,13 +108,14 @@ def test_running_product_and_largest_drop():
     for k in range(1, 7):
         P = J[k] @ P
         logs.append(math.log10(float(torch.linalg.matrix_norm(P, ord=2))))
-    assert [r["log10"] for r in strip["rows"]] == pytest.approx(logs, abs=1e-12)
+    assert [r["log10"] for r in strip["rows"]] == pytest.approx(logs, abs=1e-6)  # certified to 1e-6
+    assert strip["rows"][-1]["log10"] == pytest.approx(logs[-1], abs=1e-12)  # the cell: exact
     drops = [b - a for a, b in zip([0.0] + logs, logs)]
     assert strip["largest_drop"] == min(range(6), key=drops.__getitem__)
     slope = (1 - torch.tanh(tr.a.double()) ** 2).mean(1)
     assert [r["slope"] for r in strip["rows"]] == pytest.approx(slope[1:7].tolist())
     assert [r["factor"] for r in strip["rows"]] == pytest.approx(
-        [float(torch.linalg.matrix_norm(J[k], ord=2)) for k in range(1, 7)], rel=1e-12)
+        [float(torch.linalg.matrix_norm(J[k], ord=2)) for k in range(1, 7)], rel=1e-6)
 
 
 def test_what_if_variants():
