@@ -38,7 +38,7 @@ def one_cell(cell: str, T: int = 512, H: int = 128) -> None:
     ids = torch.randint(0, 200, (T,), generator=torch.Generator().manual_seed(0))
     tr = trace(model, ids)
     for ord_ in (2, "fro"):
-        ms = best_of(lambda: cellpath.cell_strip(model, tr, T - 1, 0, "fwd", ord_), 3)
+        ms = best_of(lambda o=ord_: cellpath.cell_strip(model, tr, T - 1, 0, "fwd", o), 3)
         print(f"one cell   {cell:5s} T={T} H={H} S={cellpath.direction_jacobians(model, tr).shape[1]:3d} "
               f"ord={ord_!s:3s} (s={T}, t=1, {T - 1} factors): {ms:8.1f} ms")
 

@@ -42,10 +42,11 @@ def clickable(fig: go.Figure, chosen: tuple[int, int] | None = None) -> go.Figur
             hovertemplate=template, showlegend=False, name="",
         )
     if chosen is not None and 0 <= chosen[0] < rows and 0 <= chosen[1] < cols:
-        out.add_scatter(x=[x[chosen[1]]], y=[y[chosen[0]]], mode="markers", hoverinfo="skip",
-                        marker={"symbol": "square-open", "size": 18, "color": "#d62728",
-                                "line": {"width": 3, "color": "#d62728"}},
-                        showlegend=False, name="")
+        for size, color in ((22, "white"), (17, "black")):  # white round black: seen on any colour
+            out.add_scatter(x=[x[chosen[1]]], y=[y[chosen[0]]], mode="markers", hoverinfo="skip",
+                            marker={"symbol": "square-open", "size": size, "color": color,
+                                    "line": {"width": 3, "color": color}},
+                            showlegend=False, name="")
     out.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")
     return out
 

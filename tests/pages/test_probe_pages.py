@@ -59,7 +59,7 @@ def test_page4_typed_cell_opens_its_strip():
     assert np.allclose(running["y"], [r["log10"] for r in strip["rows"]], atol=1e-9)
     # the heatmap carries the clickable layer and the ring on (7, 2)
     hm = _titled(at, "log10 ‖∂h_s/∂h_t‖")
-    layer, ring = hm["data"][1], hm["data"][2]
+    layer, ring = hm["data"][1], hm["data"][3]
     assert len(layer["customdata"]) == tr.T * tr.T and list(layer["customdata"][6 * tr.T + 1]) == [6, 1]
     assert ring["marker"]["symbol"] == "square-open" and ring["y"][0].startswith("7 ")
     # what if: slopes set to 1 recomputes this one cell
@@ -85,7 +85,7 @@ def test_page2_typed_cell_opens_the_unit():
     no_exception(at)
     model, tr, _ = _trace()
     h = tr.h.numpy()
-    assert any(m.value.startswith(f"**Cell: unit u5 at step 3") and f"h = {num(float(h[2, 4]))}" in m.value
+    assert any(m.value.startswith("**Cell: unit u5 at step 3") and f"h = {num(float(h[2, 4]))}" in m.value
                for m in at.markdown)
     line = _titled(at, "Unit u5 over the sentence")
     assert np.allclose(line["data"][0]["y"], h[:, 4], atol=1e-6)

@@ -220,7 +220,7 @@ def _strip_text(view: View, strip: dict, alt: dict | None, s: int, t_: int) -> N
     text("strip", s=s + 1, t=t_ + 1, n=len(rows), value=num(strip["value"]), log=f"{strip['log10']:.2f}",
          norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
     if drop is not None:
-        st.markdown(t("bptt.strip_drop", k=drop["k"] + 1, drop=f"{drop['drop']:.2f}",
+        st.markdown(t("bptt.strip_drop", k=drop["k"] + 1, drop=f"{-drop['drop']:.2f}",
                       factor=num(drop["factor"]), slope=num(drop["slope"])))
     if alt is not None:
         st.markdown(t("bptt.strip_whatif", value=num(alt["value"]), log=f"{alt['log10']:.2f}",
