@@ -16,7 +16,7 @@ from .i18n import t
 from .widgets import clamp_kept, download_figure
 
 
-def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds) -> None:
+def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds, panels=None) -> None:
     """on_select: the clicked marker's (row, col) -> the two number inputs (1-based numbers)."""
     event = st.session_state.get(chart)
     points = getattr(getattr(event, "selection", None), "points", None)
@@ -25,8 +25,10 @@ def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds) -> 
     cell = picked(points)
     if cell is None:
         return
-    for key, index, start, (lo, hi) in zip(keys, cell, first, bounds):
+    for key, index, start, (lo, hi) in zip(keys, cell[:2], first, bounds):
         st.session_state[key] = min(max(start + index, lo), hi)
+    if panels is not None and len(cell) > 2 and 0 <= cell[2] < len(panels[1]):
+        st.session_state[panels[0]] = panels[1][cell[2]]  # which map of several was clicked
     _ask_full_run()
 
 
@@ -61,29 +63,31 @@ def numbers(keys: tuple[str, str], labels: tuple[str, str], bounds,
 
 
 def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
-              bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1)) -> tuple[int, int]:
+              bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1),
+              panels: tuple[str, list, int] | None = None) -> tuple[int, int]:
     """Draw a clickable heatmap and its two number inputs below it; returns the chosen (row, col)
     as the screen numbers them (1-based).
 
     keys: the number inputs' widget keys (their URL names); labels: their labels. bounds:
     ((lo, hi), (lo, hi)) each input's range (it may reach beyond the map, e.g. a windowed
-    Jacobian map). first: the numbers of the map's first row and column (z[0, 0])."""
+    Jacobian map). first: the numbers of the map's first row and column (z[0, 0]).
+    panels: a figure of several heatmaps side by side: (the widget key that says which one, its
+    values in the heatmaps' order, the one chosen now); a click on a map sets that key too."""
     chart = f"{key}_chart"
     slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
-    z = fig.data[0].z
-    n = len(z) * (len(z[0]) if len(z) else 0)
+    n = sum(len(tr.z) * (len(tr.z[0]) if len(tr.z) else 0) for tr in fig.data if tr.type == "heatmap")
     st.caption(t("cellpick.how") if n <= MAX_POINTS else t("cellpick.too_many", n=n))
     value = numbers(keys, labels, bounds, default)
     _full_run_if_asked()
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:
-        st.plotly_chart(clickable(fig, chosen), width="stretch", key=chart, on_select=_callback(
-            chart, keys, first, bounds), selection_mode="points")
+        st.plotly_chart(clickable(fig, chosen, panels[2] if panels else 0), width="stretch", key=chart,
+                        on_select=_callback(chart, keys, first, bounds, panels), selection_mode="points")
     download_figure(fig, name, key)
     return value
 
 
-def _callback(chart, keys, first, bounds):
+def _callback(chart, keys, first, bounds, panels=None):
     def on_select():
-        _take(chart, keys, first, bounds)
+        _take(chart, keys, first, bounds, panels)
     return on_select

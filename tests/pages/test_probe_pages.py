@@ -128,3 +128,19 @@ def test_page2_slot_worked_example_in_both_languages():
         text = [m.value for m in at.markdown if "Elman" in m.value and word in m.value]
         assert text, lang
         assert not any("{" in m for m in text)  # every number filled in
+
+
+def test_page8_typed_cell_of_the_lstm_map_opens_its_chain():
+    at = _page("pages/gates.py")
+    at.radio(key="gates_map").set_value("lstm")
+    at.number_input(key="gates_cell_s").set_value(8)
+    at.number_input(key="gates_cell_t").set_value(3).run()
+    no_exception(at)
+    model, tr, _ = _trace(model="lstm")
+    strip = cellpath.cell_strip(model, tr, 7, 2, "fwd", 2)
+    text = next(m.value for m in at.markdown if m.value.startswith("**LSTM, cell (s = 8, t = 3)**"))
+    assert f"its spectral norm is {num(strip['value'])}" in text and "forget" in text
+    fig = _titled(at, "Cell (s = 8, t = 3)")
+    slope = [d for d in fig["data"] if d.get("name", "").startswith("mean forget")][0]
+    assert np.allclose(slope["y"], [r["slope"] for r in strip["rows"]])
+    assert np.allclose(slope["y"], tr.gates["f"][3:8].double().mean(1).numpy())
