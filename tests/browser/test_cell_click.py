@@ -48,13 +48,13 @@ def shot(pg, name: str, width: int) -> Path:
     return path
 
 
-def _open(browser, url: str, width: int = 1366):
+def _open(browser, url: str, width: int = 1366, until: str = '[data-testid="stSidebar"] textarea'):
+    """A fresh browser on url, once `until` is drawn (on a loaded machine a first run takes long)."""
     ctx = browser.new_context(viewport={"width": width, "height": 1000})
     pg = ctx.new_page()
     pg.goto(url)
-    if width >= 800:  # on a phone the sidebar starts folded
-        pg.wait_for_selector('[data-testid="stSidebar"] textarea', timeout=90_000)
-    wait_ready(pg)
+    pg.wait_for_selector(until, state="attached", timeout=180_000)
+    wait_ready(pg, 180_000)
     return ctx, pg
 
 
@@ -107,7 +107,8 @@ def test_screens_in_chinese_and_on_a_phone(server, browser):
     """The panels at 390 px and in 中文 (looked at by hand; here: drawn without an error)."""
     for lang, width in (("zh", 1366), ("zh", 390), ("en", 390)):
         ctx, pg = _open(browser, f"{server}/bptt?model=default&text={TEXT}&lang={lang}"
-                                 "&bptt_cell_s=7&bptt_cell_t=2&bptt_whatif_flat=true", width)
+                                 "&bptt_cell_s=7&bptt_cell_t=2&bptt_whatif_flat=true", width,
+                         until=".st-key-bptt_strip_chart")
         try:
             assert not exceptions_on(pg)
             pg.locator(".st-key-bptt_strip_chart").scroll_into_view_if_needed()
@@ -115,11 +116,13 @@ def test_screens_in_chinese_and_on_a_phone(server, browser):
         finally:
             ctx.close()
         ctx, pg = _open(browser, f"{server}/hidden?model=default&text={TEXT}&lang={lang}"
-                                 "&hid_unit=5&hid_at=3&hid_search=true&hid_src=slot", width)
+                                 "&hid_unit=5&hid_at=3&hid_search=true&hid_src=slot", width,
+                         until=".st-key-hid_fig_heat_chart")
         try:
             assert not exceptions_on(pg)
             pg.locator(".st-key-hid_fig_heat_chart").scroll_into_view_if_needed()
             shot(pg, f"hidden-cell-{lang}", width)
+            pg.wait_for_selector(".st-key-probe_best_chart", state="attached", timeout=180_000)
             pg.locator(".st-key-hid_search").scroll_into_view_if_needed()
             shot(pg, f"hidden-search-{lang}", width)
         finally:
