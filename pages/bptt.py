@@ -21,9 +21,9 @@ bptt.backward_cost(cur)
 
 view = bptt.scale_control(cur, J)
 bptt.look_here(cur, view, look)
-bptt.heatmap(cur, view)
+cell = bptt.heatmap(cur, view)  # (s, t, direction): clicked or typed
+bptt.chain(cur, view, cell)
 bptt.jacobian_view(cur, view, t)
-bptt.chain(cur, view)
 
 bptt.distance(cur, view)
 bptt.scalar()

@@ -6,11 +6,12 @@ sentence's path; why order matters; what φ does (folded); the parameter count (
 Jordan and bidirectional (folded); the hand exercise.
 """
 from ui import session
-from ui.sections import hidden, hidden_extra, hidden_more
+from ui.sections import hidden, hidden_extra, hidden_more, probe
 
 cur = session.current()
 hidden.intro(cur)
 t1 = hidden.step_and_sentence(cur)  # what to look at, one step (Play), the heatmap
+probe.unit_search(cur, "hid")  # folded: find the units that track something, silence one
 paths = hidden.trajectory(cur)  # [(name, trace, tokens)]: the sentence and a second one
 hidden_more.scalar_order()
 hidden_more.model_order(cur, paths)

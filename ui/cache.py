@@ -23,7 +23,7 @@ import streamlit as st
 import torch
 
 from rnnviz import limits
-from rnnviz.engine import gradcheck, jacobians, jacwindow
+from rnnviz.engine import cellpath, gradcheck, jacobians, jacwindow, units
 from rnnviz.engine.generation import generate as _generate
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.trace import Trace, trace
@@ -31,6 +31,7 @@ from rnnviz.explain import attention, hidden, slots, word2vec
 from rnnviz.explain import bptt as chains
 from rnnviz.explain import embedding as emb
 from rnnviz.explain import output as out
+from rnnviz.explain import units as unit_lessons
 from rnnviz.explain.notes import errata, notation
 from rnnviz.explain.tied import tied_gradient_parts
 from rnnviz.serve.bytecache import NamedCache
@@ -334,3 +335,55 @@ def attention_split(model: RNNModel, ids, target: int, source: int = 0) -> dict:
 def attention_lengths(model: RNNModel, ids, source: int = 0) -> list:
     """Page 9's recurrent-only vs attention norms over T = 10 ... 200 (the sentence cycled)."""
     return attention.length_comparison(model, [int(i) for i in ids], source=int(source))
+
+
+# ---- one cell opened, units found and clamped (issue 28) -----------------------------------
+
+@kept("strip")
+def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
+               unsaturated: bool = False, unit_radius: bool = False) -> dict:
+    """One Jacobian cell's factor strip (rnnviz.engine.cellpath), once per (model, sentence,
+    cell, direction, norm, what-if)."""
+    return cellpath.cell_strip(model, tr, s, t, direction, ord_, unsaturated, unit_radius)
+
+
+@kept("sentence_search")
+def search_sentence(model: RNNModel, tr: Trace, tokens, kind: str, span=(0, 0), word: str = "") -> dict:
+    """The unit search over the learner's sentence (in sample), once per (model, sentence, property)."""
+    return unit_lessons.search_sentence(tr.h, tuple(tokens), kind, tuple(span), word)
+
+
+@kept("text_search")
+def search_text(model: RNNModel, vocab, lines, kind: str, word: str = "") -> dict:
+    """The unit search over a text's lines, a third held out; once per (model, text, property)."""
+    return unit_lessons.search_text(model, vocab, tuple(lines), kind, word)
+
+
+@kept("slot_search")
+def search_slots(model: RNNModel, _data, lang: str, tag_a: str, tag_b: str | None = None) -> dict:
+    """The unit search on page 5's data (the language's), AUC on its held-out sentences."""
+    return unit_lessons.search_slots(model, _data, tag_a, tag_b)
+
+
+@kept("slot_example")
+def slot_example(model: RNNModel, _data, lang: str, pair: tuple) -> dict:
+    """The prose's worked example (rnnviz.explain.units.slot_example), once per tagger and pair."""
+    return unit_lessons.slot_example(model, _data, tuple(pair))
+
+
+@kept("slot_mean")
+def slot_unit_mean(model: RNNModel, _data, lang: str, unit: int) -> float:
+    """A tagger unit's mean over page 5's training sentences (the 'mean' clamp)."""
+    return unit_lessons.unit_mean(model, _data, unit)
+
+
+@kept("slot_clamp")
+def slot_clamp(model: RNNModel, vocab, lang: str, text: str, unit: int, value: float) -> dict:
+    """A tagger with one unit held at `value` on one sentence (rnnviz.explain.units.slot_clamp)."""
+    return unit_lessons.slot_clamp(model, vocab, text, unit, value)
+
+
+@kept("clamp")
+def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True) -> dict:
+    """The run with one unit held at `value`, against the plain run (rnnviz.engine.units)."""
+    return units.clamp_effect(model, [int(i) for i in ids], unit, value, lm)

@@ -38,6 +38,11 @@ def show_figure(fig, name: str, key: str | None = None) -> None:
 
     The HTML (about 5 MB: plotly.js is inside, so it opens offline) is made only on click."""
     st.plotly_chart(fig, width="stretch", key=None if key is None else f"{key}_chart")
+    download_figure(fig, name, key)
+
+
+def download_figure(fig, name: str, key: str | None = None) -> None:
+    """The button that downloads a figure as standalone HTML (made only on click)."""
     st.download_button(t("widgets.download_chart"), data=lambda: export.figure_html(fig),
                        file_name=export.safe_filename(name, "html"), mime="text/html",
                        key=f"{key or export.safe_filename(name, 'html')}_html", on_click="ignore",

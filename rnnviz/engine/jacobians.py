@@ -458,28 +458,46 @@ def gated_step_jacobians(model, tr) -> torch.Tensor:
                  + diag(o (1-tanh^2 c)) dc/dh, dh/dc = diag(o (1-tanh^2 c) f).
     Returns (T, S, S), S = H (GRU) or 2H (LSTM).
     """
-    cfg, H = model.cfg, model.cfg.hidden_size
+    H = model.cfg.hidden_size
+    G = {k: v[:, :H] for k, v in tr.gates.items()}  # forward direction, (T, H) each
+    c = tr.c[:, :H] if tr.c is not None else None
+    return gated_jacobians(model.cfg.cell, G, tr.h[:, :H], c, model.W_h, model.b_h)
+
+
+def gated_jacobians(cell: str, G: dict, h: torch.Tensor, c: torch.Tensor | None, W: torch.Tensor,
+                    b_h: torch.Tensor, unsaturated: bool = False) -> torch.Tensor:
+    """The gated step Jacobians of one direction, its values given in READING order (row r is
+    the r-th step read; the state before row 0 is zero): G gate name -> (T, H), h (T, H), c (T, H)
+    (LSTM), W = that direction's W_h (G*H, H), b_h its bias. Formulas: gated_step_jacobians.
+
+    unsaturated: every activation slope at its largest value (tanh' = 1, sigma' = 1/4), the gate
+    values themselves kept: "what if nothing saturated" for one Jacobian cell."""
+    H = h.shape[1]
     with torch.no_grad():
-        G = {k: v[:, :H] for k, v in tr.gates.items()}  # forward direction, (T, H) each
-        h_prev = _prev(tr.h[:, :H])  # (T, H)
-        W = model.W_h.detach()
-        if cfg.cell == "gru":
+        W, h_prev = W.detach(), _prev(h.detach())  # (G*H, H), (T, H)
+
+        def sig(v):  # sigma'(A) = v (1 - v) from the gate value v
+            return torch.full_like(v, 0.25) if unsaturated else v * (1 - v)
+
+        def tanh_(v):  # tanh'(A) = 1 - v^2 from the value v = tanh(A)
+            return torch.ones_like(v) if unsaturated else 1 - v ** 2
+
+        if cell == "gru":
             Wr, Wz, Wn = W.chunk(3, dim=0)  # (H, H) each
-            hn = h_prev @ Wn.T + model.b_h.detach()[2 * H:]  # (T, H)
+            hn = h_prev @ Wn.T + b_h.detach()[2 * H:]  # (T, H)
             r, z, n = G["r"], G["z"], G["n"]
-            dn = (1 - n ** 2)[:, :, None] * (r[:, :, None] * Wn + (hn * r * (1 - r))[:, :, None] * Wr)
-            dz = (z * (1 - z))[:, :, None] * Wz  # (T, H, H)
+            dn = tanh_(n)[:, :, None] * (r[:, :, None] * Wn + (hn * sig(r))[:, :, None] * Wr)
+            dz = sig(z)[:, :, None] * Wz  # (T, H, H)
             return ((1 - z)[:, :, None] * dn + (h_prev - n)[:, :, None] * dz
                     + torch.diag_embed(z))
         Wi, Wf, Wg, Wo = W.chunk(4, dim=0)
         i, f, g, o = G["i"], G["f"], G["g"], G["o"]
-        c = tr.c[:, :H]
         c_prev, tc = _prev(c), torch.tanh(c)
-        dc_dh = ((c_prev * f * (1 - f))[:, :, None] * Wf + (g * i * (1 - i))[:, :, None] * Wi
-                 + (i * (1 - g ** 2))[:, :, None] * Wg)  # (T, H, H)
-        k = o * (1 - tc ** 2)  # (T, H): dh/dc_t
-        dh_dh = (tc * o * (1 - o))[:, :, None] * Wo + k[:, :, None] * dc_dh
-        T = tr.T
+        dc_dh = ((c_prev * sig(f))[:, :, None] * Wf + (g * sig(i))[:, :, None] * Wi
+                 + (i * tanh_(g))[:, :, None] * Wg)  # (T, H, H)
+        k = o * tanh_(tc)  # (T, H): dh/dc_t
+        dh_dh = (tc * sig(o))[:, :, None] * Wo + k[:, :, None] * dc_dh
+        T = h.shape[0]
         J = torch.zeros(T, 2 * H, 2 * H, dtype=dc_dh.dtype)
         J[:, :H, :H] = dh_dh
         J[:, :H, H:] = torch.diag_embed(k * f)

@@ -333,3 +333,41 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     return fig
+
+
+STRIP_LABELS = {"factor": "log10 ‖J_k‖", "slope": "mean slope", "running": "log10 ‖J_k ⋯ J_{t+1}‖",
+                "drop": "largest drop", "what_if": "what if", "x": "factor J_k (step k)",
+                "title": "Cell (s = {s}, t = {t}): {n} factors"}
+
+
+def factor_strip(rows, s: int, t: int, largest_drop, start: float, what_if=None,
+                 labels: dict | None = None) -> go.Figure:
+    """The strip behind one Jacobian cell (rnnviz.engine.cellpath.cell_strip's rows): per factor
+    log10 ||J_k||, the mean slope, and the running product in log10 (a dotted line at log10 ||I||
+    = start, where it begins), its largest one-step drop marked; what_if: another strip's rows
+    (the same k), dashed."""
+    L = {**STRIP_LABELS, **(labels or {})}
+    ks = [f"J_{r['k'] + 1}" for r in rows]
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                        row_heights=[0.28, 0.22, 0.5])
+    fig.add_scatter(x=ks, y=_log10([r["factor"] for r in rows]), mode="markers", name=L["factor"],
+                    marker={"color": "#555", "symbol": "square", "size": 8}, row=1, col=1)
+    fig.add_scatter(x=ks, y=[r["slope"] for r in rows], mode="markers", name=L["slope"],
+                    marker={"color": "#2ca02c", "size": 8}, row=2, col=1)
+    fig.add_scatter(x=ks, y=[r["log10"] for r in rows], mode="lines+markers",
+                    name=L["running"], line={"color": "#1f77b4"}, row=3, col=1)
+    if what_if is not None:
+        fig.add_scatter(x=ks, y=[r["log10"] for r in what_if], mode="lines",
+                        name=L["what_if"], line={"color": "#ff7f0e", "dash": "dash"}, row=3, col=1)
+    fig.add_hline(y=start, line={"color": "#999", "dash": "dot"}, row=3, col=1)
+    if largest_drop is not None:
+        r = rows[largest_drop]
+        fig.add_scatter(x=[ks[largest_drop]], y=[r["log10"]], mode="markers", name=L["drop"],
+                        marker={"color": "#d62728", "size": 14, "symbol": "x"}, row=3, col=1)
+    fig.update_yaxes(title_text="log10", row=1, col=1)
+    fig.update_yaxes(title_text=L["slope"], rangemode="tozero", row=2, col=1)
+    fig.update_yaxes(title_text="log10", row=3, col=1)
+    fig.update_xaxes(type="category", title_text=L["x"], row=3, col=1)
+    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, n=len(rows))}, height=520,
+                      legend=LEGEND_BELOW, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    return fig

@@ -106,11 +106,11 @@ def test_long_sentence_on_the_default_model(app):
 def test_step_sliders_survive_a_shorter_sentence(app):
     at = page(app, "Arrive Taipei on November 2nd", model="default")
     at.slider(key="bptt_step").set_value(6)
-    at.slider(key="bptt_cell_t").set_value(5).run()
+    at.number_input(key="bptt_cell_t").set_value(5).run()
     at.session_state["model"], at.session_state["text"] = "notes", "I like cats"
     at.run()
     no_exception(at)
-    assert at.slider(key="bptt_step").value == 3 and at.slider(key="bptt_cell_t").value == 3
+    assert at.slider(key="bptt_step").value == 3 and at.number_input(key="bptt_cell_t").value == 3
 
 
 def paths_text(at):
@@ -327,7 +327,7 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     assert any(f"steps {first}–{T} only (the last 20 of {T}): here \"the first step\" is step {first}" in c.value
                for c in at.caption)
     # the chain stays exact for a cell before the window, and says it lies outside
-    at.slider(key="bptt_cell_t").set_value(1).run()
+    at.number_input(key="bptt_cell_t").set_value(1).run()
     no_exception(at)
     assert any("outside the heatmap's window" in c.value for c in at.caption)
     # the scaled-W_h recomputation uses the same window

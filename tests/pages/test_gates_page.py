@@ -56,7 +56,8 @@ def test_three_cells_on_one_log_scale_with_the_cores_horizons():
     at = _open()
     no_exception(at)
     fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
-    assert [d["type"] for d in fig["data"]] == ["heatmap"] * 3
+    assert [d["type"] for d in fig["data"] if d["type"] == "heatmap"] == ["heatmap"] * 3
+    assert fig["data"][3]["type"] == "scatter"  # the clickable layer (issue 28) comes after the maps
     horizons = {}
     for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
         model, tr = _traced(key)
@@ -69,7 +70,7 @@ def test_three_cells_on_one_log_scale_with_the_cores_horizons():
         reach = gates.first_word_reach(N, 1)
         assert f"{num(reach)} (" in _md(at)
     ca = fig["layout"]["coloraxis"]
-    assert ca["cmax"] >= max(np.nanmax(np.asarray(d["z"], float)) for d in fig["data"])
+    assert ca["cmax"] >= max(np.nanmax(np.asarray(d["z"], float)) for d in fig["data"][:3])
     look = at.markdown[1].value
     assert (f"Elman\n{horizons['default']['horizon']}, LSTM {horizons['lstm']['horizon']}, "
             f"GRU {horizons['gru']['horizon']} steps") in look
@@ -114,7 +115,7 @@ def test_the_gru_switch_and_its_link_value():
 def test_a_gated_current_model_is_used_and_named(model):
     at = _open(model)
     no_exception(at)
-    assert not at.radio  # no switch: the views use the current model
+    assert [r.key for r in at.radio] == ["gates_map"]  # no LSTM/GRU switch (only the map's cell choice)
     assert any("your current model" in c.value for c in at.caption)
     model_, tr = _traced(model)
     sat = gates.gate_saturation(tr, model, 32)
@@ -126,7 +127,7 @@ def test_notes_and_subword_models_still_compare_the_builtins():
     for key, text in (("notes", "I like cats"), ("subword", "the cat sat on the mat")):
         at = _open(key, text)
         no_exception(at)
-        assert len(_fig(at, "log10 ‖∂h_s/∂x_t‖")["data"]) == 3
+        assert [d["type"] for d in _fig(at, "log10 ‖∂h_s/∂x_t‖")["data"]].count("heatmap") == 3
 
 
 def test_long_range_prose_reads_the_shipped_measurements():
@@ -237,7 +238,7 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
     assert any(c.value == "The three models read your sentence as BPE subwords." for c in at.caption)
     table = next(d.value for d in at.dataframe if "tokens" in d.value.columns)
     fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
-    assert len(table) == 3 and len(fig["data"]) == 3
+    assert len(table) == 3 and [d["type"] for d in fig["data"]].count("heatmap") == 3
     for (_, row), trace_, key in zip(table.iterrows(), fig["data"], ("subword", "subword_lstm", "subword_gru")):
         model, vocab, meta = load_builtin(key)
         assert row["model"].startswith(("Subword English model", "Subword LSTM", "Subword GRU")[
@@ -257,7 +258,8 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
 def test_a_subword_gated_current_model_keeps_the_subword_trio(key):
     at = _open(key, "the cat sat on the mat")
     no_exception(at)
-    assert not at.radio and any("your current model" in c.value for c in at.caption)
+    assert [r.key for r in at.radio] == ["gates_map"]  # no LSTM/GRU switch (only the map's cell choice)
+    assert any("your current model" in c.value for c in at.caption)
     table = next(d.value for d in at.dataframe if "tokens" in d.value.columns)
     assert set(table["tokenizer"]) == {"BPE subwords"}
     assert not any("<unk>" in row.split(" · ") for row in table["tokens"])

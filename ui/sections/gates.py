@@ -8,17 +8,19 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from rnnviz.engine import cells, jacobians, jacwindow
+from rnnviz.engine import cellpath, cells, jacobians, jacwindow
 from rnnviz.errors import InputError
 from rnnviz.explain import gates
+from rnnviz.figures.bptt import STRIP_LABELS, factor_strip
 from rnnviz.figures.gates import gate_heatmaps, influence_heatmaps, kept_figure
 from rnnviz.formatting import num, vector
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
 
 from .. import cache, resources, session
+from ..cellpick import pick_cell
 from ..i18n import counted_frame, prose, t
-from ..widgets import first_word_step, guard, md_escape, shared_step, show_figure
+from ..widgets import code_radio, first_word_step, guard, md_escape, shared_step, show_figure
 
 PAGE = "gates"
 TRIO = ("elman", "lstm", "gru")
@@ -127,11 +129,39 @@ def compare(runs: dict) -> None:
     if any(runs[c][2]["reached_start"] for c in TRIO) and runs["lstm"][2]["window"].full:
         st.caption(t("gates.horizon_all"))
     labels = {k: t(f"gates.fig.infl_{k}") for k in ("title", "x", "y", "colorbar", "hover", "blank")}
+    win = runs["lstm"][2]["window"]
     fig = influence_heatmaps({names[c]: runs[c][1].numpy() for c in TRIO}, runs["lstm"][0].tokens,
-                             labels, start=runs["lstm"][2]["window"].start)  # true step numbers
-    show_figure(fig, t("gates.file.influence"), key="gates_influence")
+                             labels, start=win.start)  # true step numbers
+    cell = code_radio(t("gates.open_map"), TRIO, "gates_map", names.__getitem__)
+    T = runs[cell][0].trace.T
+    s, t_ = pick_cell(fig, t("gates.file.influence"), "gates_influence", ("gates_cell_s", "gates_cell_t"),
+                      (t("bptt.cell_s_row"), t("bptt.cell_t_col")), ((1, T), (1, T)), (T, win.first),
+                      (win.first, win.first), ("gates_map", list(TRIO), TRIO.index(cell)))
+    influence_strip(runs, cell, s - 1, t_ - 1, names[cell])
     with st.expander(t("gates.compare_more")):
         st.markdown(prose(PAGE, "compare_more"))
+
+
+def influence_strip(runs: dict, cell: str, s: int, t_: int, name: str) -> None:
+    """The clicked cell of one map opened: the state chain J_s ... J_(t+1) behind dh_s/dx_t, with
+    the mean forget (LSTM) / update (GRU) gate or phi' (Elman) of every step."""
+    run, norms, horizon = runs[cell]
+    if t_ > s:
+        st.caption(t("bptt.swapped"))
+        s, t_ = t_, s
+    if s == t_:
+        st.caption(t("gates.strip_same", name=name, t=s + 1))
+        return
+    win = horizon["window"]
+    strip = cache.cell_strip(run.model, run.trace, s, t_, "fwd", 2)
+    inside = t_ >= win.start
+    value = num(float(norms[s - win.start, t_ - win.start])) if inside else t("gates.strip_outside")
+    gate = t(f"bptt.fig.strip.slope_{cellpath.slope_name(run.model.cfg.cell)}")
+    st.markdown(t("gates.strip_text", name=name, s=s + 1, t=t_ + 1, value=value, chain=num(strip["value"]),
+                  gate=gate, n=len(strip["rows"])))
+    show_figure(factor_strip(strip["rows"], s, t_, strip["largest_drop"], strip["start"],
+                             labels={k: t(f"bptt.fig.strip.{k}") for k in STRIP_LABELS} | {"slope": gate}),
+                "gates-strip", key="gates_strip")
 
 
 def readers(runs: dict) -> None:

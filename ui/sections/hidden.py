@@ -24,6 +24,7 @@ from ..cache import cached_trace
 from ..i18n import prose, t
 from ..model_text import prose_values
 from ..widgets import guard, md_escape, shared_step, show_figure
+from . import probe
 
 PAGE = "hidden"
 BIND = {"bind": "query-params"}
@@ -261,19 +262,9 @@ def sentence(cur: session.Current, t1: int) -> None:
     name = "a" if show_a else "h"
     values = (tr.a if show_a else tr.h).numpy()  # (T, H) or (T, 2H)
     split = cfg.hidden_size if cfg.bidirectional else None
-    show_figure(
-        fh.time_heatmap(
-            values,
-            cur.tokens,
-            t1 - 1,
-            name,
-            split,
-            title=t("hidden.fig_heat", name=name),
-            labels=heat_labels(name),
-        ),
-        t("hidden.fig_heat", name=name),
-        key="hid_fig_heat",
-    )
+    fig = fh.time_heatmap(values, cur.tokens, t1 - 1, name, split, title=t("hidden.fig_heat", name=name),
+                          labels=heat_labels(name))
+    probe.hidden_map(values, cur.tokens, fig, "hid_fig_heat", ("hid_unit", "hid_at"), split, name)
     units = list(range(values.shape[1]))
     picked = st.multiselect(
         t("hidden.units"),

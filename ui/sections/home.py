@@ -11,7 +11,8 @@ from rnnviz.store.export import trace_frame
 from .. import navigation, session
 from ..i18n import counted_frame, prose, t
 from ..model_text import prose_values
-from ..widgets import download_csv, download_trace, md_escape, show_figure
+from ..widgets import download_csv, download_trace, md_escape
+from . import probe
 
 PAGE = "home"
 
@@ -70,7 +71,8 @@ def heatmap(cur: session.Current) -> None:
                       hmax_t=peak["t"] + 1,
                       hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
     labels = {k: t(f"home.fig_{k}") for k in HEATMAP_LABELS}
-    show_figure(hidden_heatmap(h, cur.tokens, labels=labels), t("home.h_file"), key="home_heatmap")
+    probe.hidden_map(h, cur.tokens, hidden_heatmap(h, cur.tokens, labels=labels), "home_heatmap",
+                     ("home_unit", "home_at"))
     download_csv(trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
     with st.expander(t("home.any_table"), icon=":material/download:"):
         download_trace(cur.trace, cur.vocab, key="home_trace")

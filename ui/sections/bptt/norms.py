@@ -10,16 +10,18 @@ import streamlit as st
 import torch
 
 from rnnviz import limits
+from rnnviz.engine import cellpath
 from rnnviz.engine.jacobians import jacobian_factors
 from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
 from ... import cache, session
+from ...cellpick import pick_cell
 from ...i18n import t
 from ...model_text import prose_values
 from ...widgets import labelled_choice as coded
-from ...widgets import show_figure, step_slider
+from ...widgets import show_figure
 from .common import BIND, P, anchor, elman_1d, labels, text, window_caption, window_note
 
 SCALES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]
@@ -115,10 +117,12 @@ def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
     show_figure(fig, "bptt-jacobian", key="bptt_jacobian")
 
 
-def heatmap(cur: session.Current, view: View) -> None:
-    """All-pairs ||dh_s/dh_t|| (log colour); a bidirectional model offers both directions."""
+def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
+    """All-pairs ||dh_s/dh_t|| (log colour); a bidirectional model offers both directions.
+    A click on a cell (or its two numbers) chooses it: returns (s, t, direction), 0-based."""
     cfg = cur.model.cfg
     N = view.N
+    direction = "fwd"
     if cfg.bidirectional:
         dirs = ("fwd", "bwd")
         direction = coded(st.radio, t("bptt.direction"), dirs, [t(f"bptt.dir_{k}") for k in dirs], "bptt_dir",
@@ -142,19 +146,19 @@ def heatmap(cur: session.Current, view: View) -> None:
     )
     window_note(view.win, view.J.shape[1])
     title = t("bptt.fig.heatmap.title", norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
-    show_figure(
-        figs.log_norm_heatmap(
-            Nn,
-            cur.tokens,
-            title,
-            t("bptt.fig.heatmap.colorbar"),
-            "‖∂h_s/∂h_t‖",
-            labels=labels("heatmap", *figs.HEATMAP_LABELS),
-            start=view.win.start,  # the axes keep the true step numbers of the window
-        ),
-        "bptt-norms",
-        key="bptt_norms",
+    fig = figs.log_norm_heatmap(
+        Nn,
+        cur.tokens,
+        title,
+        t("bptt.fig.heatmap.colorbar"),
+        "‖∂h_s/∂h_t‖",
+        labels=labels("heatmap", *figs.HEATMAP_LABELS),
+        start=view.win.start,  # the axes keep the true step numbers of the window
     )
+    T, first = view.trace.T, view.win.first
+    default = (T, first) if direction == "fwd" else (first, T)
+    cell = pick_cell(fig, "bptt-norms", "bptt_norms", ("bptt_cell_s", "bptt_cell_t"),
+                     (t("bptt.cell_s_row"), t("bptt.cell_t_col")), ((1, T), (1, T)), default, (first, first))
     if view.scale == 1.0:
         with st.expander(t("bptt.flow_header")):
             text("flow")
@@ -171,36 +175,56 @@ def heatmap(cur: session.Current, view: View) -> None:
                 "bptt-flow",
                 key="bptt_flow",
             )
+    return cell[0] - 1, cell[1] - 1, direction
 
 
-def chain(cur: session.Current, view: View) -> None:
-    """The product J_s ... J_(t+1) behind one heatmap cell, factor by factor."""
-    T = view.trace.T
-    if T < 2:
+def chain(cur: session.Current, view: View, cell: tuple[int, int, str]) -> None:
+    """The clicked cell opened: its factors J_s ... J_(t+1) as a strip, with what-if toggles."""
+    s, t_, direction = cell
+    if s == t_:
+        st.caption(t("bptt.same_step"))
         return
-    with st.expander(t("bptt.chain_header")):
-        c1, c2 = st.columns(2)
-        with c1:
-            s = step_slider(t("bptt.cell_s"), 1, T, T, "bptt_cell_s") - 1
-        with c2:
-            t_ = step_slider(t("bptt.cell_t"), 1, T, view.win.first, "bptt_cell_t") - 1  # window's start
-        if t_ > s:
-            st.caption(t("bptt.swapped"))
-            s, t_ = t_, s
-        if s == t_:
-            st.caption(t("bptt.same_step"))
-            return
-        rows = cache.product_chain(view.model, view.trace, s, t_)["rows"]  # exact at any distance
-        value = rows[-1]["product_norm_2" if view.ord_ == 2 else "product_norm_fro"]
-        text("chain", s=s + 1, t=t_ + 1, n=s - t_, value=num(value))
-        win = view.win
-        if t_ < win.start:
-            st.caption(t("bptt.chain_outside", first=win.first, last=win.last))
-        show_figure(
-            figs.chain_plot(rows, s, t_, labels=labels("chain", *figs.CHAIN_LABELS)),
-            "bptt-chain",
-            key="bptt_chain_fig",
-        )
+    if (direction == "fwd") != (t_ < s):  # no path runs against the reading direction
+        st.caption(t("bptt.swapped" if direction == "fwd" else "bptt.swapped_bwd"))
+        s, t_ = t_, s
+    st.subheader(t("bptt.strip_header", s=s + 1, t=t_ + 1))
+    c1, c2 = st.columns(2)
+    elman = view.model.cfg.cell == "elman"
+    flat = c1.toggle(t("bptt.whatif_flat"), key="bptt_whatif_flat", bind="query-params",
+                     help=t("bptt.whatif_flat_help"))
+    rho = c2.toggle(t("bptt.whatif_rho"), key="bptt_whatif_rho", bind="query-params", disabled=not elman,
+                    help=t("bptt.whatif_rho_help" if elman else "bptt.whatif_rho_elman"))
+    rho = rho and elman
+    strip = cache.cell_strip(view.model, view.trace, s, t_, direction, view.ord_)
+    alt = None
+    if flat or rho:  # the same cell recomputed with the what-if factors
+        alt = cache.cell_strip(view.model, view.trace, s, t_, direction, view.ord_, flat, rho)
+    _strip_text(view, strip, alt, s, t_)
+    show_figure(
+        figs.factor_strip(strip["rows"], s, t_, strip["largest_drop"], strip["start"],
+                          None if alt is None else alt["rows"],
+                          labels=labels("strip", *figs.STRIP_LABELS)
+                          | {"slope": t(f"bptt.fig.strip.slope_{cellpath.slope_name(view.model.cfg.cell)}")}),
+        "bptt-strip",
+        key="bptt_strip",
+    )
+
+
+def _strip_text(view: View, strip: dict, alt: dict | None, s: int, t_: int) -> None:
+    """The cell's value, where it fell most, and the what-if value, in words."""
+    win = view.win
+    if min(s, t_) < win.start:
+        st.caption(t("bptt.chain_outside", first=win.first, last=win.last))
+    rows = strip["rows"]
+    drop = rows[strip["largest_drop"]] if strip["largest_drop"] is not None else None
+    text("strip", s=s + 1, t=t_ + 1, n=len(rows), value=num(strip["value"]), log=f"{strip['log10']:.2f}",
+         norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
+    if drop is not None:
+        st.markdown(t("bptt.strip_drop", k=drop["k"] + 1, drop=f"{-drop['drop']:.2f}",
+                      factor=num(drop["factor"]), slope=num(drop["slope"])))
+    if alt is not None:
+        st.markdown(t("bptt.strip_whatif", value=num(alt["value"]), log=f"{alt['log10']:.2f}",
+                      diff=f"{alt['log10'] - strip['log10']:+.2f}"))
 
 
 __all__ = ["P", "View"]

@@ -1,0 +1,194 @@
+"""One cell of the all-pairs map ||dh_s/dh_t||, opened: the factors J_s ... J_{t+1} between t and s.
+
+Why one cell is cheap where the map is not: the map multiplies every pair (S^3 T^2 work, hence
+jacwindow's windows); one cell multiplies only its own s - t factors (S^3 (s - t) work), so it is
+exact at any T <= limits.MAX_JACOBIAN_T, inside or outside the window.
+
+Per step k the strip shows ||J_k|| (spectral norms certified to a relative 1e-6, the cell itself
+exact), the mean slope that shrank it (Elman / Jordan: mean
+phi'(a_k); LSTM: mean forget gate f_k, the carry of c; GRU: mean update gate z_k, the carry of
+h) and the running product log10 ||J_k ... J_{t+1}||, whose largest one-step fall is marked. The
+running product is renormalised at every step (its log scale kept), so a product far below
+1e-308 still has an exact log10.
+
+Time is 0-based here, as in jacobians.py. direction "bwd" (a bidirectional model's right-to-left
+half): the cell (s, t) has t > s and its factors are J<-_k = dh<-_k / dh<-_{k+1}, k = t-1 .. s.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from rnnviz import limits
+from rnnviz.engine.cells import GATED
+from rnnviz.engine.finite import spectral_radius
+from rnnviz.engine.jacobians import exact_norm2, gated_jacobians, spectral_norms, step_jacobians
+from rnnviz.engine.model import RNNModel, activation_slope
+from rnnviz.engine.trace import Trace
+from rnnviz.errors import InputError
+
+DIRECTIONS = ("fwd", "bwd")
+_NORM_CHUNK = 64  # running products whose spectral norms are taken in one batch
+
+
+def reading_order(tr: Trace, direction: str) -> list[int]:
+    """Sentence positions in the order the direction reads them."""
+    return list(range(tr.T)) if direction == "fwd" else list(range(tr.T - 1, -1, -1))
+
+
+def direction_jacobians(model: RNNModel, tr: Trace, direction: str = "fwd", unsaturated: bool = False,
+                        unit_radius: bool = False) -> torch.Tensor:
+    """J in the direction's READING order, float64: row r = d state_r / d state_{r-1} of the r-th
+    step read (r = 0: the first step, from the zero state). (T, S, S).
+
+    unsaturated: every slope at its largest (phi' = 1; gated: tanh' = 1, sigma' = 1/4).
+    unit_radius: W_h divided by its spectral radius rho(W_h) (Elman only), slopes kept."""
+    cfg, H = model.cfg, model.cfg.hidden_size
+    if direction not in DIRECTIONS:
+        raise ValueError("direction must be 'fwd' or 'bwd'")
+    if direction == "bwd" and not cfg.bidirectional:
+        raise ValueError("only a bidirectional model has a backward direction")
+    if unit_radius and cfg.cell != "elman":
+        raise ValueError("rho(W_h) = 1 is defined for an Elman cell's square W_h")
+    if direction == "fwd" and not (unsaturated or unit_radius):
+        return step_jacobians(model, tr).to(torch.float64)
+    half = slice(0, H) if direction == "fwd" else slice(H, 2 * H)
+    order = reading_order(tr, direction)
+    suffix = "" if direction == "fwd" else "_rev"
+    with torch.no_grad():
+        if cfg.cell in GATED:
+            G = {k: v[order, half].double() for k, v in tr.gates.items()}  # (T, H) each, read order
+            c = tr.c[order, half].double() if tr.c is not None else None
+            return gated_jacobians(cfg.cell, G, tr.h[order, half].double(), c,
+                                   getattr(model, "W_h" + suffix).double(),
+                                   getattr(model, "b_h" + suffix).double(), unsaturated)
+        slope = activation_slope(tr.a[order, half].double(), cfg.nonlinearity)  # (T, H)
+        if unsaturated:
+            slope = torch.ones_like(slope)
+        if cfg.cell == "jordan":  # one direction only: reading order is sentence order
+            return slope[:, :, None] * _jordan_feedback(model, tr)
+        W = getattr(model, "W_h" + suffix).detach().double()  # (H, H)
+        if unit_radius:
+            rho = spectral_radius(W)
+            W = W / rho if rho > 0 else W
+        return slope[:, :, None] * W[None]  # (T, H, H)
+
+
+def _jordan_feedback(model: RNNModel, tr: Trace) -> torch.Tensor:
+    """M_t = W_y (diag(p) - p p^T) W_o with p = y_{t-1} (M_0 = 0): Jordan's J_t before the slopes."""
+    H = model.cfg.hidden_size
+    p_prev = torch.cat([torch.zeros_like(tr.p[:1]), tr.p[:-1]]).double()  # (T, K)
+    soft = torch.diag_embed(p_prev) - p_prev[:, :, None] * p_prev[:, None, :]  # (T, K, K)
+    M = model.W_y.detach().double() @ soft @ model.W_o.detach().double()[:, :H]  # (T, H, H)
+    M[0] = 0
+    return M
+
+
+def mean_slopes(model: RNNModel, tr: Trace, direction: str = "fwd") -> torch.Tensor:
+    """The mean slope of each step in sentence order: Elman / Jordan mean phi'(a_k); LSTM mean
+    forget gate f_k; GRU mean update gate z_k (the share of h_{k-1} carried over). (T,)"""
+    cfg, H = model.cfg, model.cfg.hidden_size
+    half = slice(0, H) if direction == "fwd" else slice(H, 2 * H)
+    if cfg.cell == "lstm":
+        return tr.gates["f"][:, half].double().mean(1)
+    if cfg.cell == "gru":
+        return tr.gates["z"][:, half].double().mean(1)
+    return activation_slope(tr.a[:, half].double(), cfg.nonlinearity).mean(1)
+
+
+def slope_name(cell: str) -> str:
+    """Which mean the strip's slope row is: 'phi', 'forget' (LSTM) or 'update' (GRU)."""
+    return {"lstm": "forget", "gru": "update"}.get(cell, "phi")
+
+
+class _Norms:
+    """Norms of a stream of (n, S, S) batches: Frobenius, or spectral certified to a relative
+    jacobians.SPECTRAL_TOL by warm-started block power iteration (jacobians.spectral_norms; the
+    exact eigenvalue fallback where it cannot certify). Warm start: the top right singular vectors
+    of the batch before, which a running product J_k P keeps, and which neighbouring factors
+    diag(slope_k) W_h nearly share. Far cheaper than one eigenvalue problem per matrix."""
+
+    def __init__(self, ord_, S: int):
+        self.ord_ = ord_
+        k = min(S, 4 if S < 128 else 8)
+        self.V = torch.randn(S, k, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+    def __call__(self, M: torch.Tensor) -> torch.Tensor:
+        if self.ord_ != 2:
+            return torch.linalg.matrix_norm(M)
+        V = self.V.expand(M.shape[0], -1, -1)
+        norms, V = spectral_norms(M, V)
+        self.V = V[-1]
+        return norms
+
+
+def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
+               unsaturated: bool = False, unit_radius: bool = False) -> dict:
+    """The factor strip of the cell (s, t), 0-based sentence positions.
+
+    Returns {"rows": [{k, factor, slope, log10, drop}], "product" (S, S) = J_s ... J_{t+1}
+    (float64, scaled by 10^-log10_scale), "log10" = log10 ||product|| (the cell), "value" (the
+    cell's norm, 0 / inf when beyond float64), "largest_drop" (the row index of the largest
+    one-step fall of log10, None when nothing falls), "start" = log10 ||I||}.
+    """
+    if ord_ not in (2, "fro"):
+        raise ValueError("ord_ must be 2 or 'fro'")
+    T = tr.T
+    if T > limits.MAX_JACOBIAN_T:
+        raise InputError(f"One Jacobian cell takes up to {limits.MAX_JACOBIAN_T} steps; "
+                         f"this sentence has {T}.")
+    if not (0 <= s < T and 0 <= t < T):
+        raise ValueError("s and t must be positions of the sentence")
+    if (direction == "fwd" and t >= s) or (direction == "bwd" and t <= s):
+        raise ValueError("the cell needs t < s (forward) or t > s (backward)")
+    J = direction_jacobians(model, tr, direction, unsaturated, unit_radius)  # (T, S, S) read order
+    order = reading_order(tr, direction)
+    rs, rt = order.index(s), order.index(t)  # reading positions, rt < rs
+    factors = J[rt + 1:rs + 1]  # (n, S, S)
+    S = J.shape[1]
+    factor_norms = _Norms(ord_, J.shape[1])
+    fnorm = torch.cat([factor_norms(factors[a:a + _NORM_CHUNK]) for a in range(0, len(factors), _NORM_CHUNK)]
+                      ).tolist()
+    slopes = mean_slopes(model, tr, direction)  # (T,) sentence order
+    start = 0.0 if ord_ == 2 else 0.5 * math.log10(S)  # ||I||
+    P, scale, logs = torch.eye(S, dtype=torch.float64), 0.0, []
+    pending = []  # (scale, normalised P) waiting for one batched norm
+    running = _Norms(ord_, S)
+    for F in factors:
+        P = F @ P  # (S, S)
+        size = float(torch.linalg.matrix_norm(P))
+        if size > 0 and math.isfinite(size):
+            P, scale = P / size, scale + math.log10(size)
+        pending.append((scale, P))
+        if len(pending) == _NORM_CHUNK:
+            logs += _flush(pending, running)
+    logs += _flush(pending, running)
+    if ord_ == 2:  # the cell itself: exact (one symmetric eigenvalue problem), not certified
+        logs[-1] = scale + math.log10(float(exact_norm2(P[None])[0]))
+    rows, prev = [], start
+    for r, f, lg in zip(range(rt + 1, rs + 1), fnorm, logs):
+        k = order[r]
+        rows.append({"k": k, "factor": f, "slope": float(slopes[k]), "log10": lg, "drop": lg - prev})
+        prev = lg
+    drops = [row["drop"] for row in rows]
+    worst = min(range(len(drops)), key=drops.__getitem__) if drops and min(drops) < 0 else None
+    value = 10.0 ** logs[-1] if math.isfinite(logs[-1]) and abs(logs[-1]) < 308 else (
+        0.0 if logs[-1] < 0 else math.inf)
+    return {"rows": rows, "product": P, "log10_scale": scale, "log10": logs[-1], "value": value,
+            "largest_drop": worst, "start": start, "S": S}
+
+
+def _flush(pending: list, norms: _Norms) -> list[float]:
+    """log10 of the running products' norms (their log scales added), then empty the list."""
+    if not pending:
+        return []
+    scales = torch.tensor([sc for sc, _ in pending], dtype=torch.float64)
+    sizes = norms(torch.stack([M for _, M in pending]))  # (n,)
+    pending.clear()
+    return (torch.log10(sizes) + scales).tolist()
+
+
+def strip_product(strip: dict) -> torch.Tensor:
+    """The product of the shown factors, J_s ... J_{t+1}, at its true scale. (S, S)"""
+    return strip["product"] * 10.0 ** strip["log10_scale"]

@@ -1,0 +1,146 @@
+"""Issue 28 in AppTest: the keyboard path of a clickable heatmap (two number inputs) on page 4
+(one Jacobian cell opened, what-if toggles) and page 2 (one hidden-state cell opened), the unit
+search and the clamp, every number against rnnviz recomputed here."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rnnviz.engine import cellpath, units
+from rnnviz.engine.trace import trace
+from rnnviz.formatting import num
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
+from tests.apptest_helpers import figures, no_exception
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.pages
+
+TEXT = "Arrive Taipei on November 2nd and leave Boston"
+
+
+def _page(path: str, text: str = TEXT, model: str = "default", **state):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
+    at.session_state["model"], at.session_state["text"] = model, text
+    for k, v in state.items():
+        at.session_state[k] = v
+    at.run()
+    no_exception(at)
+    return at
+
+
+def _trace(text: str = TEXT, model: str = "default"):
+    m, vocab, meta = load_builtin(model)
+    ids, targets = lm_pair(list(prepare(text, vocab, meta.get("level", "word")).ids), vocab)
+    return m, trace(m, ids, targets), ids
+
+
+def _titled(at, start: str) -> dict:
+    found = [f for f in figures(at) if (f["layout"].get("title") or {}).get("text", "").startswith(start)]
+    assert found, start
+    return found[0]
+
+
+def test_page4_typed_cell_opens_its_strip():
+    at = _page("pages/bptt.py")
+    at.number_input(key="bptt_cell_s").set_value(7)
+    at.number_input(key="bptt_cell_t").set_value(2).run()
+    no_exception(at)
+    model, tr, _ = _trace()
+    strip = cellpath.cell_strip(model, tr, 6, 1, "fwd", 2)
+    text = next(m.value for m in at.markdown if m.value.startswith("**Cell (7, 2) is"))
+    assert f"**Cell (7, 2) is {num(strip['value'])}**" in text and "5 factors" in text
+    fig = _titled(at, "Cell (s = 7, t = 2)")
+    running = [tr_ for tr_ in fig["data"] if tr_.get("name", "").startswith("log10 ‖J_k ⋯")][0]
+    assert np.allclose(running["y"], [r["log10"] for r in strip["rows"]], atol=1e-9)
+    # the heatmap carries the clickable layer and the ring on (7, 2)
+    hm = _titled(at, "log10 ‖∂h_s/∂h_t‖")
+    layer, ring = hm["data"][1], hm["data"][3]
+    assert len(layer["customdata"]) == tr.T * tr.T and list(layer["customdata"][6 * tr.T + 1]) == [6, 1]
+    assert ring["marker"]["symbol"] == "square-open" and ring["y"][0].startswith("7 ")
+    # what if: slopes set to 1 recomputes this one cell
+    at.toggle(key="bptt_whatif_flat").set_value(True).run()
+    no_exception(at)
+    flat = cellpath.cell_strip(model, tr, 6, 1, "fwd", 2, unsaturated=True)
+    assert any(f"the same cell is **{num(flat['value'])}**" in m.value for m in at.markdown)
+
+
+def test_page4_cell_before_the_window_and_swapped():
+    at = _page("pages/bptt.py")
+    at.number_input(key="bptt_cell_s").set_value(2)
+    at.number_input(key="bptt_cell_t").set_value(6).run()  # t after s: shown swapped
+    no_exception(at)
+    assert any("swapped" in c.value for c in at.caption)
+    assert any(m.value.startswith("**Cell (6, 2) is") for m in at.markdown)
+
+
+def test_page2_typed_cell_opens_the_unit():
+    at = _page("pages/hidden.py")
+    at.number_input(key="hid_unit").set_value(5)
+    at.number_input(key="hid_at").set_value(3).run()
+    no_exception(at)
+    model, tr, _ = _trace()
+    h = tr.h.numpy()
+    assert any(m.value.startswith("**Cell: unit u5 at step 3") and f"h = {num(float(h[2, 4]))}" in m.value
+               for m in at.markdown)
+    line = _titled(at, "Unit u5 over the sentence")
+    assert np.allclose(line["data"][0]["y"], h[:, 4], atol=1e-6)
+    vec = _titled(at, "h_t at step 3")
+    assert np.allclose(vec["data"][0]["y"], h[2], atol=1e-6)
+    ext = units.extremes(h, 4, 3)
+    top = ext["most"][0][0]
+    assert any(c.value.startswith("Unit u5 is most active at") and f"step {top + 1}," in c.value
+               for c in at.caption)
+
+
+def test_page2_unit_search_and_clamp():
+    at = _page("pages/hidden.py", hid_search=True)
+    model, tr, ids = _trace()
+    # default: a span of the sentence (tokens 1-2), in sample
+    found = units.unit_search(tr.h, units.span_mask(tr.T, 0, 1), None, torch.Generator().manual_seed(0))
+    best = found["rows"][0]
+    assert any(f"Unit u{best['unit'] + 1} separates" in s.value and "on the same tokens" in s.value
+               for s in at.success)
+    # the clamp: the best unit held at 0, delta log p against a run edited here
+    delta = units.clamp_effect(model, ids, best["unit"], 0.0)["delta"]
+    bars = _titled(at, f"Δ log p(next token) with unit {best['unit'] + 1} silenced")
+    assert np.allclose(bars["data"][0]["y"], delta.numpy(), atol=1e-9)
+    at.radio(key="hid_clamp_to").set_value("mean").run()
+    no_exception(at)
+    mean = float(tr.h[:, best["unit"]].mean())
+    delta = units.clamp_effect(model, ids, best["unit"], mean)["delta"]
+    assert np.allclose(_titled(at, "Δ log p(next token)")["data"][0]["y"], delta.numpy(), atol=1e-9)
+    # the honest flag: the position property on a text, AUC on held-out lines
+    at.radio(key="hid_src").set_value("text").run()
+    at.radio(key="hid_prop").set_value("half").run()
+    no_exception(at)
+    assert [s for s in at.success] or [w for w in at.warning if "No unit tracks" in w.value]
+    assert any("on held-out text" in (s.value if hasattr(s, "value") else "") for s in [*at.success, *at.warning])
+
+
+def test_page2_slot_worked_example_in_both_languages():
+    for lang, word in (("en", "Taipei"), ("zh", "台北")):
+        at = _page("pages/hidden.py", hid_search=True, hid_src="slot", lang=lang)
+        text = [m.value for m in at.markdown if "Elman" in m.value and word in m.value]
+        assert text, lang
+        assert not any("{" in m for m in text)  # every number filled in
+
+
+def test_page8_typed_cell_of_the_lstm_map_opens_its_chain():
+    at = _page("pages/gates.py")
+    at.radio(key="gates_map").set_value("lstm")
+    at.number_input(key="gates_cell_s").set_value(8)
+    at.number_input(key="gates_cell_t").set_value(3).run()
+    no_exception(at)
+    model, tr, _ = _trace(model="lstm")
+    strip = cellpath.cell_strip(model, tr, 7, 2, "fwd", 2)
+    text = next(m.value for m in at.markdown if m.value.startswith("**LSTM, cell (s = 8, t = 3)**"))
+    assert f"its spectral norm is {num(strip['value'])}" in text and "forget" in text
+    fig = _titled(at, "Cell (s = 8, t = 3)")
+    slope = [d for d in fig["data"] if d.get("name", "").startswith("mean forget")][0]
+    assert np.allclose(slope["y"], [r["slope"] for r in strip["rows"]])
+    assert np.allclose(slope["y"], tr.gates["f"][3:8].double().mean(1).numpy())
