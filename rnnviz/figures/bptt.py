@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt, step_labels
+from rnnviz.figures.common import step_labels
+from rnnviz.formatting import num
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -47,7 +48,7 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
             extra = {"legendgroup": "later", "showlegend": s == later[0]}
             if s == later[0]:
                 extra["name"] = L["later_group"].format(first=later[0] + 1, last=later[-1] + 1, n=len(later))
-        fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(fmt)(row),
+        fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(num)(row),
                     hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>")
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
     fig.add_scatter(x=units, y=total, mode="markers", name=L["total"],
@@ -124,7 +125,7 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
     N = np.asarray(N, dtype=float)
     logs = _log10(N)
     shown = np.where(np.isfinite(logs), logs, np.nan)
-    text = np.vectorize(lambda v: L["no_path"] if np.isnan(v) else fmt(v))(N)
+    text = np.vectorize(lambda v: L["no_path"] if np.isnan(v) else num(v))(N)
     step = step_labels(tokens)[start:start + N.shape[0]]
     fig = go.Figure(go.Heatmap(
         z=shown, x=step, y=step, customdata=text, colorscale="Viridis",
@@ -211,10 +212,10 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
                     line={"width": 0}, fillcolor="rgba(31,119,180,0.2)")
     fig.add_scatter(x=d, y=_positive(dist["median"]), mode="lines+markers", name=L["median"])
     fig.add_scatter(x=d, y=_positive(dist["bound"]), mode="lines", line={"dash": "dash", "color": "red"},
-                    name=L["bound"].format(v=fmt(dist["max_J"])))
+                    name=L["bound"].format(v=num(dist["max_J"])))
     if dist.get("rho_line") is not None:
         fig.add_scatter(x=d, y=_positive(dist["rho_line"]), mode="lines",
-                        line={"dash": "dot", "color": "green"}, name=L["rho"].format(v=fmt(dist["rho"])))
+                        line={"dash": "dot", "color": "green"}, name=L["rho"].format(v=num(dist["rho"])))
     _hline(fig, 0, max(int(d[-1]), 1), floor, L["floor"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, np.r_[dist["max"], dist["min"], dist["bound"], floor])
@@ -277,14 +278,14 @@ def scalar_chain_plot(products, w: float, labels: dict | None = None) -> go.Figu
     L = {**SCALAR_LABELS, **(labels or {})}
     products = np.asarray(products, dtype=float)
     k = np.arange(len(products))
-    fig = go.Figure(go.Scatter(x=k, y=products, mode="lines+markers+text", text=np.vectorize(fmt)(products),
+    fig = go.Figure(go.Scatter(x=k, y=products, mode="lines+markers+text", text=np.vectorize(num)(products),
                                textposition="top right", showlegend=False,
                                hovertemplate=L["hover"] + "<extra></extra>"))
     ticks = _positive(products)
     ticks = ticks[np.isfinite(ticks)]
     if len(ticks) > 8:  # keep the labels apart: every few steps, the last one always
         ticks = ticks[np.unique(np.r_[np.linspace(0, len(ticks) - 1, 6).round().astype(int)])]
-    fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[fmt(v) for v in ticks])
+    fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[num(v) for v in ticks])
     fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360,
                       margin={"l": 10, "r": 10, "t": 50, "b": 10})
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
@@ -321,7 +322,7 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     on a log axis means nothing), with max_norm as a dashed line across the plot."""
     L = {**CLIP_LABELS, **(labels or {})}
     fig = go.Figure(go.Scatter(x=[L["before"], L["after"]], y=[before, after], mode="markers+text",
-                               text=[fmt(before), fmt(after)], textposition="middle right",
+                               text=[num(before), num(after)], textposition="middle right",
                                marker={"size": 14, "color": "#4c78a8"}, name=L["norm"]))
     fig.add_shape(type="line", xref="paper", x0=0, x1=1, yref="y", y0=max_norm, y1=max_norm,
                   line={"color": "red", "dash": "dash"}, name=L["max_norm"].format(v=f"{max_norm:g}"),

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt, heatmap
+from rnnviz.figures.common import heatmap
+from rnnviz.formatting import num
 
 
 def _box_rows(fig: go.Figure, rows, n_cols: int, color: str = "black") -> go.Figure:
@@ -45,7 +46,7 @@ def row_change_figure(labels, change, looked_up, title: str, text: dict | None =
     colors = ["#1f4e79" if k in looked else "#e6862c" for k in range(len(change))]
     fig = go.Figure(go.Bar(
         x=list(labels), y=change, marker_color=colors,
-        customdata=[[fmt(v), w["looked"] if k in looked else w["not_looked"]]
+        customdata=[[num(v), w["looked"] if k in looked else w["not_looked"]]
                     for k, v in enumerate(change)],
         hovertemplate=(f"{w['row']} %{{x}}<br>{w['change']}: %{{customdata[0]}}<br>%{{customdata[1]}}"
                        "<extra></extra>")))
@@ -98,7 +99,7 @@ def batch_figure(X, mask, token_rows, title: str, text: dict | None = None) -> g
         fig.add_trace(go.Heatmap(
             z=X[b], x=[w["dim"].format(j=j + 1) for j in range(d)], y=y, colorscale="RdBu", zmid=0,
             zmin=-lim, zmax=lim, showscale=(b == 0), colorbar={"title": {"text": w["value"]}},
-            customdata=np.vectorize(fmt)(X[b]),
+            customdata=np.vectorize(num)(X[b]),
             hovertemplate=f"%{{y}}<br>%{{x}}<br>{w['value']}: %{{customdata}}<extra></extra>"),
             row=b + 1, col=1)
         fig.update_yaxes(autorange="reversed", type="category", title_text=w["step"], row=b + 1, col=1)

@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rnnviz.conventions import TAGS
-from rnnviz.figures.common import fmt, heatmap, step_labels
+from rnnviz.figures.common import heatmap, step_labels
+from rnnviz.formatting import num
 
 TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
                "date": "#54a24b", "time": "#b279a2"}
@@ -46,7 +47,7 @@ def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
     P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
     best = P.argmax(-1)  # (T, n)
     text = [[f"{names[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
-    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(names))
+    hover = [["<br>".join(f"p({tag}) = {num(P[t, j, k], 3)}" for k, tag in enumerate(names))
               for j in range(len(labels))] for t in range(P.shape[0])]
     fig = go.Figure(go.Heatmap(
         z=best + 0.5, x=labels, y=step_labels(tokens), zmin=0, zmax=len(TAGS),

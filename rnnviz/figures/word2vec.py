@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt
+from rnnviz.formatting import num
 
 _MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 
@@ -55,7 +55,7 @@ def loss_curve(history, title: str, checkpoints=(), labels: dict | None = None) 
     steps = [r["step"] for r in history]
     loss = [r["loss"] for r in history]
     fig = go.Figure(go.Scatter(
-        x=steps, y=loss, mode="lines", name=lab["batch"], customdata=[fmt(v) for v in loss],
+        x=steps, y=loss, mode="lines", name=lab["batch"], customdata=[num(v) for v in loss],
         hovertemplate=lab["step"] + " %{x}<br>" + lab["loss"] + " %{customdata}<extra></extra>"))
     for s in checkpoints:
         fig.add_vline(x=s, line={"dash": "dot", "color": "#9aa5b1", "width": 1})
@@ -121,7 +121,7 @@ def tokenizer_figure(rows, names: dict, title: str, labels: dict | None = None) 
     x = [names.get(r["tokenizer"], r["tokenizer"]) for r in rows]
     for j, c in enumerate(cols, start=1):
         y = [100 * r[c] if c == "oov_rate" else r[c] for r in rows]
-        fig.add_trace(go.Bar(x=x, y=y, name=lab[c], text=[fmt(v) for v in y], textposition="auto",
+        fig.add_trace(go.Bar(x=x, y=y, name=lab[c], text=[num(v) for v in y], textposition="auto",
                              marker_color="#1f4e79", showlegend=False,
                              hovertemplate="%{x}<br>" + lab[c] + " %{text}<extra></extra>"), row=1, col=j)
     fig.update_layout(title={"text": title}, height=360, margin={**_MARGIN, "t": 80})

@@ -21,7 +21,7 @@ from rnnviz.engine.jacobians import (
 )
 from rnnviz.engine.model import activate
 from rnnviz.engine.trace import trace
-from rnnviz.figures.common import fmt
+from rnnviz.formatting import num
 
 
 def small_model(H=6, seed=3, nonlinearity="tanh", scale=1.0):
@@ -321,7 +321,7 @@ def test_log_axes_use_exponents_and_steps_are_whole_numbers():
     assert list(fig.layout.yaxis.ticktext) == ["1", "0.5", "0.25", "0.125"]  # not the digits 5 4 3 2
     np.testing.assert_allclose(fig.layout.yaxis.tickvals, [1, 0.5, 0.25, 0.125])
     fig = figs.scalar_chain_plot(chains.scalar_chain(2.0, 40), 2.0)
-    assert len(fig.layout.yaxis.ticktext) <= 8 and fig.layout.yaxis.ticktext[-1] == fmt(2.0 ** 40)
+    assert len(fig.layout.yaxis.ticktext) <= 8 and fig.layout.yaxis.ticktext[-1] == num(2.0 ** 40)
 
 
 def test_jacobian_heatmap_has_its_own_colour_scale():

@@ -16,13 +16,12 @@ from rnnviz.explain import embedding as emb
 from rnnviz.explain import hidden as hd
 from rnnviz.explain import output as out
 from rnnviz.explain.exercises.verdict import Verdict
-from rnnviz.figures.common import fmt
 
 
 def test_one_number_format_four_significant_digits():
     assert [formatting.num(v) for v in (0.123456, 1.577e-07, -0.0, 12345.6, math.nan, -math.inf)] == \
         ["0.1235", "1.577e-07", "0", "1.235e+04", "NaN", "-inf"]
-    assert fmt is formatting.num and emb.num is formatting.num  # old names, one function
+    assert emb.num is formatting.num  # old names, one function
     assert formatting.vector(torch.tensor([[0.5, -2.0]])) == "[0.5, -2]"
     assert formatting.vector(np.arange(8.0), shown=3) == "[0, 1, 2, … (8 in all)]"
     assert hd.fmt_vec([0.123456, 1.0]) == emb.vector_text([0.123456, 1.0]) == "[0.1235, 1]"
@@ -34,7 +33,7 @@ def test_one_verdict_type_for_every_checker():
     assert isinstance(v, Verdict) and v.ok and v.solution.endswith(f"{ex['answer']:.6g}")
     ok, message = chains.check_chain(ex, -ex["answer"])  # the old tuple protocol still unpacks
     assert not ok and "sign" in message
-    assert out.Feedback is Verdict and emb.Verdict is Verdict
+    assert emb.Verdict is Verdict
     assert out.check_loss(out.make_exercise(0), "").correct is None
     hex_ = hd.make_exercise(0)
     right = hd.exercise_answers(hex_)

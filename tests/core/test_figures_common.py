@@ -3,11 +3,12 @@ import math
 
 import numpy as np
 
-from rnnviz.figures.common import fmt, heatmap, nonfinite_note, step_labels
+from rnnviz.figures.common import heatmap, nonfinite_note, step_labels
+from rnnviz.formatting import num
 
 
 def test_fmt_spells_out_non_finite():
-    assert [fmt(v) for v in (math.inf, -math.inf, math.nan, 0.12345)] == ["inf", "-inf", "NaN", "0.1235"]
+    assert [num(v) for v in (math.inf, -math.inf, math.nan, 0.12345)] == ["inf", "-inf", "NaN", "0.1235"]
 
 
 def test_heatmap_keeps_exact_values_on_hover_and_blanks_non_finite():

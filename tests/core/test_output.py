@@ -389,11 +389,11 @@ def test_checker_on_the_notes_numbers_and_bad_text():
 # ---- display helpers (reviewer findings) -----------------------------------------------------
 
 def test_display_rows_format_floats_like_the_prose():
-    from rnnviz.figures.common import fmt
+    from rnnviz.formatting import num
 
     rows = out.display_rows([{"t": 1, "p(target)": 1.577e-07, "L": None, "w": "cats"},
                              {"t": 2, "p(target)": float("nan"), "L": 0.91629, "w": "dogs"}])
-    assert rows[0] == {"t": 1, "p(target)": fmt(1.577e-07), "L": "", "w": "cats"}
+    assert rows[0] == {"t": 1, "p(target)": num(1.577e-07), "L": "", "w": "cats"}
     assert rows[0]["p(target)"] == "1.577e-07"  # the same text the prose shows, not 0.0000002
     assert rows[1]["p(target)"] == "NaN" and rows[1]["L"] == "0.9163"
 

@@ -225,8 +225,8 @@ def test_title_shift_table_once_and_tiny_p_formatting(app):
     assert list(shift[1]["input token"]) == "Arrive Taipei on November".split()
     assert "the exp(z_k - max z) column" in text(at)
     sent = tables_with(at, "p(target)")[0]
-    from rnnviz.figures.common import fmt
-    assert list(sent["p(target)"]) == [fmt(float(tr.p[t, tr.targets[t]])) for t in range(tr.T)]
+    from rnnviz.formatting import num
+    assert list(sent["p(target)"]) == [num(float(tr.p[t, tr.targets[t]])) for t in range(tr.T)]
 
 
 def test_notes_model_says_why_today_has_no_target(app):
