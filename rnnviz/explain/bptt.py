@@ -210,3 +210,38 @@ def growth_verdict(N: torch.Tensor) -> dict:
     else:
         kind = "neutral"
     return {"n": n, "factor": factor, "kind": kind}
+
+
+# ---- the numbers the page's prose and tables quote (the page does no maths) -------------------
+
+def slope_range(slope: torch.Tensor) -> tuple[float, float]:
+    """(min, max) of the local slopes phi'(a_t) at one step."""
+    return float(slope.min()), float(slope.max())
+
+
+def map_counts(N: torch.Tensor) -> dict:
+    """How many cells of a norm map are exactly 0 and how many are inf (NaN above the diagonal
+    counts as neither)."""
+    Nn = N.numpy()
+    return {"zeros": int((Nn == 0).sum()), "infs": int(np.isinf(Nn).sum())}
+
+
+def paths_norms(src: dict, grad_h_t: torch.Tensor) -> dict:
+    """||dL_t/dh_t|| (the direct part, when step t has a loss) and ||dL/dh_t|| (every source)."""
+    return {"direct": float(src["parts"][0].norm()) if src["has_direct"] else None,
+            "total": float(grad_h_t.norm())}
+
+
+def recursion_rows(ds: dict) -> list[dict]:
+    """delta_steps as rows from the last step back: step (0-based), ||W_o^T e_t||,
+    ||W_h^T delta_{t+1}||, the mean slope and ||delta_t||."""
+    T = ds["delta"].shape[0]
+    return [{"step": k, "own": float(ds["from_output"][k].norm()), "later": float(ds["from_later"][k].norm()),
+             "slope": float(ds["slope"][k].mean()), "delta": float(ds["delta"][k].norm())}
+            for k in range(T - 1, -1, -1)]
+
+
+def shared_param_rows(params: dict) -> list[dict]:
+    """shared_weight_summary's "params" as rows: name, ||sum of terms||, ||autograd||, max diff."""
+    return [{"param": n, "sum_norm": float(v["sum"].norm()), "auto_norm": float(v["autograd"].norm()),
+             "max_diff": v["max_diff"]} for n, v in params.items()]

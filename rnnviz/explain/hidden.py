@@ -55,6 +55,11 @@ def step_terms(model: RNNModel, tr: Trace, t: int) -> dict:
             "h_from_a": activate(wx + wh + b, cfg.nonlinearity)}
 
 
+def term_norms(terms: dict) -> dict[str, float]:
+    """||W_x x_t||, ||memory term||, ||b_h|| of step_terms."""
+    return {k: float(terms[k].norm()) for k in ("Wx_x", "Wh_h", "b")}
+
+
 def shape_table(cfg: RNNConfig) -> list[dict]:
     """The notes' shapes table (column vectors), for this model's d, H and K."""
     d, H, K = cfg.embed_dim, cfg.hidden_size, cfg.K
@@ -130,6 +135,12 @@ def linear_expansion(model: RNNModel, x: torch.Tensor, t: int) -> list[tuple[str
     return terms
 
 
+def expansion_check(expansion: list[tuple[str, torch.Tensor]], h: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """(the sum of linear_expansion's terms, max |sum - h|): the expansion rebuilds the linear h_t."""
+    total = sum(v for _, v in expansion)
+    return total, float((total - h.double()).abs().max())
+
+
 def _power_label(p: int) -> str:
     return "" if p == 0 else ("W_h " if p == 1 else f"W_h^{p} ")
 
@@ -190,6 +201,12 @@ def pca_2d(states: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     if var.sum() > 0:
         share[:k] = var[:k] / var.sum()
     return [(np.asarray(st, dtype=np.float64) - mean) @ axes.T for st in states], share
+
+
+def pca_numbers(share: np.ndarray, h_first: torch.Tensor, h_last: torch.Tensor) -> dict:
+    """The prose's numbers under the PCA picture: the share of variance both axes explain and
+    ||h_T(first) - h_T(last)||, the distance between two paths' final states."""
+    return {"share": float(share.sum()), "dist": float((h_first[-1] - h_last[-1]).norm())}
 
 
 def order_comparison(x_a: torch.Tensor, x_b: torch.Tensor, h_a: torch.Tensor,

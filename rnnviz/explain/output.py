@@ -142,6 +142,15 @@ class StepView:
         return np.exp(self.z - self.z.max())
 
     @property
+    def zmax(self) -> float:
+        return float(self.z.max())
+
+    @property
+    def autograd_diff(self) -> float:
+        """max |(p - y) - autograd's dL/dz|: the formula against autograd."""
+        return float(abs(self.p_minus_y - self.autograd).max())
+
+    @property
     def y(self) -> np.ndarray:
         y = np.zeros_like(self.p)
         if self.target is not None:
@@ -548,6 +557,29 @@ def exercise_solution(ex: Exercise) -> str:
     v, word = ex.view, ex.labels[ex.target]
     return (f"p = {vector(v.p)}; L = -ln p({word}) = -ln {num(v.p[ex.target])} = {num(v.loss)}; "
             f"p - y = {vector(v.p_minus_y)}")
+
+
+def index_words(vocab: Vocab, idx) -> np.ndarray:
+    """The vocabulary's words at an array of ids, same shape."""
+    return np.vectorize(lambda i: vocab.itos[i])(idx)
+
+
+def valid_count(tr: Trace) -> int:
+    """N, the number of steps with a target (a loss L_t)."""
+    return int(tr.valid.sum())
+
+
+def gradient_step_numbers(res: OutputStep, targets: torch.Tensor) -> dict:
+    """What one gradient step on L_t did, for the prose and the moved-bars figure: p(target)
+    before and after at every step (NaN without a target), the change dp, the distributions'
+    moves, the other step o that moved most, -ln p(target) at t before and after, and dp at o
+    (None where o has no target)."""
+    before, after = res.target_probs(targets)
+    moved, dp, t = res.moved, after - before, res.t
+    o = most_moved_other(moved, t)
+    return {"before": before, "after": after, "dp": dp, "moved": moved, "other": o,
+            "loss_before": float(-np.log(before[t])), "loss_after": float(-np.log(after[t])),
+            "other_dp": float(dp[o]) if np.isfinite(dp[o]) else None}
 
 
 def most_moved_other(moved, t: int) -> int:

@@ -259,6 +259,11 @@ def revisions(rows: list[list[str]], t: int = 0) -> int:
     return sum(row[t] != rows[-1][t] for row in rows[t:])
 
 
+def top_tags(p) -> list[str]:
+    """The most probable tag at every step of a (T, n_tags) distribution."""
+    return [TAGS[int(k)] for k in np.asarray(p).argmax(1)]
+
+
 def distribution_change(p, q) -> np.ndarray:
     """Per step, half the L1 distance between two tag distributions (T, K): 0 same, 1 disjoint."""
     return 0.5 * np.abs(np.asarray(p) - np.asarray(q)).sum(-1)  # (T,)

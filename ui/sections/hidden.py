@@ -158,6 +158,7 @@ def step_view(cur: session.Current, t1: int) -> None:
     vals = prose_values(cfg)
     rec = "W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}"
     peak = hidden_peak(terms["h"].double().numpy()[None, :])
+    norms = hd.term_norms(terms)
     st.markdown(
         prose(
             PAGE,
@@ -167,9 +168,9 @@ def step_view(cur: session.Current, t1: int) -> None:
             tok=md_escape(cur.tokens[t1 - 1]),
             H=cfg.hidden_size,
             rec=rec,
-            n_wx=num(terms["Wx_x"].norm()),
-            n_wh=num(terms["Wh_h"].norm()),
-            n_b=num(terms["b"].norm()),
+            n_wx=num(norms["Wx_x"]),
+            n_wh=num(norms["Wh_h"]),
+            n_b=num(norms["b"]),
             hmax=num(peak["value"]),
             hmax_u=peak["unit"] + 1,
             first_note=t("hidden.first_note") if t1 == 1 else "",
@@ -354,11 +355,11 @@ def trajectory(cur: session.Current) -> list:
 def pca_view(cur: session.Current, paths: list) -> None:
     coords, share = hd.pca_2d([p[1].h.numpy() for p in paths])
     H = paths[0][1].h.shape[1]
+    pn = hd.pca_numbers(share, paths[0][1].h, paths[-1][1].h)
     if len(paths) > 1:
-        dist = float((paths[0][1].h[-1] - paths[-1][1].h[-1]).norm())
-        st.markdown(prose(PAGE, "pca", H=H, share=f"{float(share.sum()):.0%}", dist=num(dist)))
+        st.markdown(prose(PAGE, "pca", H=H, share=f"{pn['share']:.0%}", dist=num(pn["dist"])))
     else:
-        st.markdown(prose(PAGE, "pca-one", H=H, share=f"{float(share.sum()):.0%}"))
+        st.markdown(prose(PAGE, "pca-one", H=H, share=f"{pn['share']:.0%}"))
     labels = {
         "title": t("hidden.fig_pca"),
         "final": t("hidden.final_state"),

@@ -86,8 +86,7 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
     lin_tr = cached_trace(lin_model, cur.input_ids, cur.target_ids)
     k, case = hd.expansion_case(t1 - 1, cur.trace.T)
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
-    total = sum(v for _, v in expansion)
-    err = float((total - lin_tr.h[k].double()).abs().max())
+    total, err = hd.expansion_check(expansion, lin_tr.h[k])
     st.markdown(
         prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(f"`{n}`" for n, _ in expansion))
     )

@@ -81,7 +81,7 @@ def look_here(cur: session.Current, t1: int) -> None:
                 t=t1,
                 tok=md_escape(cur.tokens[t1 - 1]),
                 L=num(float(tr.loss)),
-                N=int(tr.valid.sum()),
+                N=out.valid_count(tr),
                 worst_t=worst + 1,
                 worst_target=md_escape(targets[worst]),
                 worst_loss=num(float(tr.loss_t[worst])),
@@ -96,7 +96,7 @@ def labels(cur: session.Current) -> None:
     <bos> / <eos>."""
     st.header(t("output.h_labels"), anchor="out-labels")
     vocab, tr = cur.vocab, cur.trace
-    n_valid = int(tr.valid.sum())
+    n_valid = out.valid_count(tr)
     st.markdown(
         prose(
             PAGE,
@@ -199,11 +199,11 @@ def step_prose(view: out.StepView, jordan: bool) -> None:
             target=target,
             exp_target=num(view.exps[tgt]),
             p_target=num(view.p[tgt]),
-            zmax=num(view.z.max()),
+            zmax=num(view.zmax),
         )
     )
     st.markdown(prose(PAGE, "loss", target=target, p_target=num(view.p[tgt]), loss=num(view.loss)))
-    diff = float(abs(view.p_minus_y - view.autograd).max())
+    diff = view.autograd_diff
     st.markdown(
         prose(
             PAGE,

@@ -3,7 +3,6 @@ output layer, and the hand exercise (L and p - y)."""
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from rnnviz.engine import generation as gen
@@ -97,9 +96,8 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
         t("output.lr"), 0.005, 2.0, 0.05, 0.005, key="out_lr", **BIND, format="%.3f", help=t("output.lr_help")
     )
     res = cache.output_layer_step(cur.model, tr, t1 - 1, float(lr))
-    before, after = res.target_probs(tr.targets)
-    moved, dp = res.moved, after - before
-    o = out.most_moved_other(moved, t1 - 1)
+    g = out.gradient_step_numbers(res, tr.targets)
+    before, after, moved, dp, o = g["before"], g["after"], g["moved"], g["dp"], g["other"]
     targets = out.target_tokens(cur.vocab, tr.targets)
     st.markdown(
         prose(
@@ -110,12 +108,12 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
             target=md_escape(targets[t1 - 1]),
             before=num(before[t1 - 1]),
             after=num(after[t1 - 1]),
-            loss_before=num(-np.log(before[t1 - 1])),
-            loss_after=num(-np.log(after[t1 - 1])),
+            loss_before=num(g["loss_before"]),
+            loss_after=num(g["loss_after"]),
             other_t=o + 1,
             other_tok=md_escape(cur.tokens[o]),
             other_moved=num(moved[o]),
-            other_dp=num(dp[o]) if np.isfinite(dp[o]) else t("output.no_target_there"),
+            other_dp=t("output.no_target_there") if g["other_dp"] is None else num(g["other_dp"]),
         )
     )
     shown = out.shown_outputs(out.step_view(tr, t1 - 1, labels), min(k, 10))

@@ -4,7 +4,6 @@ the hand exercise."""
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from rnnviz.explain import output as out
@@ -60,7 +59,7 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
     }
     show_figure(
         figs.topk_heatmap(
-            np.vectorize(lambda i: vocab.itos[i])(idx[lo:hi]), vals[lo:hi], names[lo:hi], title, text
+            out.index_words(vocab, idx[lo:hi]), vals[lo:hi], names[lo:hi], title, text
         ),
         title,
         key="out_fig_topk",
