@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import step_labels
+from rnnviz.figures.common import step_labels, style
 from rnnviz.formatting import num
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
@@ -55,9 +55,8 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
                     marker={"symbol": "diamond", "color": "black", "size": 7})
     fig.update_layout(barmode="relative", title={"text": L["title"].format(t=t + 1, tok=tokens[t])},
                       xaxis_title=L["unit"], yaxis_title=L["component"],
-                      legend_title_text=L["path"], legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+                      legend_title_text=L["path"], legend=LEGEND_BELOW)
+    return style(fig)
 
 
 # nonlinearity -> (name, its derivative as the Jacobian's diagonal; {t} is the 1-based step)
@@ -106,9 +105,8 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     # repeated u1 ... u96 ran into the next panel)
     fig.update_yaxes(showticklabels=False, row=1, col=2)
     fig.update_yaxes(showticklabels=False, row=1, col=3)
-    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)},
-                      margin={"l": 10, "r": 10, "t": 80, "b": 10}, height=420)
-    return fig
+    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)}, height=420)
+    return style(fig, top=80)
 
 
 HEATMAP_LABELS = {"no_path": "no path (t > s)", "row": "s (row)", "col": "t (column)",
@@ -132,11 +130,10 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
         colorbar={"title": {"text": colorbar}},
         hovertemplate=L["row"] + ": %{y}<br>" + L["col"] + ": %{x}<br>" + hover
                       + ": %{customdata}<br>log10: %{z:.3f}<extra></extra>"))
-    fig.update_layout(title={"text": title}, xaxis_title=L["x"], yaxis_title=L["y"],
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=520)
+    fig.update_layout(title={"text": title}, xaxis_title=L["x"], yaxis_title=L["y"], height=520)
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 CHAIN_LABELS = {"factor": "‖J_k‖₂ (one factor)", "product": "‖J_k ⋯ J_{t+1}‖₂ (running product)",
@@ -158,8 +155,8 @@ def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
     fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
-                      xaxis_title=L["x"], margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+                      xaxis_title=L["x"])
+    return style(fig)
 
 
 def _positive(v) -> np.ndarray:
@@ -220,9 +217,8 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, np.r_[dist["max"], dist["min"], dist["bound"], floor])
     _whole_number_axis(fig, int(d[-1]) if len(d) else 0)
-    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW)
+    return style(fig)
 
 
 PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e+38",
@@ -255,9 +251,8 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float,
                             name=L["at"].format(label=L[key], k=chain[key]))
     fig.update_yaxes(type="log", title_text=L["y"].format(w=f"{w:g}"), exponentformat="power")
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW)
+    return style(fig)
 
 
 def _whole_number_axis(fig, largest: int) -> None:
@@ -286,10 +281,9 @@ def scalar_chain_plot(products, w: float, labels: dict | None = None) -> go.Figu
     if len(ticks) > 8:  # keep the labels apart: every few steps, the last one always
         ticks = ticks[np.unique(np.r_[np.linspace(0, len(ticks) - 1, 6).round().astype(int)])]
     fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[num(v) for v in ticks])
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360)
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    return fig
+    return style(fig)
 
 
 SWEEP_LABELS = {"x": "sequence length T", "y": "gradient norm (log scale)",
@@ -307,9 +301,8 @@ def t_sweep_plot(rows, labels: dict | None = None, names: dict | None = None) ->
     fig.update_xaxes(type="log", tickvals=Ts, title_text=L["x"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in r if key != "T"])
-    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW)
+    return style(fig)
 
 
 CLIP_LABELS = {"before": "before", "after": "after", "norm": "gradient norm",
@@ -330,6 +323,5 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [before, after, max_norm])
     fig.update_xaxes(range=[-0.5, 1.5])  # room around the two points
-    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW)
+    return style(fig)

@@ -96,7 +96,7 @@ def log_ticks(span_decades: float | None = None) -> dict:
 
 
 def _log_ticks(axis) -> None:
-    if axis.type == "log" and axis.dtick is None:
+    if axis.type == "log" and axis.dtick is None and axis.tickvals is None:  # explicit ticks stay
         axis.update(**log_ticks())
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import heatmap
+from rnnviz.figures.common import heatmap, style
 from rnnviz.formatting import num
 
 
@@ -51,10 +51,9 @@ def row_change_figure(labels, change, looked_up, title: str, text: dict | None =
         hovertemplate=(f"{w['row']} %{{x}}<br>{w['change']}: %{{customdata[0]}}<br>%{{customdata[1]}}"
                        "<extra></extra>")))
     fig.update_layout(title={"text": title}, xaxis_title=w["x"],
-                      yaxis_title=w["y"], height=360,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+                      yaxis_title=w["y"], height=360)
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 PCA_LABELS = {"other": "other words", "in": "in the sentence", "axis": "PC{k} ({pct}% of the variance)"}
@@ -74,11 +73,11 @@ def pca_figure(coords, labels, highlight, share, title: str, text: dict | None =
             text=[labels[k] for k in idx], textposition="top center",
             marker={"color": color, "size": 9 if group else 6},
             hovertemplate="%{text}<br>PC1 %{x:.3f}<br>PC2 %{y:.3f}<extra></extra>"))
-    fig.update_layout(title={"text": title}, height=480, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    fig.update_layout(title={"text": title}, height=480,
                       xaxis_title=w["axis"].format(k=1, pct=f"{100 * float(share[0]):.0f}"),
                       yaxis_title=w["axis"].format(k=2, pct=f"{100 * float(share[1]):.0f}"),
                       legend={"orientation": "h", "y": -0.15})
-    return fig
+    return style(fig)
 
 
 BATCH_LABELS = {"sentence": "sentence {b} (T x d = {T} x {d})", "pad": "pad", "dim": "dim {j}",
@@ -104,6 +103,5 @@ def batch_figure(X, mask, token_rows, title: str, text: dict | None = None) -> g
             row=b + 1, col=1)
         fig.update_yaxes(autorange="reversed", type="category", title_text=w["step"], row=b + 1, col=1)
     fig.update_xaxes(title_text=w["x"], row=B, col=1)
-    fig.update_layout(title={"text": title}, height=140 + B * (40 + 22 * T),
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10})
-    return fig
+    fig.update_layout(title={"text": title}, height=140 + B * (40 + 22 * T))
+    return style(fig, top=70)

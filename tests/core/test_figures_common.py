@@ -85,3 +85,27 @@ def test_overview_and_page_2_heatmaps_share_one_orientation():
     a, b = hidden_heatmap(h, ["x", "y", "z"]), time_heatmap(h, ["x", "y", "z"])
     for f in (a, b):
         assert f.data[0].x == ("1 x", "2 y", "3 z") and np.array_equal(np.asarray(f.data[0].z), h.T)
+
+
+def _figure_builders():
+    """(file, function, source) of every public function in rnnviz/figures that makes a figure."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2] / "rnnviz" / "figures"
+    for path in sorted(root.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                src = ast.unparse(node)
+                if "go.Figure(" in src or "make_subplots(" in src:
+                    yield path.name, node.name, src
+
+
+def test_every_figure_builder_goes_through_style():
+    """One look: a builder ends in style() (directly, or through heatmap() / output's _layout(),
+    which call it); the builders of common.py itself are the style's parts."""
+    import re
+    builders = list(_figure_builders())
+    assert len(builders) >= 40
+    skipped = [(f, n) for f, n, src in builders
+               if f != "common.py" and not re.search(r"(?<!\w)(style|heatmap|_layout)\(", src)]
+    assert skipped == []

@@ -18,6 +18,7 @@ from rnnviz.text.tokenize import prepare
 
 from .. import cache, session
 from ..i18n import counted_frame, prose, t
+from ..page import figure_labels
 from ..widgets import first_word_step, guard, md_escape, shared_step, show_figure
 
 PAGE = "gates"
@@ -126,7 +127,7 @@ def compare(runs: dict) -> None:
     window_note(runs)
     if any(runs[c][2]["reached_start"] for c in TRIO) and runs["lstm"][2]["window"].full:
         st.caption(t("gates.horizon_all"))
-    labels = {k: t(f"gates.fig.infl_{k}") for k in ("title", "x", "y", "colorbar", "hover", "blank")}
+    labels = figure_labels("gates.fig.infl_", "title", "x", "y", "colorbar", "hover", "blank")
     fig = influence_heatmaps({names[c]: runs[c][1].numpy() for c in TRIO}, runs["lstm"][0].tokens,
                              labels, start=runs["lstm"][2]["window"].start)  # true step numbers
     show_figure(fig, t("gates.file.influence"), key="gates_influence")
@@ -219,7 +220,7 @@ def over_sentence(run: Run) -> None:
     sat = gates.gate_saturation(run.trace, cell, H)
     st.markdown(prose(PAGE, "sentence_" + cell, **{f"sat_{g}": num(100 * v) for g, v in sat.items()}))
     values = {g: run.trace.gates[g][:, :H].numpy() for g in cells.GATE_NAMES[cell]}  # (T, H) each
-    labels = {k: t(f"gates.fig.gate_{k}") for k in ("title", "x", "y", "gate_bar", "cand_bar", "hover")}
+    labels = figure_labels("gates.fig.gate_", "title", "x", "y", "gate_bar", "cand_bar", "hover")
     titles = {g: t(f"gates.gate.{g}") for g in values}
     show_figure(gate_heatmaps(values, run.tokens, "g" if cell == "lstm" else "n", labels, titles),
                 t("gates.file.gates"), key="gates_heat")
@@ -237,7 +238,7 @@ def _kept(run: Run, H: int) -> None:
     top = ", ".join(f"u{u + 1} ({num(k['kept'][u])})" for u in k["order"][:3])
     st.markdown(prose(PAGE, "kept_lstm", n=k["n_kept"], H=H, thr=num(k["threshold"]), top=top,
                       t0=start + 1, tok=md_escape(run.tokens[start]), T=run.trace.T))
-    labels = {k_: t(f"gates.fig.kept_{k_}") for k_ in ("title", "x", "y", "line")}
+    labels = figure_labels("gates.fig.kept_", "title", "x", "y", "line")
     show_figure(kept_figure(k["kept"].numpy(), k["order"], k["threshold"], labels),
                 t("gates.file.kept"), key="gates_kept")
 

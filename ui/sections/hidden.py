@@ -23,6 +23,7 @@ from .. import session
 from ..cache import cached_trace
 from ..i18n import prose, t
 from ..model_text import prose_values
+from ..page import figure_labels
 from ..widgets import guard, md_escape, shared_step, show_figure
 
 PAGE = "hidden"
@@ -196,12 +197,9 @@ def step_view(cur: session.Current, t1: int) -> None:
             terms,
             rec,
             vals["activation_short"],
-            labels={
-                "title": t("hidden.fig_terms"),
-                "x": t("hidden.ax_unit"),
-                "y": t("hidden.ax_value"),
-                "a": t("hidden.leg_a"),
-            },
+            labels=figure_labels(
+                title="hidden.fig_terms", x="hidden.ax_unit", y="hidden.ax_value", a="hidden.leg_a"
+            ),
         ),
         t("hidden.fig_terms"),
         key="hid_fig_terms",
@@ -291,11 +289,11 @@ def sentence(cur: session.Current, t1: int) -> None:
                 cur.tokens,
                 picked,
                 name,
-                labels={
-                    "title": t("hidden.fig_lines", name=name),
-                    "x": t("hidden.ax_step"),
-                    "y": t("hidden.ax_named", name=name),
-                },
+                labels=figure_labels(
+                    title=("hidden.fig_lines", {"name": name}),
+                    x="hidden.ax_step",
+                    y=("hidden.ax_named", {"name": name}),
+                ),
             ),
             t("hidden.fig_lines", name=name),
             key="hid_fig_units",
@@ -313,8 +311,9 @@ def _pair(a: str, b: str) -> None:
 def overlay_input(cur: session.Current) -> tuple[str, bool]:
     """Preset pairs and the second sentence box; (text to trace, typed by the learner?)."""
     st.header(t("hidden.h_trajectory"), anchor="hid-trajectory")
-    default, note = hd.default_overlay(cur.tokens, cur.vocab, cur.level,
-                                       text=hd.reversal_source(cur.level, cur.tokens, cur.text))
+    default, note = hd.default_overlay(
+        cur.tokens, cur.vocab, cur.level, text=hd.reversal_source(cur.level, cur.tokens, cur.text)
+    )
     row = st.container(horizontal=True)
     for a, b in hd.order_presets(cur.vocab):
         row.button(f"{a} ⇄ {b}", key=f"hid_pair_{a}", on_click=_pair, args=(a, b), help=t("hidden.pair_help"))
@@ -360,12 +359,12 @@ def pca_view(cur: session.Current, paths: list) -> None:
         st.markdown(prose(PAGE, "pca", H=H, share=f"{pn['share']:.0%}", dist=num(pn["dist"])))
     else:
         st.markdown(prose(PAGE, "pca-one", H=H, share=f"{pn['share']:.0%}"))
-    labels = {
-        "title": t("hidden.fig_pca"),
-        "final": t("hidden.final_state"),
-        "x": t("hidden.ax_pc", pc="PC1"),
-        "y": t("hidden.ax_pc", pc="PC2"),
-    }
+    labels = figure_labels(
+        title="hidden.fig_pca",
+        final="hidden.final_state",
+        x=("hidden.ax_pc", {"pc": "PC1"}),
+        y=("hidden.ax_pc", {"pc": "PC2"}),
+    )
     show_figure(
         fh.pca_trajectory([(n, xy, tk) for (n, _, tk), xy in zip(paths, coords)], share, labels),
         t("hidden.fig_pca"),

@@ -13,6 +13,7 @@ from rnnviz.formatting import num
 from .. import cache, session
 from ..cache import cached_trace
 from ..i18n import prose, t
+from ..page import figure_labels
 from ..widgets import exercise, exercise_number, show_figure
 from .hidden import heat_labels
 
@@ -44,7 +45,7 @@ def params(cur: session.Current) -> None:
             fh.unrolled(
                 cur.tokens,
                 rec,
-                labels={"title": t("hidden.fig_unrolled"), "more": t("hidden.fig_unrolled_more")},
+                labels=figure_labels(title="hidden.fig_unrolled", more="hidden.fig_unrolled_more"),
             ),
             t("hidden.fig_unrolled"),
             key="hid_fig_unrolled",
@@ -52,14 +53,15 @@ def params(cur: session.Current) -> None:
 
 
 def params_labels() -> dict:
-    return {
-        "title": t("hidden.fig_params"),
-        "x": t("hidden.ax_T"),
-        "y": t("hidden.ax_params"),
-        "shared": t("hidden.leg_shared"),
-        "per_step": t("hidden.leg_per_step"),
-        "now": t("hidden.leg_now"),
-    }
+    return figure_labels(
+        "hidden.leg_",
+        "shared",
+        "per_step",
+        "now",
+        title="hidden.fig_params",
+        x="hidden.ax_T",
+        y="hidden.ax_params",
+    )
 
 
 def variants(cur: session.Current, t1: int) -> None:

@@ -15,6 +15,7 @@ from rnnviz.formatting import num
 from .. import cache, session
 from ..cache import cached_trace
 from ..i18n import prose, t
+from ..page import figure_labels
 from ..widgets import md_escape, show_figure
 
 PAGE = "hidden"
@@ -100,12 +101,9 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
     for phi in ("tanh", "relu", "linear"):
         m = cur.model if phi == cfg.nonlinearity else cache.with_nonlinearity(cur.model, phi)
         norms[f"φ = {phi}"] = hd.state_norms(cached_trace(m, cur.input_ids, cur.target_ids).h)
-    labels = {
-        "title": t("hidden.fig_norms"),
-        "log": t("hidden.log_scale"),
-        "x": t("hidden.ax_step"),
-        "y": t("hidden.ax_norm"),
-    }
+    labels = figure_labels(
+        title="hidden.fig_norms", log="hidden.log_scale", x="hidden.ax_step", y="hidden.ax_norm"
+    )
     show_figure(fh.norms_plot(norms, cur.tokens, labels), t("hidden.fig_norms"), key="hid_fig_norms")
 
 
@@ -125,7 +123,7 @@ def growth() -> None:
     )
     show_figure(
         fh.growth_plot(
-            {"linear": grow["linear"], "tanh": grow["tanh"]}, gw, 1.0, labels={"x": t("hidden.ax_t")}
+            {"linear": grow["linear"], "tanh": grow["tanh"]}, gw, 1.0, labels=figure_labels(x="hidden.ax_t")
         ),
         "growth",
         key="hid_fig_growth",
@@ -150,7 +148,7 @@ def saturation(cur: session.Current) -> None:
             )
         )
         per_step = hd.dead_per_step(h)  # (T,)
-        labels = {"title": t("hidden.fig_dead"), "hover": t("hidden.dead_hover")}
+        labels = figure_labels(title="hidden.fig_dead", hover="hidden.dead_hover")
     else:
         sat = hd.saturation(h)
         st.markdown(
@@ -165,8 +163,8 @@ def saturation(cur: session.Current) -> None:
             )
         )
         per_step = sat["per_step"]
-        labels = {"title": t("hidden.fig_sat", thr=hd.SATURATION), "hover": t("hidden.sat_hover")}
-    labels |= {"x": t("hidden.ax_step"), "y": t("hidden.ax_share")}
+        labels = figure_labels(title=("hidden.fig_sat", {"thr": hd.SATURATION}), hover="hidden.sat_hover")
+    labels |= figure_labels(x="hidden.ax_step", y="hidden.ax_share")
     show_figure(
         fh.saturation_bar(per_step, cur.tokens, hd.SATURATION, labels),
         labels["title"],

@@ -6,7 +6,6 @@ is output_more.py."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rnnviz.explain import output as out
@@ -16,7 +15,9 @@ from rnnviz.store.catalog import NOTES_VOCAB
 from rnnviz.text.tokenize import EOS
 
 from .. import session
-from ..i18n import counted_frame, prose, t
+from ..i18n import prose, t
+from ..page import figure_labels
+from ..page import table as page_table
 from ..widgets import md_escape, shared_step, show_figure
 
 PAGE = "output"
@@ -56,7 +57,7 @@ def table(rows: list[dict], **kw) -> None:
         for r in out.display_rows(rows)
     ]
     widths = {c: st.column_config.Column(width=w) for c, w in out.column_widths(rows).items()}
-    st.dataframe(counted_frame(pd.DataFrame(rows)), hide_index=True, column_config=widths, **kw)
+    page_table(rows, column_config=widths, **kw)
 
 
 def intro(cur: session.Current) -> bool:
@@ -141,13 +142,14 @@ def step_controls(cur: session.Current) -> tuple[int, int]:
 
 
 def fig_text() -> dict:
-    return {
-        "p_panel": t("output.fig_p_panel"),
-        "grad_panel": t("output.fig_grad_panel"),
-        "x": t("output.ax_next_red"),
-        "p_axis": t("output.ax_prob"),
-        "grad_axis": t("output.ax_grad"),
-    }
+    return figure_labels(
+        "output.fig_",
+        "p_panel",
+        "grad_panel",
+        x="output.ax_next_red",
+        p_axis="output.ax_prob",
+        grad_axis="output.ax_grad",
+    )
 
 
 def one_step(cur: session.Current, t1: int, k: int) -> None:

@@ -13,6 +13,7 @@ from rnnviz.formatting import num
 
 from .. import cache, session
 from ..i18n import prose, t
+from ..page import figure_labels
 from ..widgets import exercise, exercise_number, md_escape, show_figure
 from .output import table
 
@@ -118,12 +119,9 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
     )
     shown = out.shown_outputs(out.step_view(tr, t1 - 1, labels), min(k, 10))
     title = t("output.fig_before_after", t=t1, lr=f"{lr:g}")
-    text = {
-        "before": t("output.before"),
-        "after": t("output.after"),
-        "x": t("output.ax_next_target"),
-        "y": t("output.ax_prob"),
-    }
+    text = figure_labels(
+        before="output.before", after="output.after", x="output.ax_next_target", y="output.ax_prob"
+    )
     show_figure(
         figs.before_after_bars(
             [labels[i] for i in shown],
@@ -137,13 +135,14 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
         key="out_fig_before_after",
     )
     title = t("output.fig_moved")
-    text = {
-        "dp_panel": t("output.dp_panel"),
-        "moved_panel": t("output.moved_panel"),
-        "x": t("output.ax_step_red"),
-        "dp_axis": t("output.ax_dp"),
-        "moved_axis": t("output.ax_moved"),
-    }
+    text = figure_labels(
+        "output.",
+        "dp_panel",
+        "moved_panel",
+        x="output.ax_step_red",
+        dp_axis="output.ax_dp",
+        moved_axis="output.ax_moved",
+    )
     show_figure(
         figs.moved_bars(step_labels(cur.tokens), dp, moved, t1 - 1, title, text), title, key="out_fig_moved"
     )

@@ -16,6 +16,7 @@ from rnnviz.text.tokenize import PAD, prepare
 from .. import session
 from ..cache import cached_trace
 from ..i18n import prose, t
+from ..page import figure_labels
 from ..widgets import guard, md_escape, show_figure
 from .output import table
 
@@ -51,16 +52,11 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
         else t("output.where_window", lo=lo + 1, hi=hi, T=tr.T, t=t1)
     )
     title = t("output.fig_topk", k=k_top, where=where)
-    text = {
-        "x": t("output.ax_rank"),
-        "y": t("output.ax_step"),
-        "colorbar": t("output.ax_prob"),
-        "token": t("output.token"),
-    }
+    text = figure_labels(
+        x="output.ax_rank", y="output.ax_step", colorbar="output.ax_prob", token="output.token"
+    )
     show_figure(
-        figs.topk_heatmap(
-            out.index_words(vocab, idx[lo:hi]), vals[lo:hi], names[lo:hi], title, text
-        ),
+        figs.topk_heatmap(out.index_words(vocab, idx[lo:hi]), vals[lo:hi], names[lo:hi], title, text),
         title,
         key="out_fig_topk",
     )
@@ -77,7 +73,7 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
             [x or t("output.cell_none") for x in targets],
             tr.valid.numpy(),
             title,
-            {"x": t("output.ax_step"), "target": t("output.col_target")},
+            figure_labels(x="output.ax_step", target="output.col_target"),
         ),
         title,
         key="out_fig_loss",
@@ -173,11 +169,8 @@ def batch_view(cur: session.Current, pairs: list, batch, red: str) -> None:
         )
     table(rows)
     title = t("output.fig_batch")
-    text = {
-        "x": t("output.ax_position"),
-        "y": t("output.ax_sentence"),
-        "no_target": t("output.no_target"),
-        "pad": "pad",
+    text = figure_labels(x="output.ax_position", y="output.ax_sentence", no_target="output.no_target") | {
+        "pad": "pad"
     }
     show_figure(
         figs.batch_loss_heatmap(
