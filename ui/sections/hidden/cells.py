@@ -1,5 +1,5 @@
-"""Page 2 sections, the last part: the parameter count, Elman / Jordan / bidirectional on the
-same sentence, and the hand exercise (two tanh steps)."""
+"""Page 2: the parameter count (independent of T, the unrolled picture) and Elman / Jordan /
+bidirectional on the same sentence (folded)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ from rnnviz.explain import hidden as hd
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
-from .. import cache, session
-from ..cache import cached_trace
-from ..i18n import prose, t
-from ..page import figure_labels
-from ..widgets import exercise, exercise_number, show_figure
-from .hidden import heat_labels
-
-PAGE = "hidden"
+from ... import cache, session
+from ...cache import cached_trace
+from ...i18n import prose, t
+from ...page import figure_labels
+from ...widgets import show_figure
+from .common import PAGE, heat_labels
 
 
 def params(cur: session.Current) -> None:
@@ -125,21 +123,3 @@ def variant_compare(cur: session.Current, kind: str, t1: int) -> None:
 def _tex(rows) -> str:
     body = r"\\".join("&".join(f"{x:g}" for x in r) for r in rows)
     return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
-
-
-def by_hand() -> None:
-    """Two tanh steps by hand with the shared exercise widget (numbered, hint, solution)."""
-    st.header(t("hidden.h_byhand"), anchor="hid-byhand")
-    ex = hd.make_exercise(exercise_number("hid_ex") - 1)
-    st.markdown(prose(PAGE, "byhand", tol=hd.TOL))
-    st.latex(rf"W_x={_tex(ex.W_x)},\quad W_h={_tex(ex.W_h)}")
-    st.latex(rf"b_h={_tex([ex.b])}^\top,\quad x_1={_tex([ex.x1])}^\top,\quad x_2={_tex([ex.x2])}^\top")
-
-    def ask():
-        cols = st.columns(4)
-        return [
-            cols[i].number_input(lab, -10.0, 10.0, 0.0, 0.01, format="%.3f", key=f"hid_ex_{i}")
-            for i, lab in enumerate(["h_1[1]", "h_1[2]", "h_2[1]", "h_2[2]"])
-        ]
-
-    exercise("hid_ex", ask=ask, check=lambda v: hd.check_exercise_verdict(ex, v[:2], v[2:]))

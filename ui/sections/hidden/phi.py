@@ -1,6 +1,5 @@
-"""Page 2 sections, second half: why order matters (by hand and in the model), what φ does
-(linear expansion, growth, saturation or dead units), the parameter count, Elman / Jordan /
-bidirectional, and the hand exercise. The advanced views are folded in expanders."""
+"""Page 2: what φ does (folded): without it h_t is one linear map of the inputs (the expansion),
+states grow or stay bounded, and tanh saturates or ReLU units die."""
 
 from __future__ import annotations
 
@@ -12,61 +11,12 @@ from rnnviz.explain.formulas import dead_units
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
-from .. import cache, session
-from ..cache import cached_trace
-from ..i18n import prose, t
-from ..page import figure_labels
-from ..widgets import md_escape, show_figure
-
-PAGE = "hidden"
-BIND = {"bind": "query-params"}
-
-
-def _notes_scalar() -> None:
-    st.session_state.update(hid_wx=2.0, hid_wh=0.5, hid_x1=1.0, hid_x2=3.0)
-
-
-def scalar_order() -> None:
-    """h_t = w_x x_t + w_h h_{t-1} on two numbers in both orders (the notes' example preset)."""
-    st.header(t("hidden.h_order"), anchor="hid-order")
-    st.button(t("hidden.scalar_preset"), key="hid_scalar_preset", on_click=_notes_scalar)
-    cols = st.columns(4)
-    w_x = cols[0].number_input("w_x", -10.0, 10.0, 2.0, 0.1, key="hid_wx", **BIND)
-    w_h = cols[1].number_input("w_h", -10.0, 10.0, 0.5, 0.1, key="hid_wh", **BIND)
-    x1 = cols[2].number_input(t("hidden.first_input"), -100.0, 100.0, 1.0, 1.0, key="hid_x1", **BIND)
-    x2 = cols[3].number_input(t("hidden.second_input"), -100.0, 100.0, 3.0, 1.0, key="hid_x2", **BIND)
-    ab, ba = hd.scalar_rnn([x1, x2], w_x, w_h)[-1], hd.scalar_rnn([x2, x1], w_x, w_h)[-1]
-    diff = ab - ba
-    verdict = prose(PAGE, "scalar-equal" if diff == 0 else "scalar-differ")
-    st.markdown(prose(PAGE, "scalar", h_ab=num(ab), h_ba=num(ba), diff=num(diff), verdict=verdict))
-    st.code(
-        "\n".join(
-            [t("hidden.inputs", a=f"{x1:g}", b=f"{x2:g}")]
-            + hd.scalar_steps([x1, x2], w_x, w_h)
-            + ["", t("hidden.inputs", a=f"{x2:g}", b=f"{x1:g}")]
-            + hd.scalar_steps([x2, x1], w_x, w_h)
-        ),
-        language=None,
-    )
-
-
-def model_order(cur: session.Current, paths: list) -> None:
-    """The same effect on the model: sum of embeddings vs final state for the two sentences."""
-    if len(paths) < 2:
-        return
-    (_, tr_a, tok_a), (_, tr_b, tok_b) = paths[0], paths[1]
-    cmp = hd.order_comparison(tr_a.x, tr_b.x, tr_a.h, tr_b.h)
-    st.markdown(
-        prose(
-            PAGE,
-            "order_model",
-            sent_a=md_escape(" ".join(hd.plain_words(tok_a))),
-            sent_b=md_escape(" ".join(hd.plain_words(tok_b))),
-            sum_diff=num(cmp["sum_diff"]),
-            final_diff=num(cmp["final_diff"]),
-            bag_note=t("hidden.bag_same" if cmp["same_bag"] else "hidden.bag_other"),
-        )
-    )
+from ... import cache, session
+from ...cache import cached_trace
+from ...i18n import prose, t
+from ...page import figure_labels
+from ...widgets import show_figure
+from .common import BIND, PAGE
 
 
 def why_phi(cur: session.Current, t1: int) -> None:

@@ -1,8 +1,5 @@
-"""Page 3 sections, first half: what to look at, where the labels come from, one step written
-out (z, softmax, L, p - y) and, on the notes model, the notes' own worked example.
-
-The rest (the whole sentence, sum vs mean, padding, generation, a gradient step, the exercise)
-is output_more.py."""
+"""Page 3: what to look at, 1 where the labels come from (the text is its own answer key), 2 one
+step written out (z, softmax, L, p - y) and, on the notes model, the notes' own worked example."""
 
 from __future__ import annotations
 
@@ -14,50 +11,13 @@ from rnnviz.formatting import num
 from rnnviz.store.catalog import NOTES_VOCAB
 from rnnviz.text.tokenize import EOS
 
-from .. import session
-from ..i18n import prose, t
-from ..page import figure_labels
-from ..page import table as page_table
-from ..widgets import md_escape, shared_step, show_figure
+from ... import session
+from ...i18n import prose, t
+from ...page import figure_labels
+from ...widgets import md_escape, shared_step, show_figure
+from .common import BIND, PAGE, table
 
-PAGE = "output"
-BIND = {"bind": "query-params"}
 TOC = ("labels", "step", "sentence", "batch", "generation", "gradstep", "byhand")
-COLUMNS = {
-    "step t": "col_step",
-    "input token": "col_input_token",
-    "context seen so far": "col_context",
-    "target (next token)": "col_target_next",
-    "output": "col_output",
-    "input": "col_input",
-    "target": "col_target",
-    "rank of target": "col_rank",
-    "teacher forcing: fed": "col_tf_fed",
-    "predicts (top 1)": "col_predicts",
-    "true next": "col_true_next",
-    "free run: fed": "col_free_fed",
-    "picks": "col_picks",
-    "p under model": "col_p_model",
-    "row": "col_row",
-    "word": "col_word",
-}
-CELLS = {"(none: no next token)": "cell_none_next", "(none)": "cell_none", "◀ target": "cell_target"}
-
-
-def table(rows: list[dict], **kw) -> None:
-    """A table as the prose writes its numbers (4 significant digits, one type per column), its
-    headers and its few fixed words in the learner's language; every column wide enough."""
-    rows = [
-        {
-            t(f"output.{COLUMNS[k]}") if k in COLUMNS else k: (
-                t(f"output.{CELLS[v]}") if isinstance(v, str) and v in CELLS else v
-            )
-            for k, v in r.items()
-        }
-        for r in out.display_rows(rows)
-    ]
-    widths = {c: st.column_config.Column(width=w) for c, w in out.column_widths(rows).items()}
-    page_table(rows, column_config=widths, **kw)
 
 
 def intro(cur: session.Current) -> bool:

@@ -1,6 +1,5 @@
-"""Page 3 sections, second half: the whole sentence (top-k, per-token loss, sum vs mean), a
-padded batch, teacher forcing vs free generation, one gradient step on the output layer, and
-the hand exercise."""
+"""Page 3: 3 the whole sentence (top-k per step, the per-step table and L_t, sum vs mean) and
+4 a padded batch (padding carries no loss)."""
 
 from __future__ import annotations
 
@@ -13,15 +12,12 @@ from rnnviz.formatting import num
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import PAD, prepare
 
-from .. import session
-from ..cache import cached_trace
-from ..i18n import prose, t
-from ..page import figure_labels
-from ..widgets import guard, md_escape, show_figure
-from .output import table
-
-PAGE = "output"
-BIND = {"bind": "query-params"}
+from ... import session
+from ...cache import cached_trace
+from ...i18n import prose, t
+from ...page import figure_labels
+from ...widgets import guard, md_escape, show_figure
+from .common import BIND, PAGE, table
 
 
 def whole_sentence(cur: session.Current, t1: int, k: int) -> None:

@@ -1,8 +1,5 @@
-"""Page 2 sections, first half: what to look at, one step written out (with Play), the whole
-sentence as a heatmap, the trajectory of a second sentence, and why order matters.
-
-The advanced half (linear vs φ, parameters, cell variants, the exercise) is hidden_more.py.
-"""
+"""Page 2: what to look at, one step written out (a_t = W_x x_t + memory + b_h, h_t = φ(a_t)) with
+Play (redrawn alone on each tick), h_0, the shapes, and the whole sentence as a heatmap."""
 
 from __future__ import annotations
 
@@ -11,23 +8,19 @@ import time
 import pandas as pd
 import streamlit as st
 
-from rnnviz import limits
-from rnnviz.errors import InputError
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.home import hidden_peak
 from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
-from .. import session
-from ..cache import cached_trace
-from ..i18n import prose, t
-from ..model_text import prose_values
-from ..page import figure_labels
-from ..widgets import guard, md_escape, shared_step, show_figure
+from ... import session
+from ...i18n import prose, t
+from ...model_text import prose_values
+from ...page import figure_labels
+from ...widgets import md_escape, shared_step, show_figure
+from .common import BIND, PAGE, heat_labels
 
-PAGE = "hidden"
-BIND = {"bind": "query-params"}
 now = time.monotonic  # Play's clock (a test replaces it with a steady fake)
 MEANING = {"x_t": "x", "h_{t-1}, h_t": "h", "W_x": "wx", "W_y": "wy", "W_h": "wh", "b_h": "b", "W_o": "wo"}
 TOC = ("step", "sentence", "trajectory", "order", "phi", "params", "variants", "byhand")
@@ -298,75 +291,3 @@ def sentence(cur: session.Current, t1: int) -> None:
             t("hidden.fig_lines", name=name),
             key="hid_fig_units",
         )
-
-
-def heat_labels(name: str) -> dict:
-    return {"x": t("hidden.ax_step"), "y": t("hidden.ax_unit"), "colorbar": t("hidden.ax_named", name=name)}
-
-
-def _pair(a: str, b: str) -> None:
-    st.session_state.update(text=a, hid_overlay=b)
-
-
-def overlay_input(cur: session.Current) -> tuple[str, bool]:
-    """Preset pairs and the second sentence box; (text to trace, typed by the learner?)."""
-    st.header(t("hidden.h_trajectory"), anchor="hid-trajectory")
-    default, note = hd.default_overlay(
-        cur.tokens, cur.vocab, cur.level, text=hd.reversal_source(cur.level, cur.tokens, cur.text)
-    )
-    row = st.container(horizontal=True)
-    for a, b in hd.order_presets(cur.vocab):
-        row.button(f"{a} ⇄ {b}", key=f"hid_pair_{a}", on_click=_pair, args=(a, b), help=t("hidden.pair_help"))
-    overlay = st.text_input(
-        t("hidden.overlay"),
-        value=default,
-        key="hid_overlay",
-        **BIND,
-        max_chars=limits.MAX_LINE_CHARS,
-        help=t("hidden.overlay_help", n=limits.MAX_TOKENS),
-    )
-    typed = bool(overlay.strip()) and overlay.strip() != default.strip()
-    if not typed and note:
-        st.info(t("hidden.overlay_preset", b=md_escape(default)) if default else t("hidden.overlay_none"))
-    return (overlay if typed else default), typed
-
-
-def trajectory(cur: session.Current) -> list:
-    """The PCA picture of h_1..h_T for the sentence and the second one; returns the paths
-    [(name, trace, tokens)] for the order section."""
-    text, typed = overlay_input(cur)
-    paths = [(t("hidden.yours"), cur.trace, cur.tokens)]
-    if text:
-        try:
-            ids, targets, prep = hd.sentence_pair(text, cur.vocab, cur.level)
-        except InputError as err:
-            if typed:  # only text the learner typed gets an error; a derived default stays off
-                st.error(t("hidden.second_error", err=md_escape(str(err))))
-        else:
-            for notice in prep.notices:
-                st.caption(md_escape(t("hidden.second_prefix") + notice))
-            paths.append((t("hidden.second"), cached_trace(cur.model, ids, targets), cur.vocab.decode(ids)))
-    with guard():
-        pca_view(cur, paths)
-    return paths
-
-
-def pca_view(cur: session.Current, paths: list) -> None:
-    coords, share = hd.pca_2d([p[1].h.numpy() for p in paths])
-    H = paths[0][1].h.shape[1]
-    pn = hd.pca_numbers(share, paths[0][1].h, paths[-1][1].h)
-    if len(paths) > 1:
-        st.markdown(prose(PAGE, "pca", H=H, share=f"{pn['share']:.0%}", dist=num(pn["dist"])))
-    else:
-        st.markdown(prose(PAGE, "pca-one", H=H, share=f"{pn['share']:.0%}"))
-    labels = figure_labels(
-        title="hidden.fig_pca",
-        final="hidden.final_state",
-        x=("hidden.ax_pc", {"pc": "PC1"}),
-        y=("hidden.ax_pc", {"pc": "PC2"}),
-    )
-    show_figure(
-        fh.pca_trajectory([(n, xy, tk) for (n, _, tk), xy in zip(paths, coords)], share, labels),
-        t("hidden.fig_pca"),
-        key="hid_fig_pca",
-    )
