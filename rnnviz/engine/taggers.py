@@ -17,7 +17,6 @@ Everything the slot-filling page shows is computed here (and unit-tested).
 from __future__ import annotations
 
 import copy
-import hashlib
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -26,7 +25,7 @@ import torch.nn as nn
 
 from rnnviz import limits
 from rnnviz.conventions import TAGS
-from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.model import RNNConfig, RNNModel, fingerprint
 from rnnviz.errors import InputError
 
 EMBED_DIM, HIDDEN = 16, 32
@@ -88,11 +87,7 @@ class FNNTagger(nn.Module):
         return self.hidden(ids) @ self.W_o.T + self.b_o  # (..., T, K)
 
     def fingerprint(self) -> str:
-        h = hashlib.sha1(repr(self.cfg.to_dict()).encode())
-        for name, p in self.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().contiguous().numpy().tobytes())
-        return h.hexdigest()[:16]
+        return fingerprint(self)
 
 
 # ---- the flattened FNN (note 004) ----------------------------------------------------------
@@ -169,11 +164,7 @@ class FlatFNNTagger(nn.Module):
         return self.from_input(self.embed(ids), ids.shape[-1])  # (..., T, K)
 
     def fingerprint(self) -> str:
-        h = hashlib.sha1(repr(self.cfg.to_dict()).encode())
-        for name, p in self.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().contiguous().numpy().tobytes())
-        return h.hexdigest()[:16]
+        return fingerprint(self)
 
 
 def context_reach(model, ids) -> np.ndarray:

@@ -16,6 +16,7 @@ import torch
 
 from rnnviz.engine.finite import norm2, spectral_radius
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import first_slip, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 
 # The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
@@ -147,10 +148,22 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     """Is the learner's product right? If not, name the likely slip (a Verdict: unpacks as
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
-    ok, key, values = _check_chain(ex, answer, rel)
-    solution = f"{ex['w']}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
-    return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
-                   solution=solution)
+    w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
+    solution = f"{w}^{n} × {' × '.join(map(str, slopes))} = {right:.6g}"
+    if answer is None or not math.isfinite(answer):
+        return verdict(False, "nan", CHAIN_HINTS, "bptt.hint.", solution=solution)
+
+    def near(v):
+        return abs(answer - v) <= rel * max(abs(v), 1e-12)
+
+    if near(right):
+        values = {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)), "right": f"{right:.6g}"}
+        return verdict(True, "right", CHAIN_HINTS, "bptt.hint.", values, solution)
+    missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
+    slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
+             (near(sum(w * s for s in slopes)), "added"), (missing, "missing"), (near(w * n), "w_times_n"))
+    key = first_slip(slips, "other")
+    return verdict(False, key, CHAIN_HINTS, "bptt.hint.", {"n": n}, solution)
 
 
 # slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
@@ -165,27 +178,6 @@ CHAIN_HINTS = {
     "w_times_n": "w × n is a sum; the chain is a product w^n (times the slopes).",
     "other": "Not quite: multiply the {n} factors w · φ'(a_k) one after another.",
 }
-
-
-def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str, dict]:
-    """(ok, slip, values): which of CHAIN_HINTS fits the answer."""
-    w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
-    if answer is None or not math.isfinite(answer):
-        return False, "nan", {}
-
-    def near(v):
-        return abs(answer - v) <= rel * max(abs(v), 1e-12)
-
-    if near(right):
-        return True, "right", {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)),
-                               "right": f"{right:.6g}"}
-    missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
-    slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
-             (near(sum(w * s for s in slopes)), "added"), (missing, "missing"), (near(w * n), "w_times_n"))
-    for hit, key in slips:
-        if hit:
-            return False, key, {"n": n}
-    return False, "other", {"n": n}
 
 
 # ---- the W_h scale's live verdict (page 4, next to "Scale W_h by") ---------------------------

@@ -17,6 +17,7 @@ from rnnviz.engine.cells import ELMAN_ONLY, GATED
 from rnnviz.engine.model import RNNConfig, RNNModel, activate
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import numbers, parts_match, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.facts import first_step_without_h0
 from rnnviz.formatting import vector
@@ -490,20 +491,12 @@ def make_exercise(seed: int) -> Exercise:
 
 def check_exercise(ex: Exercise, h1, h2, tol: float = TOL) -> dict:
     """Which answer the learner's (h_1, h_2) matches: right, or one named mistake, or neither."""
-    given = [np.asarray(h1, dtype=float), np.asarray(h2, dtype=float)]
-    if any(g.shape != (2,) or not np.isfinite(g).all() for g in given):
-        raise InputError("Give two finite numbers for h_1 and two for h_2.")
+    message = "Give two finite numbers for h_1 and two for h_2."
+    given = [numbers(h1, (2,), message), numbers(h2, (2,), message)]
     right = exercise_answers(ex)
-    ok = [bool(np.abs(g - r).max() <= tol) for g, r in zip(given, right)]
-    verdict = {"h1_ok": ok[0], "h2_ok": ok[1], "right": right, "mistake": None}
-    if all(ok):
-        return verdict
-    for m in MISTAKES:
-        cand = exercise_answers(ex, m)
-        if all(np.abs(g - c).max() <= tol for g, c, k in zip(given, cand, ok) if not k):
-            verdict["mistake"] = m
-            break
-    return verdict
+    slips = {m: exercise_answers(ex, m) for m in MISTAKES}
+    ok, mistake = parts_match(given, right, slips, tol, only_wrong=True)
+    return {"h1_ok": ok[0], "h2_ok": ok[1], "right": right, "mistake": mistake}
 
 
 EXPLAIN = {
@@ -517,11 +510,6 @@ EXPLAIN = {
 }
 
 
-def fmt_vec(v, digits: int = 4) -> str:
-    """A vector as the exercise and captions write it (rnnviz.formatting.vector)."""
-    return vector(v, digits)
-
-
 HINT_KEYS = {"forgot h_{t-1}": "hidden.hint_forgot_h", "forgot the bias": "hidden.hint_forgot_bias",
              "applied tanh twice": "hidden.hint_tanh_twice", "forgot tanh": "hidden.hint_forgot_tanh"}
 
@@ -531,11 +519,11 @@ def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
     hint (hint_key names it in the catalogue, so it shows in the learner's language), the right
     (h_1, h_2) as the solution."""
     v = check_exercise(ex, h1, h2, tol)
-    solution = f"h_1 = {fmt_vec(v['right'][0])}, h_2 = {fmt_vec(v['right'][1])}"
+    solution = f"h_1 = {vector(v['right'][0])}, h_2 = {vector(v['right'][1])}"
     if v["h1_ok"] and v["h2_ok"]:
         return Verdict(True, "Right: both steps match.", "hidden.hint_right", solution=solution)
     if v["mistake"]:
-        return Verdict(False, EXPLAIN[v["mistake"]], HINT_KEYS[v["mistake"]], solution=solution)
+        return verdict(False, v["mistake"], EXPLAIN, HINT_KEYS, solution=solution)
     wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
     message = f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_{{t-1}} + b_h)."
     return Verdict(False, message, "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)

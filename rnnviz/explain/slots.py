@@ -27,6 +27,7 @@ from rnnviz.engine.model import RNNModel
 from rnnviz.engine.taggers import FLAT_LEN, HIDDEN, hidden_states, make_tagger, predict, tag_probs
 from rnnviz.engine.train import TrainConfig, train
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import first_slip, numbers, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.text.corpora import TaggingData, split_heldout, tag_tensors, travel_corpus
 from rnnviz.text.tokenize import UNK, Vocab, prepare
@@ -332,28 +333,12 @@ def check_jordan(ex: JordanExercise, answer) -> Verdict:
     """(correct?, what is wrong) for the learner's a = [a_1, a_2], as a Verdict (unpacks as
     the old (ok, message) tuple); its solution is the right a; hint_key names the slip in the
     page's catalogue (slots.hint.<slip>)."""
-    ok, key = _check_jordan(ex, answer)
+    got = numbers(answer, (2,), "Type two finite numbers, a_1 and a_2.", "Type two numbers, a_1 and a_2.")
     a = ex.answer()
-    return Verdict(ok, JORDAN_HINTS[key], hint_key=f"slots.hint.{key}",
-                   solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
-
-
-def _check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
-    """(ok, slip): which of JORDAN_HINTS fits the answer."""
-    try:
-        got = np.asarray([float(v) for v in answer])
-    except (TypeError, ValueError):
-        raise InputError("Type two numbers, a_1 and a_2.") from None
-    if got.shape != (2,) or not np.isfinite(got).all():
-        raise InputError("Type two finite numbers, a_1 and a_2.")
-    if np.allclose(got, ex.answer()):
-        return True, "right"
-    for key, wrong in _mistake_vectors(ex).items():
-        if np.allclose(got, wrong):
-            return False, key
-    if np.allclose(got, -ex.answer()):
-        return False, "flipped"
-    return False, "other"
+    key = first_slip([(np.allclose(got, a), "right"),
+                      *((np.allclose(got, wrong), k) for k, wrong in _mistake_vectors(ex).items()),
+                      (np.allclose(got, -a), "flipped")], "other")
+    return verdict(key == "right", key, JORDAN_HINTS, "slots.hint.", solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
 
 
 # ---- tables for the page ---------------------------------------------------------------------
