@@ -126,14 +126,14 @@ def longrange_figures(rows: list[dict], cell_names: dict, labels: dict | None = 
             if not rs:
                 continue
             label = name if exp == "fixed" else cell_names.get("bias3", name)
-            style = {"mode": "lines+markers", "name": label, "legendgroup": label,
+            look = {"mode": "lines+markers", "name": label, "legendgroup": label,
                      "line": {"color": CELL_COLOURS.get(cell), "dash": dash}}
             d = [r["distance"] for r in rs]
-            acc.add_trace(go.Scatter(x=d, y=[r["accuracy"] for r in rs], **style,
+            acc.add_trace(go.Scatter(x=d, y=[r["accuracy"] for r in rs], **look,
                                      hovertemplate="d = %{x}: %{y:.3f}<extra>" + label + "</extra>"))
             g = [r["grad_first_before"] for r in rs]
             zeros += sum(v <= 0 for v in g)
-            grad.add_trace(go.Scatter(x=d, y=[v if v > 0 else None for v in g], **style,
+            grad.add_trace(go.Scatter(x=d, y=[v if v > 0 else None for v in g], **look,
                                       customdata=[num(v) for v in g],
                                       hovertemplate="d = %{x}: %{customdata}<extra>" + label + "</extra>"))
     for fig, title, y in ((acc, lab["acc_title"], lab["acc"]), (grad, lab["grad_title"], lab["grad"])):

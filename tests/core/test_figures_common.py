@@ -109,3 +109,5 @@ def test_every_figure_builder_goes_through_style():
     skipped = [(f, n) for f, n, src in builders
                if f != "common.py" and not re.search(r"(?<!\w)(style|heatmap|_layout)\(", src)]
     assert skipped == []
+    shadowed = [(f, n) for f, n, src in builders if re.search(r"(?<![\w.])style = ", src)]
+    assert shadowed == []  # a local named style would hide the function
