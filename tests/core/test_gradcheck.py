@@ -110,3 +110,34 @@ def test_clipping_tames_the_exploding_step():
     assert clipped["step size ||delta theta||"] == pytest.approx(0.5, rel=1e-5)
     assert free["step size ||delta theta||"] == pytest.approx(0.5 * free["gradient norm used"])
     assert clipped["loss after"] < clipped["loss before"] < free["loss after"]
+
+
+def test_the_notes_draws_come_from_a_generator_and_match_the_notes_global_seed():
+    """notes_setting and note 003's check draw from a torch.Generator: the same numbers as the
+    notes' torch.manual_seed(0) code (run here as the oracle inside fork_rng), and the global
+    generator is left as it was (a shared server's other sessions see no reseed)."""
+    from rnnviz.explain.notes import errata
+    before = torch.random.get_rng_state()
+    params, x, y = gc.notes_setting()
+    fixed = errata.note003_gradient_check(True)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)  # the notes' own code, as printed
+        x0, y0 = torch.randn(4, 32, 8, dtype=torch.float64), torch.randint(0, 3, (4, 32))
+        W, out = nn.Linear(24, 16), nn.Linear(16, 3)
+    assert torch.equal(x, x0) and torch.equal(y, y0)
+    assert torch.equal(params["W_x"], W.weight.detach().double()[:, :8])
+    assert torch.equal(params["W_h"], W.weight.detach().double()[:, 8:])
+    assert torch.equal(params["b_h"], W.bias.detach().double()) and torch.equal(params["b_o"], out.bias.detach().double())
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        xs, ys = torch.randn(4, 32, 8, dtype=torch.float64), torch.randint(0, 3, (4, 32))
+        W, out = nn.Linear(24, 16).double(), nn.Linear(16, 3).double()
+    h, zs = torch.zeros(4, 16, dtype=torch.float64), []
+    for t in range(4):
+        h = torch.tanh(W(torch.cat([xs[:, t], h], -1)))
+        zs.append(out(h))
+    loss = nn.functional.cross_entropy(torch.stack(zs, 1).reshape(-1, 3), ys[:, :4].reshape(-1))
+    assert fixed["ok"] and fixed["loss"] == float(loss.detach())
+    other = gc.notes_setting(gen=torch.Generator().manual_seed(1))[1]
+    assert not torch.equal(other, x)  # the generator passed in is the one drawn from

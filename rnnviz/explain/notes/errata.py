@@ -121,10 +121,10 @@ class NotesRNNCell(nn.Module):
     """note 003's RNNCellManual as printed: one nn.Linear over [x_t; h_{t-1}], tanh, output
     layer. Its parameters are float32 (nn.Linear's default), while the notes' x is float64."""
 
-    def __init__(self, d_x: int, d_h: int, d_y: int):
+    def __init__(self, d_x: int, d_h: int, d_y: int, gen: torch.Generator):
         super().__init__()
-        self.W = nn.Linear(d_x + d_h, d_h, bias=True)
-        self.out = nn.Linear(d_h, d_y, bias=True)
+        self.W = gradcheck.seeded_linear(d_x + d_h, d_h, gen)  # nn.Linear(..., bias=True), drawn from gen
+        self.out = gradcheck.seeded_linear(d_h, d_y, gen)
 
     def forward(self, x, h=None):
         B, T, _ = x.shape
@@ -140,12 +140,13 @@ def note003_gradient_check(corrected: bool, seed: int = 0, steps: int = 4) -> di
     """Run note 003's gradient-check block: as printed (float32 model, float64 x: a dtype
     error) or corrected (the model in float64, `.double()`), where the autograd gradient is
     then checked against central finite differences (torch.autograd.gradcheck).
-    Returns ok, error (the message, if it failed), gradcheck (bool) and the loss."""
-    torch.manual_seed(seed)
+    Returns ok, error (the message, if it failed), gradcheck (bool) and the loss. The notes'
+    torch.manual_seed(seed) becomes a torch.Generator seeded with it (the same draws)."""
+    gen = torch.Generator().manual_seed(seed)
     B, T, d_x, d_h = 4, 32, 8, 16
-    x = torch.randn(B, T, d_x, dtype=torch.float64)
-    y = torch.randint(0, 3, (B, T))
-    model = NotesRNNCell(d_x, d_h, 3)
+    x = torch.randn(B, T, d_x, dtype=torch.float64, generator=gen)
+    y = torch.randint(0, 3, (B, T), generator=gen)
+    model = NotesRNNCell(d_x, d_h, 3, gen)
     if corrected:
         model = model.double()
     x_small = x[:, :steps].clone()
