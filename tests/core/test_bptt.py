@@ -416,6 +416,22 @@ def test_notes_eigen_claim_on_a_window_is_the_windows():
     assert part["rho_power"] == pytest.approx(part["rho_w"] ** 2)
 
 
+def test_notes_eigen_claim_reuses_the_callers_step_jacobians(monkeypatch):
+    """Given the page's J and N, the claim computes no step Jacobian of its own, and its numbers
+    are those it computes alone."""
+    model = small_model(scale=1.5)
+    tr = trace(model, torch.tensor([1, 4, 2, 9, 9, 0, 3, 8]))
+    alone = errata.note002_eigen_claim(model, tr, start=2)
+    J, N = step_jacobians(model, tr), jacobian_norms(model, tr, 2, start=2)
+    calls = []
+    real = errata.step_jacobians
+    monkeypatch.setattr(errata, "step_jacobians", lambda *a, **k: calls.append(1) or real(*a, **k))
+    given = errata.note002_eigen_claim(model, tr, start=2, N=N, J=J)
+    assert calls == [] and given == alone
+    errata.note002_eigen_claim(model, tr, start=2, N=N)
+    assert calls == [1]  # without J it computes them: the counter counts
+
+
 @settings(max_examples=300, deadline=None)
 @given(T=st.integers(0, 600), S=st.integers(1, 300), budget=st.integers(0, 10**11), k=st.none() | st.integers(1, 300))
 def test_window_respects_the_budget_and_is_monotone(T, S, budget, k):

@@ -84,7 +84,7 @@ def step_radii(J: torch.Tensor) -> torch.Tensor:
 
 
 def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0,
-                        N: torch.Tensor | None = None) -> dict:
+                        N: torch.Tensor | None = None, J: torch.Tensor | None = None) -> dict:
     """Does rho(W_h) > 1 make this model's gradients explode? The bound needs the step
     Jacobians J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate.
 
@@ -95,14 +95,15 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
     the notes' reading predicts), and by_distance: the largest norm at each distance.
     start: only steps start..T-1 (a jacwindow.Window of a long sentence): the norms, the J_t
     and the distances are the window's, n = its number of steps - 1. N: jacobian_norms(model, tr,
-    2, start=start) if the caller has it already (a page computes it once)."""
+    2, start=start) and J: step_jacobians(model, tr) (all T steps) if the caller has them already
+    (the BPTT page computes each once)."""
     if model.cfg.cell != "elman":
         raise ValueError("the notes' claim is about W_h: an Elman model")
     H = model.cfg.hidden_size
     with torch.no_grad():
         W = model.W_h.detach().double()  # (H, H)
         rho_W = float(torch.linalg.eigvals(W).abs().max())
-        J = step_jacobians(model, tr).double()[start:]  # (w, H, H)
+        J = (step_jacobians(model, tr) if J is None else J).double()[start:]  # (w, H, H)
         rho_J = step_radii(J)  # (w-1,)
         N = jacobian_norms(model, tr, 2, start=start) if N is None else N  # (w, w)
         T = N.shape[0]
