@@ -46,14 +46,33 @@ def test_user_hook_zeroes_a_unit_and_the_prediction_changes():
     torch.testing.assert_close(again, base)
 
 
+def hooks_left(model, ids, clean) -> list[str]:
+    """What a run left behind on the model: a registered module / parameter hook, a .grad, or
+    outputs (a plain call and a recording run) that differ from `clean`, the untouched model's."""
+    left = [f"{name or 'model'}: {kind}" for name, module in model.named_modules()
+            for kind in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks")
+            if getattr(module, kind)]
+    left += [f"{name}: grad or hook" for name, p in model.named_parameters() if p.grad is not None or p._backward_hooks]
+    with torch.no_grad():
+        if not torch.equal(model(ids), clean):
+            left.append("a plain call's logits changed")
+    if not torch.equal(model.run_with_cache(ids)[0], clean):
+        left.append("a recording run's logits changed")
+    return left
+
+
 def test_no_hook_left_after_a_run_or_an_exception():
     model = RNNModel(RNNConfig(7, 3, 5), seed=0)
+    ids = torch.tensor([1, 2])
+    with torch.no_grad():
+        clean = model(ids)
 
     def boom(h, t):
         raise RuntimeError("user hook failed")
 
     with pytest.raises(RuntimeError):
-        model.run_with_cache(torch.tensor([1, 2]), hooks=[("hook_hidden", boom)])
+        model.run_with_cache(ids, hooks=[("hook_hidden", boom)])
+    model.run_with_cache(ids, hooks=[("hook_hidden", lambda h, t: h * 0)])
     model.run_with_cache(torch.tensor([1, 2]), targets=torch.tensor([2, 3]))
     for module in model.modules():
         assert not module._forward_hooks and not module._forward_pre_hooks
@@ -61,6 +80,24 @@ def test_no_hook_left_after_a_run_or_an_exception():
     assert all(p.grad is None and not p._backward_hooks for p in model.parameters())
     out = model(torch.tensor([1, 2]))  # a plain call is unaffected
     assert out.shape == (2, 7)
+    assert hooks_left(model, ids, clean) == []
+
+
+def test_the_check_catches_a_hook_left_behind():
+    """The check can fail: a hook that outlives its run (planted as a forward hook on the
+    hidden hook point, as a leaky implementation would leave it) is reported, by name and by
+    the changed outputs; removing it leaves nothing."""
+    model = RNNModel(RNNConfig(7, 3, 5), seed=0)
+    ids = torch.tensor([1, 2])
+    with torch.no_grad():
+        clean = model(ids)
+    handle = model.hook_hidden.register_forward_hook(lambda module, args, out: out * 0)
+    assert hooks_left(model, ids, clean) == ["hook_hidden: _forward_hooks", "a plain call's logits changed",
+                                             "a recording run's logits changed"]
+    handle.remove()
+    model.run_with_cache(ids, targets=torch.tensor([2, 3]))
+    model.W_h.grad = torch.zeros_like(model.W_h)  # a .grad left by a run is caught too
+    assert hooks_left(model, ids, clean) == ["W_h: grad or hook"]
 
 
 def test_concurrent_sessions_do_not_share_hooks():
