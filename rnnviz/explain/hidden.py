@@ -2,7 +2,7 @@
 saturation, parameter counts, PCA trajectories, cell variants and the hand exercise.
 
 Everything here is pure (tensors / numbers in, tensors / numbers / dicts out) so that
-each value the page shows can be checked against an oracle in tests/core/test_hidden.py.
+each value the page shows can be checked against an oracle in tests/core/explain/test_hidden.py.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The output-and-loss page on both built-in models: step change, the notes preset, generation,
 a padded batch, the gradient step and the exercise checker. Numbers are checked against rnnviz
-computed outside the page (and that, in tests/core/test_output.py, against its oracles)."""
+computed outside the page (and that, in tests/core/explain/test_output.py, against its oracles)."""
 import math
 
 import numpy as np

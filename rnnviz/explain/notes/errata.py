@@ -3,7 +3,7 @@ form, so a page can say "the notes write ...; that would give ... because ...".
 
 Why compute it: a learner who copies the notes' formula gets a number; showing that number
 beside the right one (and by how much they differ) explains the error better than a remark.
-Every function is pure and checked against autograd in tests/core/test_notes_errata.py.
+Every function is pure and checked against autograd in tests/core/explain/test_formulas.py.
 """
 from __future__ import annotations
 

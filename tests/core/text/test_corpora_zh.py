@@ -24,7 +24,7 @@ from rnnviz.text.corpora import (
 from rnnviz.text.tokenize import Vocab, tokenize, unknown_rate
 from rnnviz.text.zh import has_chinese
 
-HELDOUT = Path(__file__).resolve().parents[1] / "data" / "zh_heldout_everyday.txt"
+HELDOUT = Path(__file__).resolve().parents[2] / "data" / "zh_heldout_everyday.txt"
 
 
 def heldout_lines() -> list[str]:

@@ -1,4 +1,6 @@
 """Tokenizers, Vocab, prepare() limits on both sides, upload decoding, word hashing."""
+import unicodedata
+
 import pytest
 
 from rnnviz import limits
@@ -119,3 +121,33 @@ def test_hashing_is_stable_and_bounded():
     assert sum(hash_word("unseenword", 64)) == len("unseenword")  # an OOV word still gets trigrams
     with pytest.raises(InputError):
         trigram_bucket("goo", 0)
+
+
+def test_nfd_text_is_normalised():
+    assert tokenize(unicodedata.normalize("NFD", "café")) == ["café"]
+    assert tokenize(unicodedata.normalize("NFD", "café"), "char") == ["c", "a", "f", "é"]
+
+
+def test_emoji_with_variation_selector_skin_tone_and_zwj_is_one_token():
+    assert tokenize("I like cats ❤️") == ["I", "like", "cats", "❤️"]
+    assert tokenize("👍🏽 👨\u200d👩\u200d👧 🇹🇼") == ["👍🏽", "👨\u200d👩\u200d👧", "🇹🇼"]
+    assert tokenize("👨\u200d👩\u200d👧", "char") == ["👨\u200d👩\u200d👧"]
+
+
+@pytest.mark.parametrize("word", ["नमस्ते", "สวัสดี", "مَرْحَبًا", "ภาษาไทย"])
+def test_words_with_combining_marks_are_not_cut(word):
+    assert tokenize(f"{word} ok") == [word, "ok"]
+    assert "".join(tokenize(word, "char")) == word
+    assert all(unicodedata.category(c[0])[0] != "M" for c in tokenize(word, "char"))
+
+
+def test_cjk_extension_b_and_half_width_katakana_split_per_character():
+    assert tokenize("𠀋𠀌𪜀") == ["𠀋", "𠀌", "𪜀"]
+    assert tokenize("ｶﾀｶﾅ") == ["ｶ", "ﾀ", "ｶ", "ﾅ"]
+    assert tokenize("ｶﾞｷ") == ["ｶﾞ", "ｷ"]  # the half-width voiced mark stays on its kana
+
+
+def test_invisible_characters_still_dropped_but_not_inside_clusters():
+    assert tokenize("ca\u200bts\u0000 like\u202e") == ["cats", "like"]
+    assert tokenize("x\u200d y") == ["x", "y"]  # a dangling joiner is dropped
+    assert tokenize("\ufeffhi\u00ad") == ["hi"]

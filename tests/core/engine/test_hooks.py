@@ -1,4 +1,5 @@
 """Hook points: frozen names, per-step stacking, user hooks that patch values, nothing left behind."""
+
 import pytest
 import torch
 
@@ -118,3 +119,10 @@ def test_concurrent_sessions_do_not_share_hooks():
     t1.start(), t2.start(), t1.join(), t2.join()
     torch.testing.assert_close(results["clean"], clean)
     assert not torch.allclose(results["patched"], clean)
+
+
+def test_a_hook_that_replaces_a_t_still_changes_h_t():
+    model = RNNModel(RNNConfig(7, 3, 4), seed=2)
+    ids = torch.tensor([1, 2, 3])
+    _, c = model.run_with_cache(ids, hooks=[("hook_pre", lambda a, t: torch.zeros_like(a))])
+    torch.testing.assert_close(c["hook_hidden"], torch.zeros(3, 4))  # tanh(0) = 0 at every step

@@ -17,7 +17,7 @@ from rnnviz.errors import InputError
 from rnnviz.text.tokenize import Vocab, clean_text, prepare, tokenize, unknown_rate
 from rnnviz.text.zh import has_chinese, jieba_tokenizer, segment, tokenizer_name
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SENTENCE = "我喜欢猫，也喜欢狗。"
 
 

@@ -9,14 +9,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz.conventions import IGNORE
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE, TAGS
 from rnnviz.engine import generation
 from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
 from rnnviz.explain import output as out
+from rnnviz.explain import slots
 from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.text.corpora import lm_pair
-from rnnviz.text.tokenize import BOS, EOS, PAD
+from rnnviz.text.tokenize import BOS, EOS, PAD, Vocab
 
 
 @pytest.fixture(scope="module")
@@ -475,3 +477,63 @@ def test_worst_step_and_most_moved_other():
 def test_notes_view_gives_the_notes_numbers():
     v = out.notes_view(["I", "like", "cats", "dogs", "you"])
     assert round(v.loss, 3) == 0.916 and np.allclose(v.p_minus_y, [0.1, 0.1, -0.6, 0.3, 0.1])
+
+
+def _num_model(H=5, seed=7, nonlinearity="tanh"):
+    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
+
+
+NUM_IDS = [1, 4, 2, 7, 3, 5]
+
+
+NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
+
+
+@pytest.fixture(scope="module")
+def num_mt():
+    m = _num_model()
+    return m, trace(m, NUM_IDS, NUM_TARGETS)
+
+
+def test_output_step_numbers_against_cross_entropy(num_mt):
+    m, tr = num_mt
+    assert out.valid_count(tr) == sum(t != IGNORE for t in NUM_TARGETS) == 5
+    v = out.step_view(tr, 1, [str(i) for i in range(9)])
+    assert v.zmax == float(tr.z[1].max())
+    z = tr.z[1].detach().clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(F.cross_entropy(z[None], tr.targets[1:2]), z)
+    y = F.one_hot(torch.tensor(NUM_TARGETS[1]), 9).double()
+    assert v.autograd_diff == pytest.approx(float((torch.softmax(tr.z[1], -1) - y - g).abs().max()), abs=1e-15)
+    assert v.autograd_diff < 1e-12
+
+
+def test_gradient_step_numbers_against_a_hand_sgd_step(num_mt):
+    m, tr = num_mt
+    t, lr = 0, 0.5
+    res = out.output_layer_step(m, tr, t, lr)
+    g = out.gradient_step_numbers(res, tr.targets)
+    assert g["loss_before"] == pytest.approx(float(F.cross_entropy(tr.z[t:t + 1], tr.targets[t:t + 1])), rel=1e-12)
+    with torch.no_grad():
+        e = torch.softmax(tr.z[t], -1) - F.one_hot(tr.targets[t], 9).double()   # dL_t/dz_t
+        W, b = m.W_o - lr * torch.outer(e, tr.h[t]), m.b_o - lr * e
+        z_after = tr.h @ W.T + b
+    assert g["loss_after"] == pytest.approx(float(F.cross_entropy(z_after[t:t + 1], tr.targets[t:t + 1])), rel=1e-9)
+    p_b, p_a = torch.softmax(tr.z, -1), torch.softmax(z_after, -1)
+    moved = 0.5 * (p_a - p_b).abs().sum(-1)
+    o = max((s for s in range(tr.T) if s != t), key=lambda s: float(moved[s]))
+    assert g["other"] == o
+    assert np.allclose(g["moved"], moved.numpy(), atol=1e-12)
+    if NUM_TARGETS[o] == IGNORE:
+        assert g["other_dp"] is None
+    else:
+        assert g["other_dp"] == pytest.approx(float(p_a[o, NUM_TARGETS[o]] - p_b[o, NUM_TARGETS[o]]), abs=1e-12)
+    assert np.isnan(g["dp"][2]) and not np.isnan(g["dp"][0])  # step 3 has no target
+
+
+def test_index_words_and_top_tags():
+    vocab = Vocab(["a", "b", "c"])
+    assert out.index_words(vocab, np.array([[0, 2], [1, 1]])).tolist() == [[vocab.itos[0], vocab.itos[2]],
+                                                                            [vocab.itos[1], vocab.itos[1]]]
+    p = np.full((3, len(TAGS)), 0.1)
+    p[0, 2], p[1, 0], p[2, len(TAGS) - 1] = 0.9, 0.5, 0.7
+    assert slots.top_tags(p) == [TAGS[2], TAGS[0], TAGS[-1]]

@@ -5,22 +5,32 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rnnviz import InputError, RNNConfig, RNNModel, limits
 from rnnviz.conventions import IGNORE
+from rnnviz.engine import jacobians, jacwindow
 from rnnviz.engine.jacobians import (
+    SPECTRAL_TOL,
+    backward_jacobian_norms,
     gradient_flow,
     hand_bptt,
+    jacobian_factors,
     jacobian_norms,
     loss_to_state_grads,
     output_error,
     product_chain,
     product_norms,
+    spectral_bracket,
     spectral_norms,
     step_jacobians,
 )
 from rnnviz.engine.model import activate
 from rnnviz.engine.trace import trace
+from rnnviz.explain import gates
+from rnnviz.explain.notes import errata
+from rnnviz.figures.bptt import jacobian_parts
 from rnnviz.formatting import num
 
 
@@ -326,7 +336,6 @@ def test_log_axes_use_exponents_and_steps_are_whole_numbers():
 
 def test_jacobian_heatmap_has_its_own_colour_scale():
     from rnnviz.engine.jacobians import jacobian_factors
-    from rnnviz.figures.bptt import jacobian_parts
 
     model = small_model()
     tr = trace(model, torch.tensor([1, 2, 3, 4]))
@@ -349,13 +358,7 @@ def test_log_ticks_are_decades_or_one_two_five():
 
 # ---- issue 17: the all-pairs views on a window of the last steps (rnnviz/engine/jacwindow.py) ----------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-from rnnviz.engine import jacobians, jacwindow  # noqa: E402
-from rnnviz.engine.jacobians import backward_jacobian_norms  # noqa: E402
-from rnnviz.explain import gates  # noqa: E402
-from rnnviz.explain.notes import errata  # noqa: E402
 
 
 def _cell_model(cell, bidirectional=False, H=5, seed=1):
@@ -515,3 +518,136 @@ def test_budget_boundary_on_both_sides(monkeypatch):
     monkeypatch.setattr(limits, "MAX_JACOBIAN_WORK", jacwindow.work(T, S) - 1)
     win = jacwindow.jacobian_window(T, S)  # one unit less: the last T - 1 steps
     assert (win.start, win.size, win.first, win.last) == (1, T - 1, 2, T)
+
+
+def exact_products(J):
+    """(T, T) spectral norms of J[s] ... J[t+1] by plain products and matrix_norm, float64."""
+    J = J.double()
+    T, H = J.shape[0], J.shape[1]
+    out = torch.full((T, T), float("nan"), dtype=torch.float64)
+    for t in range(T):
+        P = torch.eye(H, dtype=torch.float64)
+        out[t, t] = 1.0
+        for s in range(t + 1, T):
+            P = J[s] @ P
+            out[s, t] = torch.linalg.matrix_norm(P, ord=2)
+    return out
+
+
+def assert_spectral_right(N, exact, tol=SPECTRAL_TOL):
+    lower = torch.tril(torch.ones_like(N, dtype=torch.bool))
+    got, want = N[lower], exact[lower]
+    zero = want == 0
+    assert torch.equal(got[zero], want[zero])
+    rel = ((got[~zero] - want[~zero]).abs() / want[~zero]).max()
+    assert rel <= 2 * tol, float(rel)
+
+
+def relu_issue_model():
+    m = RNNModel(RNNConfig(30, 8, 16, nonlinearity="relu"), seed=4).double()
+    with torch.no_grad():
+        m.b_h.sub_(1)
+        m.W_h.mul_(2)
+        m.W_x.mul_(2)
+    return m
+
+
+def test_relu_dead_units_spectral_norm_is_right_for_every_pair():
+    m = relu_issue_model()
+    ids = np.random.default_rng(4).integers(0, 30, 30).tolist()
+    tr = trace(m, ids)
+    J = step_jacobians(m, tr)
+    N = jacobian_norms(m, tr, 2)
+    truth = torch.linalg.matrix_norm(J[28] @ J[27], 2)
+    assert truth > 1
+    assert abs(N[28, 26] - truth) <= 1e-6 * truth  # was 0.0
+    assert_spectral_right(N, exact_products(J))
+
+
+def test_a_dominant_direction_that_revives_later_is_found():
+    """Unit 0 is dead for 10 steps, then revives with a huge gain: the warm-started vectors
+    of the earlier steps hold nothing of it (the case that was reported as 1, truth 1e11)."""
+    H, T = 4, 14
+    J = torch.zeros(T, H, H, dtype=torch.float64)
+    for s in range(T):
+        J[s] = torch.diag(torch.tensor([0.0, 1.0, 0.5, 0.25], dtype=torch.float64))
+        J[s, 0, 1] = 1e-3
+    for s in range(11, T):
+        J[s, 0, 0] = 1e4
+    N = product_norms(J, 2)
+    assert_spectral_right(N, exact_products(J))
+    assert N[13, 0] > 1e9
+
+
+def test_spectral_bracket_is_certified_even_with_useless_vectors():
+    g = torch.Generator().manual_seed(0)
+    Q = torch.randn(20, 6, 6, dtype=torch.float64, generator=g)
+    Q[:, :, 0] *= 50  # a dominant direction the vectors below do not contain
+    V = torch.zeros(20, 6, 2, dtype=torch.float64)
+    V[:, 4, 0] = 1
+    V[:, 5, 1] = 1
+    lo, hi, _, _ = spectral_bracket(Q, V)
+    exact = torch.linalg.matrix_norm(Q, ord=2)
+    assert bool((lo <= exact * (1 + 1e-12)).all()) and bool((exact <= hi * (1 + 1e-12)).all())
+
+
+def test_inf_and_nan_jacobians_give_inf_nan_like_frobenius():
+    """A linear Jordan model with W_y, W_o x 1e20: eigh used to raise."""
+    m = RNNModel(RNNConfig(10, 4, 6, cell="jordan", nonlinearity="linear"), seed=0)
+    with torch.no_grad():
+        m.W_y.mul_(1e20)
+        m.W_o.mul_(1e20)
+    tr = trace(m, [1, 2, 3, 4, 5, 6])
+    assert not bool(torch.isfinite(step_jacobians(m, tr)).all())
+    fro, spec = jacobian_norms(m, tr, "fro"), jacobian_norms(m, tr, 2)
+    assert torch.equal(torch.isnan(fro), torch.isnan(spec))
+    assert torch.equal(torch.isinf(fro), torch.isinf(spec))
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 1e300])
+def test_spectral_norms_of_non_finite_blocks_match_frobenius(bad):
+    J = torch.stack([torch.eye(3, dtype=torch.float64) * 2] * 5)
+    J[2, 0, 1] = bad
+    fro, spec = product_norms(J, "fro"), product_norms(J, 2)
+    assert torch.equal(torch.isnan(fro), torch.isnan(spec))
+    assert torch.equal(torch.isinf(fro), torch.isinf(spec))
+    assert spec[1, 0] == 2.0
+    if bad == 1e300:  # huge but finite: the norms are finite too (they were inf)
+        assert bool(torch.isfinite(fro[2:, :2]).all()) and bool(torch.isfinite(spec[2:, :2]).all())
+        P = J[3] @ J[2]
+        torch.testing.assert_close(fro[3, 1], torch.linalg.matrix_norm(P / 1e300) * 1e300, rtol=1e-12, atol=0)
+        torch.testing.assert_close(spec[3, 1], torch.linalg.matrix_norm(P / 1e300, 2) * 1e300, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("nl", ["tanh", "relu"])
+def test_backward_direction_norms_equal_autograd(nl):
+    m = RNNModel(RNNConfig(7, 3, 4, nonlinearity=nl, bidirectional=True), seed=0).double()
+    ids = [1, 2, 3, 4, 5, 6]
+    tr = trace(m, ids)
+    fro, spec = backward_jacobian_norms(m, tr, "fro"), backward_jacobian_norms(m, tr, 2)
+    x, H = tr.x, 4
+
+    def run_back(t, h, s):  # h<-_s from h<-_t, t >= s
+        for k in range(t - 1, s - 1, -1):
+            h = torch.relu(x[k] @ m.W_x_rev.T + h @ m.W_h_rev.T + m.b_h_rev) if nl == "relu" else \
+                torch.tanh(x[k] @ m.W_x_rev.T + h @ m.W_h_rev.T + m.b_h_rev)
+        return h
+    for s in range(tr.T):
+        for t in range(s + 1, tr.T):
+            Jst = torch.autograd.functional.jacobian(lambda h, t=t, s=s: run_back(t, h, s), tr.h[t, H:])
+            torch.testing.assert_close(fro[s, t], torch.linalg.matrix_norm(Jst), rtol=1e-12, atol=1e-300)
+            torch.testing.assert_close(spec[s, t], torch.linalg.matrix_norm(Jst, 2), rtol=2e-6, atol=1e-300)
+        assert bool(torch.isnan(fro[s, :s]).all())
+
+
+def test_bptt_functions_reuse_a_given_J():
+    model = RNNModel(RNNConfig(7, 3, 4), seed=3)
+    tr = trace(model, [1, 2, 3, 4])
+    J = step_jacobians(model, tr)
+    torch.testing.assert_close(loss_to_state_grads(model, tr, J), loss_to_state_grads(model, tr))
+    torch.testing.assert_close(gradient_flow(model, tr, J), gradient_flow(model, tr), equal_nan=True)
+    a, b = jacobian_factors(model, tr, 2, J), jacobian_factors(model, tr, 2)
+    torch.testing.assert_close(a["J"], b["J"])
+    # the given J is what is used (not recomputed): a zero J leaves only the direct terms
+    G0 = loss_to_state_grads(model, tr, torch.zeros_like(J))
+    assert torch.count_nonzero(G0[1:, 0]) == 0

@@ -26,7 +26,7 @@ from rnnviz.text.corpora import (
 from rnnviz.text.tokenize import UNK, prepare
 from tests.oracles import torch_rnn_like
 
-HELDOUT = Path(__file__).resolve().parents[1] / "data" / "en_heldout_everyday.txt"
+HELDOUT = Path(__file__).resolve().parents[2] / "data" / "en_heldout_everyday.txt"
 
 
 def everyday():

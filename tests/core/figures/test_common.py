@@ -91,7 +91,7 @@ def _figure_builders():
     """(file, function, source) of every public function in rnnviz/figures that makes a figure."""
     import ast
     from pathlib import Path
-    root = Path(__file__).resolve().parents[2] / "rnnviz" / "figures"
+    root = Path(__file__).resolve().parents[3] / "rnnviz" / "figures"
     for path in sorted(root.glob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):

@@ -7,9 +7,11 @@ import pytest
 import torch
 
 from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
 from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
 from rnnviz.explain import hidden as hd
+from rnnviz.explain.hidden import step_terms
 from rnnviz.figures import hidden as fh
 from rnnviz.store.catalog import NOTES_VOCAB, notes_model
 from rnnviz.text.tokenize import Vocab
@@ -390,3 +392,61 @@ def test_param_terms_use_H_d_K():
     rows = hd.param_terms(RNNConfig(5, 3, 4))
     assert [r["formula"] for r in rows] == ["H²", "H · d", "H", "K · H", "K"]
     assert sum(r["count"] for r in rows) == 57
+
+
+def _num_model(H=5, seed=7, nonlinearity="tanh"):
+    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
+
+
+NUM_IDS = [1, 4, 2, 7, 3, 5]
+
+
+NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
+
+
+@pytest.fixture(scope="module")
+def num_mt():
+    m = _num_model()
+    return m, trace(m, NUM_IDS, NUM_TARGETS)
+
+
+def test_term_norms_by_hand(num_mt):
+    m, tr = num_mt
+    with torch.no_grad():
+        for t in (0, 3):
+            n = hd.term_norms(hd.step_terms(m, tr, t))
+            h_prev = tr.h[t - 1] if t else torch.zeros(5, dtype=torch.float64)
+            assert n["Wx_x"] == pytest.approx(float(np.linalg.norm(m.W_x.numpy() @ tr.x[t].numpy())), rel=1e-12)
+            assert n["Wh_h"] == pytest.approx(float(np.linalg.norm(m.W_h.numpy() @ h_prev.numpy())), rel=1e-12)
+            assert n["b"] == pytest.approx(float(np.linalg.norm(m.b_h.numpy())), rel=1e-12)
+
+
+def test_pca_numbers_against_numpy_svd(num_mt):
+    m, tr = num_mt
+    tr2 = trace(m, NUM_IDS[::-1], NUM_TARGETS)
+    _, share = hd.pca_2d([tr.h.numpy(), tr2.h.numpy()])
+    n = hd.pca_numbers(share, tr.h, tr2.h)
+    X = np.concatenate([tr.h.numpy(), tr2.h.numpy()])
+    s = np.linalg.svd(X - X.mean(0), compute_uv=False)
+    assert n["share"] == pytest.approx(float((s[:2] ** 2).sum() / (s ** 2).sum()), rel=1e-9)
+    assert n["dist"] == pytest.approx(float(np.linalg.norm(tr.h[-1].numpy() - tr2.h[-1].numpy())), rel=1e-12)
+    assert hd.pca_numbers(share, tr.h, tr.h)["dist"] == 0.0
+
+
+def test_expansion_check_rebuilds_the_linear_state():
+    lin = _num_model(nonlinearity="linear")
+    tr = trace(lin, NUM_IDS, NUM_TARGETS)
+    for k in (0, 2, 4):
+        total, err = hd.expansion_check(hd.linear_expansion(lin, tr.x, k), tr.h[k])
+        assert torch.allclose(total, tr.h[k].double(), atol=1e-12) and err < 1e-12
+    total, err = hd.expansion_check([("a", torch.ones(3, dtype=torch.float64))], torch.zeros(3))
+    assert err == 1.0
+
+
+@pytest.mark.parametrize("cell", ["elman", "jordan"])
+def test_step_terms_float64_first_step(cell):
+    m = RNNModel(RNNConfig(8, 3, 4, cell=cell), seed=1).double()
+    tr = trace(m, [1, 2, 3])
+    st = step_terms(m, tr, 0)
+    assert st["state"].dtype == torch.float64 and not bool(st["state"].any())
+    torch.testing.assert_close(st["h_from_a"], tr.h[0], rtol=0, atol=1e-15)

@@ -1,7 +1,9 @@
 """RNNModel against independent oracles: torch.nn.RNN (Elman, uni and bi) and a hand loop (Jordan)."""
+
 import pytest
 import torch
 
+import rnnviz.engine.model as model_module
 from rnnviz import InputError, RNNConfig, RNNModel
 from tests.oracles import torch_rnn_like
 
@@ -73,3 +75,21 @@ def test_fingerprint_changes_with_weights_only():
     with torch.no_grad():
         b.W_h[0, 0] += 1e-3
     assert a.fingerprint() != b.fingerprint()
+
+
+@pytest.mark.parametrize("cfg", [RNNConfig(7, 3, 4), RNNConfig(7, 3, 4, bidirectional=True),
+                                 RNNConfig(7, 3, 4, cell="jordan")], ids=["elman", "bi", "jordan"])
+def test_the_model_loops_over_its_pure_step(cfg, monkeypatch):
+    model = RNNModel(cfg, seed=1)
+    ids = torch.tensor([1, 4, 2, 6, 0])
+    expected = model(ids)
+    calls = []
+    real = model_module.step
+
+    def counting(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(model_module, "step", counting)
+    torch.testing.assert_close(model(ids), expected, rtol=0, atol=0)
+    assert len(calls) == len(ids) * (2 if cfg.bidirectional else 1)

@@ -7,6 +7,9 @@ import torch.nn.functional as F
 
 from rnnviz import RNNConfig, RNNModel
 from rnnviz.conventions import IGNORE
+from rnnviz.engine.jacobians import (
+    output_error,
+)
 from rnnviz.engine.trace import TRACE_FIELDS, next_token_targets, trace
 
 
@@ -90,3 +93,18 @@ def test_bidirectional_trace_gradients_match_autograd():
     for (name, _), g in zip(model.named_parameters(), torch.autograd.grad(loss, params)):
         torch.testing.assert_close(tr.grads[name], g, msg=name)
     assert tr.h.shape == (4, 8) and tr.grad_h.shape == (4, 8)
+
+
+def test_grad_z_is_p_minus_y_for_elman_but_not_for_jordan():
+    for cell, equal in (("elman", True), ("jordan", False)):
+        m = RNNModel(RNNConfig(8, 3, 5, cell=cell), seed=2).double()
+        with torch.no_grad():
+            m.W_o.mul_(4)
+        tr = trace(m, [1, 5, 2, 7, 3])
+        diff = float((tr.grad_z - output_error(tr)).abs().max())
+        assert (diff < 1e-12) == equal, diff
+    # the feedback path's share is the gradient that reaches z_t through y_t -> a_{t+1}
+    zs = tr.z.detach().clone().requires_grad_(True)
+    p = torch.softmax(zs, -1)
+    (g,) = torch.autograd.grad((tr.delta[1:] * (p[:-1] @ m.W_y.T)).sum(), zs)
+    torch.testing.assert_close(tr.grad_z - output_error(tr), g, rtol=0, atol=1e-12)
