@@ -1,5 +1,5 @@
-"""Slot filling (note 004): tag every word of a travel request with other / destination /
-departure / date / time, with four taggers that differ only in what context they see.
+"""The slot-filling taggers (note 004) as models: each tags every word of a travel request with
+other / destination / departure / date / time, and they differ only in what context they see.
 
 - "fnn":    a per-word feed-forward net on the embedding alone, so "Taipei" gets the same
             tag whatever comes before or after it (the notes' point about FNNs);
@@ -12,7 +12,8 @@ departure / date / time, with four taggers that differ only in what context they
             to FLAT_LEN words, [E[w_1]; ...; E[w_L]] -> L tags at once. It sees both sides, but
             only up to a fixed length, and position 3's weights are not position 2's (no sharing).
 
-Everything the slot-filling page shows is computed here (and unit-tested).
+Here: the two FNN taggers, make_tagger, predict / tag_probs / hidden_states and context_reach.
+Page 5's lessons are in rnnviz.explain.slots; the tagger files in rnnviz.store.tagger_files.
 """
 from __future__ import annotations
 
