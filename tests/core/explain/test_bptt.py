@@ -6,7 +6,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import RNNConfig, RNNModel
 from rnnviz.conventions import IGNORE
 from rnnviz.engine.jacobians import (
     delta_steps,
@@ -16,13 +15,13 @@ from rnnviz.engine.jacobians import (
     shared_weight_summary,
     state_grad_sources,
 )
-from rnnviz.engine.model import activate
 from rnnviz.engine.trace import trace
 from rnnviz.explain import bptt as chains
 from rnnviz.explain.bptt import precision_chain
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
+from tests.oracles import NUM_IDS, NUM_TARGETS, loss_grad_at
 
 
 def _setup(scale):
@@ -53,20 +52,12 @@ def test_kinds_and_one_step():
     assert one == {"n": 0, "factor": 1.0, "kind": "neutral"}
 
 
-def _num_model(H=5, seed=7, nonlinearity="tanh"):
-    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
 
 
-NUM_IDS = [1, 4, 2, 7, 3, 5]
 
 
-NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
 
 
-@pytest.fixture(scope="module")
-def num_mt():
-    m = _num_model()
-    return m, trace(m, NUM_IDS, NUM_TARGETS)
 
 
 def test_slope_range_is_the_extremes_of_tanh_prime(num_mt):
@@ -84,18 +75,6 @@ def test_map_counts_counts_zeros_and_infs_but_not_nan():
     assert chains.map_counts(torch.ones(2, 2)) == {"zeros": 0, "infs": 0}
 
 
-def _loss_grad_at(m, tr, t, s_list):
-    """autograd: d(sum of L_s for s in s_list)/dh_t, re-running the recurrence from a leaf h_t."""
-    h_t = tr.h[t].detach().clone().requires_grad_(True)
-    h, total = h_t, 0.0
-    for k in range(t, tr.T):
-        if k > t:
-            h = activate(m.W_x @ tr.x[k] + m.W_h @ h + m.b_h, "tanh")
-        if k in s_list:
-            z = m.W_o @ h + m.b_o
-            total = total + F.cross_entropy(z[None], tr.targets[k:k + 1])
-    (g,) = torch.autograd.grad(total, h_t)
-    return g
 
 
 def test_paths_norms_against_autograd(num_mt):
@@ -104,11 +83,11 @@ def test_paths_norms_against_autograd(num_mt):
     for t in range(tr.T):
         n = chains.paths_norms(state_grad_sources(G, tr, t), tr.grad_h[t])
         valid = [s for s in range(t, tr.T) if NUM_TARGETS[s] != IGNORE]
-        assert n["total"] == pytest.approx(float(_loss_grad_at(m, tr, t, valid).norm()), rel=1e-9)
+        assert n["total"] == pytest.approx(float(loss_grad_at(m, tr, t, valid).norm()), rel=1e-9)
         if NUM_TARGETS[t] == IGNORE:
             assert n["direct"] is None
         else:
-            assert n["direct"] == pytest.approx(float(_loss_grad_at(m, tr, t, [t]).norm()), rel=1e-9)
+            assert n["direct"] == pytest.approx(float(loss_grad_at(m, tr, t, [t]).norm()), rel=1e-9)
 
 
 def test_recursion_rows_against_autograd(num_mt):
@@ -120,9 +99,9 @@ def test_recursion_rows_against_autograd(num_mt):
         slope = 1 - torch.tanh(tr.a[t]) ** 2
         assert r["delta"] == pytest.approx(float((slope * tr.grad_h[t]).norm()), rel=1e-9)  # dL/da_t
         assert r["slope"] == pytest.approx(float(slope.mean()), rel=1e-12)
-        own = _loss_grad_at(m, tr, t, [t]).norm() if NUM_TARGETS[t] != IGNORE else torch.tensor(0.0)
+        own = loss_grad_at(m, tr, t, [t]).norm() if NUM_TARGETS[t] != IGNORE else torch.tensor(0.0)
         assert r["own"] == pytest.approx(float(own), rel=1e-9, abs=1e-15)
-        later = tr.grad_h[t] - (_loss_grad_at(m, tr, t, [t]) if NUM_TARGETS[t] != IGNORE else 0)
+        later = tr.grad_h[t] - (loss_grad_at(m, tr, t, [t]) if NUM_TARGETS[t] != IGNORE else 0)
         assert r["later"] == pytest.approx(float(later.norm()), rel=1e-9, abs=1e-15)
 
 

@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from rnnviz import RNNConfig, RNNModel
-from rnnviz.conventions import IGNORE
 from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
 from rnnviz.explain import hidden as hd
@@ -15,7 +14,7 @@ from rnnviz.explain.hidden import step_terms
 from rnnviz.figures import hidden as fh
 from rnnviz.store.catalog import NOTES_VOCAB, notes_model
 from rnnviz.text.tokenize import Vocab
-from tests.oracles import torch_rnn_like
+from tests.oracles import NUM_IDS, NUM_TARGETS, num_model, torch_rnn_like
 
 IDS = [0, 1, 2]  # "I like cats"
 
@@ -394,20 +393,12 @@ def test_param_terms_use_H_d_K():
     assert sum(r["count"] for r in rows) == 57
 
 
-def _num_model(H=5, seed=7, nonlinearity="tanh"):
-    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
 
 
-NUM_IDS = [1, 4, 2, 7, 3, 5]
 
 
-NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
 
 
-@pytest.fixture(scope="module")
-def num_mt():
-    m = _num_model()
-    return m, trace(m, NUM_IDS, NUM_TARGETS)
 
 
 def test_term_norms_by_hand(num_mt):
@@ -434,7 +425,7 @@ def test_pca_numbers_against_numpy_svd(num_mt):
 
 
 def test_expansion_check_rebuilds_the_linear_state():
-    lin = _num_model(nonlinearity="linear")
+    lin = num_model(nonlinearity="linear")
     tr = trace(lin, NUM_IDS, NUM_TARGETS)
     for k in (0, 2, 4):
         total, err = hd.expansion_check(hd.linear_expansion(lin, tr.x, k), tr.h[k])

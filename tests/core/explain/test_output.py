@@ -9,7 +9,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from rnnviz import RNNConfig, RNNModel
 from rnnviz.conventions import IGNORE, TAGS
 from rnnviz.engine import generation
 from rnnviz.engine.trace import trace
@@ -19,6 +18,7 @@ from rnnviz.explain import slots
 from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import BOS, EOS, PAD, Vocab
+from tests.oracles import NUM_TARGETS
 
 
 @pytest.fixture(scope="module")
@@ -479,20 +479,12 @@ def test_notes_view_gives_the_notes_numbers():
     assert round(v.loss, 3) == 0.916 and np.allclose(v.p_minus_y, [0.1, 0.1, -0.6, 0.3, 0.1])
 
 
-def _num_model(H=5, seed=7, nonlinearity="tanh"):
-    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
 
 
-NUM_IDS = [1, 4, 2, 7, 3, 5]
 
 
-NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
 
 
-@pytest.fixture(scope="module")
-def num_mt():
-    m = _num_model()
-    return m, trace(m, NUM_IDS, NUM_TARGETS)
 
 
 def test_output_step_numbers_against_cross_entropy(num_mt):

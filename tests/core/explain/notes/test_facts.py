@@ -9,14 +9,13 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from rnnviz import RNNConfig, RNNModel
-from rnnviz.conventions import IGNORE
 from rnnviz.engine.jacobians import loss_to_state_grads
-from rnnviz.engine.model import activate
 from rnnviz.engine.trace import trace
 from rnnviz.errors import InputError
 from rnnviz.explain.notes import facts
 from rnnviz.explain.notes import facts as nf
 from rnnviz.store.catalog import NOTES_E
+from tests.oracles import loss_grad_at
 
 
 def _model(nonlinearity="tanh", seed=2):
@@ -120,34 +119,14 @@ def test_backward_flops_equal_a_count_of_the_matmuls(T, H):
         nf.backward_flops(0, 3, H, 15)
 
 
-def _num_model(H=5, seed=7, nonlinearity="tanh"):
-    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
 
 
-NUM_IDS = [1, 4, 2, 7, 3, 5]
 
 
-NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
 
 
-@pytest.fixture(scope="module")
-def num_mt():
-    m = _num_model()
-    return m, trace(m, NUM_IDS, NUM_TARGETS)
 
 
-def _loss_grad_at(m, tr, t, s_list):
-    """autograd: d(sum of L_s for s in s_list)/dh_t, re-running the recurrence from a leaf h_t."""
-    h_t = tr.h[t].detach().clone().requires_grad_(True)
-    h, total = h_t, 0.0
-    for k in range(t, tr.T):
-        if k > t:
-            h = activate(m.W_x @ tr.x[k] + m.W_h @ h + m.b_h, "tanh")
-        if k in s_list:
-            z = m.W_o @ h + m.b_o
-            total = total + F.cross_entropy(z[None], tr.targets[k:k + 1])
-    (g,) = torch.autograd.grad(total, h_t)
-    return g
 
 
 def test_vector_chain_norms_against_autograd(num_mt):
@@ -156,4 +135,4 @@ def test_vector_chain_norms_against_autograd(num_mt):
     h3 = tr.h[3].detach().clone().requires_grad_(True)
     (g,) = torch.autograd.grad(F.cross_entropy((m.W_o @ h3 + m.b_o)[None], tr.targets[3:4]), h3)
     assert v["norms"]["grad_h_s"] == pytest.approx(float(g.norm()), rel=1e-9)
-    assert v["norms"]["right"] == pytest.approx(float(_loss_grad_at(m, tr, 0, [3]).norm()), rel=1e-9)
+    assert v["norms"]["right"] == pytest.approx(float(loss_grad_at(m, tr, 0, [3]).norm()), rel=1e-9)
