@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import step_labels, style
+from rnnviz.figures.common import log_axis, step_labels, style
 from rnnviz.formatting import num
 
 CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e"}
@@ -142,7 +142,7 @@ def longrange_figures(rows: list[dict], cell_names: dict, labels: dict | None = 
     acc.add_hline(y=0.5, line_dash="dot", line_color="#888", annotation_text=lab["chance"],
                   annotation_position="bottom left")
     acc.update_yaxes(range=[0.4, 1.05])
-    grad.update_yaxes(type="log", exponentformat="power")
+    log_axis(grad, [r["grad_first_before"] for r in rows], "y")  # every k-th decade when they are many
     if zeros:
         grad.add_annotation(text=f"{zeros} × {lab['zero']}", xref="paper", yref="paper", x=0, y=-0.3,
                             showarrow=False, xanchor="left", yanchor="top",
