@@ -250,6 +250,7 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float,
                             marker={"color": color, "size": 11, "symbol": "x"},
                             name=L["at"].format(label=L[key], k=chain[key]))
     fig.update_yaxes(type="log", title_text=L["y"].format(w=f"{w:g}"), exponentformat="power")
+    _log_ticks(fig, np.r_[np.abs(chain["float64"]), np.abs(chain["float32"]), tiny, big, floor])  # ~80 dec.
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
     fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW)
     return style(fig)

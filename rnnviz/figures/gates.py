@@ -100,7 +100,7 @@ def kept_figure(kept, order, threshold: float, labels: dict | None = None) -> go
                                hovertemplate="%{x}: %{customdata}<extra></extra>", showlegend=False))
     fig.add_hline(y=threshold, line_dash="dash", line_color="#888",
                   annotation_text=f"{lab['line']} {num(threshold)}")
-    fig.update_yaxes(type="log", title_text=lab["y"], exponentformat="power")
+    log_axis(fig, y + [threshold], "y", title_text=lab["y"])
     fig.update_xaxes(type="category", title_text=lab["x"])
     fig.update_layout(title={"text": lab["title"]}, height=340)
     return style(fig)
