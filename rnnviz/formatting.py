@@ -2,9 +2,8 @@
 
 Python's `g` format picks plain or e-notation ("0.1235", "1.577e-07"), so tiny gradients are
 never shown as 0 and huge ones never overflow a cell; NaN and inf are spelled out (they are a
-lesson on the BPTT page, not a crash) and -0 is shown as 0. Every former formatter
-(figures.common.fmt, embedding.num / vector_text, summary.short_vector, hidden.fmt_vec) is now
-one of these two functions.
+lesson on the BPTT page, not a crash) and -0 is shown as 0. These two functions, under these
+names, are the only number formatters.
 """
 from __future__ import annotations
 

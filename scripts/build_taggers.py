@@ -6,7 +6,7 @@
 Writes fnn.pt, elman.pt, jordan.pt, bi.pt, flat.pt (read with torch.load(weights_only=True)) and
 taggers.json: each tagger's held-out accuracy and per-slot F1, recorded when built
 (the same bytes on every run: no timings are stored)
-(tests/core/test_tagging.py re-evaluates the shipped files against it).
+(tests/core/explain/test_slots.py re-evaluates the shipped files against it).
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ corpora in rnnviz/corpora/) and zh_lm.json (its held-out perplexity next to a un
 guess's), and zh_taggers/{fnn,elman,jordan,bi,flat}.pt with zh_taggers.json (held-out accuracy
 and per-slot F1; flat is note 004's FNN over the whole padded sentence, its length measured on
 the corpus). Every run writes the same bytes: no timings are stored; they are printed.
-tests/core/test_zh_models.py re-evaluates the shipped files against the JSON.
+tests/core/store/test_catalog_zh.py re-evaluates the shipped files against the JSON.
 """
 from __future__ import annotations
 

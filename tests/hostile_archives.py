@@ -2,7 +2,7 @@
 
 `python -m tests.hostile_archives DIR` writes them to DIR; `python -m tests.hostile_archives
 --measure FILE...` loads each file with the app's own load_bundle in a forked child and prints
-its peak memory growth (tests/core/test_hostile_archives.py runs both).
+its peak memory growth (tests/core/store/test_archive_hostile.py runs both).
 
 Each case returns (bytes, what the refusal message must contain). The zip fields are patched
 by hand where no library would write such a file (that is the point).

@@ -1,5 +1,10 @@
 """Independent oracles shared by the core tests."""
 import torch
+import torch.nn.functional as F
+
+from rnnviz import RNNConfig, RNNModel
+from rnnviz.conventions import IGNORE
+from rnnviz.engine.model import activate
 
 
 def torch_rnn_like(model, hh_share: float = 0.0) -> torch.nn.RNN:
@@ -20,3 +25,29 @@ def torch_rnn_like(model, hh_share: float = 0.0) -> torch.nn.RNN:
             getattr(rnn, "bias_ih_l0" + theirs).copy_(b_h * (1 - hh_share))
             getattr(rnn, "bias_hh_l0" + theirs).copy_(b_h * hh_share)
     return rnn
+
+
+# ---- one small Elman model and sentence with a gap in its targets (the page-number tests) ----
+
+def num_model(H=5, seed=7, nonlinearity="tanh"):
+    return RNNModel(RNNConfig(9, 3, H, nonlinearity=nonlinearity), seed=seed).double()
+
+
+NUM_IDS = [1, 4, 2, 7, 3, 5]
+
+
+NUM_TARGETS = [4, 2, IGNORE, 3, 5, 8]
+
+
+def loss_grad_at(m, tr, t, s_list):
+    """autograd: d(sum of L_s for s in s_list)/dh_t, re-running the recurrence from a leaf h_t."""
+    h_t = tr.h[t].detach().clone().requires_grad_(True)
+    h, total = h_t, 0.0
+    for k in range(t, tr.T):
+        if k > t:
+            h = activate(m.W_x @ tr.x[k] + m.W_h @ h + m.b_h, "tanh")
+        if k in s_list:
+            z = m.W_o @ h + m.b_o
+            total = total + F.cross_entropy(z[None], tr.targets[k:k + 1])
+    (g,) = torch.autograd.grad(total, h_t)
+    return g

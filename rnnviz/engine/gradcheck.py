@@ -3,8 +3,10 @@ against autograd and against the hand BPTT recursion, the input-weight gradient 
 growing T, and clip_grad_norm_ with one optimizer step with and without clipping.
 
 The notes' setting is a batched RNN on continuous inputs (B=4, d_x=8, d_h=16, 3 classes,
-a 4-step slice for the check); `notes_setting` rebuilds it from torch.manual_seed(0) in the
-notes' order (x, y, then the combined nn.Linear W = [W_x W_h] and the output layer).
+a 4-step slice for the check); `notes_setting` rebuilds it from seed 0 in the notes' order (x, y,
+then the combined nn.Linear W = [W_x W_h] and the output layer). The notes call
+torch.manual_seed(0); here every draw comes from a torch.Generator passed in (the same numbers,
+and a shared server's global generator is left alone).
 """
 from __future__ import annotations
 
@@ -25,12 +27,25 @@ PASS_MARK = 1e-6  # relative error below this in float64: the gradient is right
 NOTES_T_SWEEP = (4, 8, 16, 32)
 
 
-def notes_setting(seed: int = 0, B: int = 4, T: int = 32, d_x: int = 8, d_h: int = 16, K: int = 3):
-    """(params, x (B, T, d_x), y (B, T)) in float64, drawn in the notes' order."""
-    torch.manual_seed(seed)
-    x = torch.randn(B, T, d_x, dtype=torch.float64)
-    y = torch.randint(0, K, (B, T))
-    W, out = nn.Linear(d_x + d_h, d_h), nn.Linear(d_h, K)
+def seeded_linear(n_in: int, n_out: int, gen: torch.Generator) -> nn.Linear:
+    """nn.Linear(n_in, n_out) initialised as nn.Linear.reset_parameters does (kaiming-uniform
+    weight, uniform bias in +-1/sqrt(n_in)), every draw from `gen`: after torch.manual_seed(s),
+    nn.Linear(...) gives the same weights as seeded_linear(..., torch.Generator().manual_seed(s))."""
+    lin = nn.utils.skip_init(nn.Linear, n_in, n_out)
+    nn.init.kaiming_uniform_(lin.weight, a=math.sqrt(5), generator=gen)
+    bound = 1 / math.sqrt(n_in) if n_in > 0 else 0.0
+    nn.init.uniform_(lin.bias, -bound, bound, generator=gen)
+    return lin
+
+
+def notes_setting(seed: int = 0, B: int = 4, T: int = 32, d_x: int = 8, d_h: int = 16, K: int = 3,
+                  gen: torch.Generator | None = None):
+    """(params, x (B, T, d_x), y (B, T)) in float64, drawn in the notes' order from `gen`
+    (a fresh generator seeded with `seed` if none is given)."""
+    gen = torch.Generator().manual_seed(seed) if gen is None else gen
+    x = torch.randn(B, T, d_x, dtype=torch.float64, generator=gen)
+    y = torch.randint(0, K, (B, T), generator=gen)
+    W, out = seeded_linear(d_x + d_h, d_h, gen), seeded_linear(d_h, K, gen)
     w = W.weight.detach().double()
     params = {"W_x": w[:, :d_x].clone(), "W_h": w[:, d_x:].clone(), "b_h": W.bias.detach().double(),
               "W_o": out.weight.detach().double(), "b_o": out.bias.detach().double()}

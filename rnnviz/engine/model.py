@@ -349,12 +349,17 @@ class RNNModel(nn.Module):
         return {name: p.numel() for name, p in self.named_parameters()}
 
     def fingerprint(self) -> str:
-        """Hash of config and weights: the cache key of everything computed from this model."""
-        h = hashlib.sha1(repr(self.cfg.to_dict()).encode())
-        for name, p in self.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().cpu().contiguous().numpy().tobytes())
-        return h.hexdigest()[:16]
+        return fingerprint(self)
+
+
+def fingerprint(model) -> str:
+    """Hash of a model's config and weights (any model with .cfg.to_dict() and parameters: the
+    language models and the taggers): the cache key of everything computed from it."""
+    h = hashlib.sha1(repr(model.cfg.to_dict()).encode())
+    for name, p in model.named_parameters():
+        h.update(name.encode())
+        h.update(p.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:16]
 
 
 def _wanted(name, names_filter) -> bool:

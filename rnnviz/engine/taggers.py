@@ -1,5 +1,5 @@
-"""Slot filling (note 004): tag every word of a travel request with other / destination /
-departure / date / time, with four taggers that differ only in what context they see.
+"""The slot-filling taggers (note 004) as models: each tags every word of a travel request with
+other / destination / departure / date / time, and they differ only in what context they see.
 
 - "fnn":    a per-word feed-forward net on the embedding alone, so "Taipei" gets the same
             tag whatever comes before or after it (the notes' point about FNNs);
@@ -12,12 +12,12 @@ departure / date / time, with four taggers that differ only in what context they
             to FLAT_LEN words, [E[w_1]; ...; E[w_L]] -> L tags at once. It sees both sides, but
             only up to a fixed length, and position 3's weights are not position 2's (no sharing).
 
-Everything the slot-filling page shows is computed here (and unit-tested).
+Here: the two FNN taggers, make_tagger, predict / tag_probs / hidden_states and context_reach.
+Page 5's lessons are in rnnviz.explain.slots; the tagger files in rnnviz.store.tagger_files.
 """
 from __future__ import annotations
 
 import copy
-import hashlib
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -26,7 +26,7 @@ import torch.nn as nn
 
 from rnnviz import limits
 from rnnviz.conventions import TAGS
-from rnnviz.engine.model import RNNConfig, RNNModel
+from rnnviz.engine.model import RNNConfig, RNNModel, fingerprint
 from rnnviz.errors import InputError
 
 EMBED_DIM, HIDDEN = 16, 32
@@ -88,11 +88,7 @@ class FNNTagger(nn.Module):
         return self.hidden(ids) @ self.W_o.T + self.b_o  # (..., T, K)
 
     def fingerprint(self) -> str:
-        h = hashlib.sha1(repr(self.cfg.to_dict()).encode())
-        for name, p in self.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().contiguous().numpy().tobytes())
-        return h.hexdigest()[:16]
+        return fingerprint(self)
 
 
 # ---- the flattened FNN (note 004) ----------------------------------------------------------
@@ -169,11 +165,7 @@ class FlatFNNTagger(nn.Module):
         return self.from_input(self.embed(ids), ids.shape[-1])  # (..., T, K)
 
     def fingerprint(self) -> str:
-        h = hashlib.sha1(repr(self.cfg.to_dict()).encode())
-        for name, p in self.named_parameters():
-            h.update(name.encode())
-            h.update(p.detach().contiguous().numpy().tobytes())
-        return h.hexdigest()[:16]
+        return fingerprint(self)
 
 
 def context_reach(model, ids) -> np.ndarray:

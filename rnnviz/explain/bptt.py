@@ -18,6 +18,7 @@ from rnnviz.engine.finite import norm2, spectral_radius
 from rnnviz.engine.jacobians import output_error, state_grad_sources
 from rnnviz.engine.model import activation_slope
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import first_slip, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.errata import step_radii
 
@@ -150,11 +151,23 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     """Is the learner's product right? If not, name the likely slip (a Verdict: unpacks as
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
-    ok, key, values = _check_chain(ex, answer, rel)
-    w = f"({ex['w']:g})" if ex["w"] < 0 else f"{ex['w']:g}"  # (-2)^3, not -2.0^3 = -(2^3)
-    solution = f"{w}^{ex['n']} × {' × '.join(map(str, ex['slopes']))} = {ex['answer']:.6g}"
-    return Verdict(ok, CHAIN_HINTS[key].format(**values), hint_key=f"bptt.hint.{key}", values=values,
-                   solution=solution)
+    w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
+    w_text = f"({w:g})" if w < 0 else f"{w:g}"  # (-2)^3, not -2.0^3 = -(2^3)
+    solution = f"{w_text}^{n} × {' × '.join(map(str, slopes))} = {right:.6g}"
+    if answer is None or not math.isfinite(answer):
+        return verdict(False, "nan", CHAIN_HINTS, "bptt.hint.", solution=solution)
+
+    def near(v):
+        return abs(answer - v) <= rel * max(abs(v), 1e-12)
+
+    if near(right):
+        values = {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)), "right": f"{right:.6g}"}
+        return verdict(True, "right", CHAIN_HINTS, "bptt.hint.", values, solution)
+    missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
+    slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
+             (near(sum(w * s for s in slopes)), "added"), (missing, "missing"), (near(w * n), "w_times_n"))
+    key = first_slip(slips, "other")
+    return verdict(False, key, CHAIN_HINTS, "bptt.hint.", {"n": n}, solution)
 
 
 # slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
@@ -169,27 +182,6 @@ CHAIN_HINTS = {
     "w_times_n": "w × n is a sum; the chain is a product w^n (times the slopes).",
     "other": "Not quite: multiply the {n} factors w · φ'(a_k) one after another.",
 }
-
-
-def _check_chain(ex: dict, answer: float, rel: float) -> tuple[bool, str, dict]:
-    """(ok, slip, values): which of CHAIN_HINTS fits the answer."""
-    w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
-    if answer is None or not math.isfinite(answer):
-        return False, "nan", {}
-
-    def near(v):
-        return abs(answer - v) <= rel * max(abs(v), 1e-12)
-
-    if near(right):
-        return True, "right", {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)),
-                               "right": f"{right:.6g}"}
-    missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
-    slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
-             (near(sum(w * s for s in slopes)), "added"), (missing, "missing"), (near(w * n), "w_times_n"))
-    for hit, key in slips:
-        if hit:
-            return False, key, {"n": n}
-    return False, "other", {"n": n}
 
 
 # ---- the W_h scale's live verdict (page 4, next to "Scale W_h by") ---------------------------
@@ -250,3 +242,38 @@ def double_counted(model, tr) -> dict:
     return {"right": right, "wrong": wrong, "off_right": float((right - auto).abs().max()),
             "off_wrong": float((wrong - auto).abs().max()),
             "rel": float((wrong - auto).norm() / auto.norm()) if float(auto.norm()) > 0 else 0.0}
+
+
+# ---- the numbers the page's prose and tables quote (the page does no maths) -------------------
+
+def slope_range(slope: torch.Tensor) -> tuple[float, float]:
+    """(min, max) of the local slopes phi'(a_t) at one step."""
+    return float(slope.min()), float(slope.max())
+
+
+def map_counts(N: torch.Tensor) -> dict:
+    """How many cells of a norm map are exactly 0 and how many are inf (NaN above the diagonal
+    counts as neither)."""
+    Nn = N.numpy()
+    return {"zeros": int((Nn == 0).sum()), "infs": int(np.isinf(Nn).sum())}
+
+
+def paths_norms(src: dict, grad_h_t: torch.Tensor) -> dict:
+    """||dL_t/dh_t|| (the direct part, when step t has a loss) and ||dL/dh_t|| (every source)."""
+    return {"direct": float(src["parts"][0].norm()) if src["has_direct"] else None,
+            "total": float(grad_h_t.norm())}
+
+
+def recursion_rows(ds: dict) -> list[dict]:
+    """delta_steps as rows from the last step back: step (0-based), ||W_o^T e_t||,
+    ||W_h^T delta_{t+1}||, the mean slope and ||delta_t||."""
+    T = ds["delta"].shape[0]
+    return [{"step": k, "own": float(ds["from_output"][k].norm()), "later": float(ds["from_later"][k].norm()),
+             "slope": float(ds["slope"][k].mean()), "delta": float(ds["delta"][k].norm())}
+            for k in range(T - 1, -1, -1)]
+
+
+def shared_param_rows(params: dict) -> list[dict]:
+    """shared_weight_summary's "params" as rows: name, ||sum of terms||, ||autograd||, max diff."""
+    return [{"param": n, "sum_norm": float(v["sum"].norm()), "auto_norm": float(v["autograd"].norm()),
+             "max_diff": v["max_diff"]} for n, v in params.items()]

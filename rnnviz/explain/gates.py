@@ -1,23 +1,7 @@
-"""Gated cells (LSTM, GRU) stepped by hand, with PyTorch's equations and gate order exactly.
-
-LSTM (gate rows stacked i, f, g, o, as torch.nn.LSTM):
-    A_t = W_x x_t + b_x + W_h h_{t-1} + b_h                       (4H,)
-    i = sigma(A_i), f = sigma(A_f), g = tanh(A_g), o = sigma(A_o)
-    c_t = f * c_{t-1} + i * g,   h_t = o * tanh(c_t)
-GRU (rows r, z, n, as torch.nn.GRU; b_hn sits inside r * (...)):
-    r = sigma(W_xr x + b_xr + W_hr h + b_hr), z = sigma(W_xz x + b_xz + W_hz h + b_hz)
-    n = tanh(W_xn x + b_xn + r * (W_hn h + b_hn)),   h_t = (1 - z) * n + z * h_{t-1}
-
-Both biases are kept (b_x = bias_ih, b_h = bias_hh) so weights exchange with torch.nn
-one to one: the GRU needs b_hn apart, and keeping the LSTM's two makes load/save exact.
-
-What the Trace's `a` means for a gated cell: the pre-activation of the CANDIDATE
-(LSTM: A_g, GRU: the argument of n's tanh), so `delta` = dL/da is the gradient that
-reaches the new content written at step t. The gates' values (after sigmoid/tanh) are
-in Trace.gates and the LSTM cell state in Trace.c.
-
-Step Jacobians of the recurrent state are written out (not autograd): for GRU
-dh_t/dh_{t-1} (H, H); for LSTM d[h_t; c_t]/d[h_{t-1}; c_{t-1}] (2H, 2H).
+"""Page 8 (gates): what the page shows of the LSTM and GRU cells of rnnviz.engine.cells on the
+learner's sentence: one gated step written out with every gate's pre-activation and value,
+how saturated each gate is, which cell units keep their value, and how far the first word
+still reaches the last state.
 """
 from __future__ import annotations
 

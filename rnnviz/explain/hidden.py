@@ -2,7 +2,7 @@
 saturation, parameter counts, PCA trajectories, cell variants and the hand exercise.
 
 Everything here is pure (tensors / numbers in, tensors / numbers / dicts out) so that
-each value the page shows can be checked against an oracle in tests/core/test_hidden.py.
+each value the page shows can be checked against an oracle in tests/core/explain/test_hidden.py.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from rnnviz.engine.cells import ELMAN_ONLY, GATED
 from rnnviz.engine.model import RNNConfig, RNNModel, activate
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import numbers, parts_match, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.facts import first_step_without_h0
 from rnnviz.formatting import vector
@@ -53,6 +54,11 @@ def step_terms(model: RNNModel, tr: Trace, t: int) -> dict:
     return {"x": x, "state": state, "Wx_x": wx, "Wh_h": wh, "b": b,
             "a_sum": wx + wh + b, "a": tr.a[t, :H], "h": tr.h[t, :H],
             "h_from_a": activate(wx + wh + b, cfg.nonlinearity)}
+
+
+def term_norms(terms: dict) -> dict[str, float]:
+    """||W_x x_t||, ||memory term||, ||b_h|| of step_terms."""
+    return {k: float(terms[k].norm()) for k in ("Wx_x", "Wh_h", "b")}
 
 
 def shape_table(cfg: RNNConfig) -> list[dict]:
@@ -130,6 +136,12 @@ def linear_expansion(model: RNNModel, x: torch.Tensor, t: int) -> list[tuple[str
     return terms
 
 
+def expansion_check(expansion: list[tuple[str, torch.Tensor]], h: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """(the sum of linear_expansion's terms, max |sum - h|): the expansion rebuilds the linear h_t."""
+    total = sum(v for _, v in expansion)
+    return total, float((total - h.double()).abs().max())
+
+
 def _power_label(p: int) -> str:
     return "" if p == 0 else ("W_h " if p == 1 else f"W_h^{p} ")
 
@@ -190,6 +202,12 @@ def pca_2d(states: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     if var.sum() > 0:
         share[:k] = var[:k] / var.sum()
     return [(np.asarray(st, dtype=np.float64) - mean) @ axes.T for st in states], share
+
+
+def pca_numbers(share: np.ndarray, h_first: torch.Tensor, h_last: torch.Tensor) -> dict:
+    """The prose's numbers under the PCA picture: the share of variance both axes explain and
+    ||h_T(first) - h_T(last)||, the distance between two paths' final states."""
+    return {"share": float(share.sum()), "dist": float((h_first[-1] - h_last[-1]).norm())}
 
 
 def order_comparison(x_a: torch.Tensor, x_b: torch.Tensor, h_a: torch.Tensor,
@@ -473,20 +491,12 @@ def make_exercise(seed: int) -> Exercise:
 
 def check_exercise(ex: Exercise, h1, h2, tol: float = TOL) -> dict:
     """Which answer the learner's (h_1, h_2) matches: right, or one named mistake, or neither."""
-    given = [np.asarray(h1, dtype=float), np.asarray(h2, dtype=float)]
-    if any(g.shape != (2,) or not np.isfinite(g).all() for g in given):
-        raise InputError("Give two finite numbers for h_1 and two for h_2.")
+    message = "Give two finite numbers for h_1 and two for h_2."
+    given = [numbers(h1, (2,), message), numbers(h2, (2,), message)]
     right = exercise_answers(ex)
-    ok = [bool(np.abs(g - r).max() <= tol) for g, r in zip(given, right)]
-    verdict = {"h1_ok": ok[0], "h2_ok": ok[1], "right": right, "mistake": None}
-    if all(ok):
-        return verdict
-    for m in MISTAKES:
-        cand = exercise_answers(ex, m)
-        if all(np.abs(g - c).max() <= tol for g, c, k in zip(given, cand, ok) if not k):
-            verdict["mistake"] = m
-            break
-    return verdict
+    slips = {m: exercise_answers(ex, m) for m in MISTAKES}
+    ok, mistake = parts_match(given, right, slips, tol, only_wrong=True)
+    return {"h1_ok": ok[0], "h2_ok": ok[1], "right": right, "mistake": mistake}
 
 
 EXPLAIN = {
@@ -500,11 +510,6 @@ EXPLAIN = {
 }
 
 
-def fmt_vec(v, digits: int = 4) -> str:
-    """A vector as the exercise and captions write it (rnnviz.formatting.vector)."""
-    return vector(v, digits)
-
-
 HINT_KEYS = {"forgot h_{t-1}": "hidden.hint_forgot_h", "forgot the bias": "hidden.hint_forgot_bias",
              "applied tanh twice": "hidden.hint_tanh_twice", "forgot tanh": "hidden.hint_forgot_tanh"}
 
@@ -514,11 +519,16 @@ def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
     hint (hint_key names it in the catalogue, so it shows in the learner's language), the right
     (h_1, h_2) as the solution."""
     v = check_exercise(ex, h1, h2, tol)
-    solution = f"h_1 = {fmt_vec(v['right'][0])}, h_2 = {fmt_vec(v['right'][1])}"
+    solution = f"h_1 = {vector(v['right'][0])}, h_2 = {vector(v['right'][1])}"
     if v["h1_ok"] and v["h2_ok"]:
         return Verdict(True, "Right: both steps match.", "hidden.hint_right", solution=solution)
     if v["mistake"]:
-        return Verdict(False, EXPLAIN[v["mistake"]], HINT_KEYS[v["mistake"]], solution=solution)
+        return verdict(False, v["mistake"], EXPLAIN, HINT_KEYS, solution=solution)
     wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
     message = f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_{{t-1}} + b_h)."
     return Verdict(False, message, "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)
+
+
+def largest_state(h: torch.Tensor) -> float:
+    """max |h_t[j]| over the sentence's states (T, H): how close to tanh's bound they come."""
+    return float(h.detach().abs().max())

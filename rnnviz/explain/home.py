@@ -9,11 +9,6 @@ from rnnviz.text.bpe import MARK
 from rnnviz.text.tokenize import UNK, Vocab, clean_text
 
 
-def short_vector(values, shown: int = 6) -> str:
-    """'[0.12, -0.45, 0.88]' cut to the first `shown` entries (rnnviz.formatting.vector)."""
-    return vector(list(values), shown=shown)
-
-
 def kept_words(vocab: Vocab, typed) -> list[str]:
     """The typed tokens that reach the model, as typed: a vocabulary with <unk> keeps every
     word (unknown ones read as <unk>); one without it (the notes' 5 words) drops unknown words."""
@@ -62,7 +57,7 @@ def token_table(model: RNNModel, vocab: Vocab, ids, typed=None) -> list[dict]:
         out = {"step t": t + 1, "token": vocab.itos[int(i)]}
         if words is not None:
             out["you typed"] = words[t - lead] if 0 <= t - lead < len(words) else ""
-        out.update({"id": int(i), "row of E (1-based)": int(i) + 1, "E[id]": short_vector(row)})
+        out.update({"id": int(i), "row of E (1-based)": int(i) + 1, "E[id]": vector(list(row), shown=6)})
         rows.append(out)
     return rows
 

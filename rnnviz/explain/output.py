@@ -27,8 +27,7 @@ from rnnviz.engine.model import RNNModel, sequence_loss
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
 from rnnviz.explain.exercises.verdict import Verdict
-from rnnviz.formatting import num as fmt
-from rnnviz.formatting import vector
+from rnnviz.formatting import num, vector
 from rnnviz.text.bpe import decode
 from rnnviz.text.corpora import pad_batch
 from rnnviz.text.tokenize import BOS, EOS, SPECIALS, Vocab
@@ -84,7 +83,7 @@ def vocab_size_note(vocab: Vocab) -> dict:
 
 
 def display_rows(rows: list[dict]) -> list[dict]:
-    """Table cells as the prose writes them: every float through fmt (4 significant digits, so a
+    """Table cells as the prose writes them: every float through num (4 significant digits, so a
     tiny p reads 1.577e-07 in the table and in the text), None (no target) as an empty cell.
 
     One type per column (Arrow needs it): a column that mixes integers with empty cells (the
@@ -93,7 +92,7 @@ def display_rows(rows: list[dict]) -> list[dict]:
 
     def cell(k, v):
         if isinstance(v, float):
-            return fmt(v)
+            return num(v)
         if v is None:
             return ""
         return str(v) if k in blanks and isinstance(v, int) else v
@@ -146,6 +145,15 @@ class StepView:
     def shifted_exps(self) -> np.ndarray:
         """exp(z_k - max z): what a stable softmax computes (same ratios, never overflows)."""
         return np.exp(self.z - self.z.max())
+
+    @property
+    def zmax(self) -> float:
+        return float(self.z.max())
+
+    @property
+    def autograd_diff(self) -> float:
+        """max |(p - y) - autograd's dL/dz|: the formula against autograd."""
+        return float(abs(self.p_minus_y - self.autograd).max())
 
     @property
     def y(self) -> np.ndarray:
@@ -290,7 +298,7 @@ def exact_sum(a: float, b: float, max_decimals: int = 8) -> tuple[str, str, str]
     (12.13 + 15.09 = 27.23 would not: 12.126 + 15.097 = 27.223 does)."""
 
     if not all(math.isfinite(v) for v in (a, b)):
-        return fmt(a), fmt(b), fmt(a + b)
+        return num(a), num(b), num(a + b)
     for d in range(2, max_decimals + 1):
         sa, sb, ss = (f"{v:.{d}f}" for v in (a, b, a + b))
         if Decimal(sa) + Decimal(sb) == Decimal(ss):
@@ -472,24 +480,21 @@ def parse_numbers(text: str) -> list[float]:
     return values
 
 
-Feedback = Verdict  # one verdict type for every exercise (rnnviz.exercises); .correct = .ok
-
-
 def _close(a, b, tol) -> bool:
     return bool(np.all(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) <= tol))
 
 
-def check_loss(ex: Exercise, text: str) -> Feedback:
+def check_loss(ex: Exercise, text: str) -> Verdict:
     """Is the learner's L right? If not, which usual slip gives their number?"""
     if not text.strip():
-        return Feedback(None, "")
+        return Verdict(None, "")
     values = parse_numbers(text)
     if len(values) != 1:
-        return Feedback(False, "The loss is one number: L = -ln p(target).", "output.hint_one_number")
+        return Verdict(False, "The loss is one number: L = -ln p(target).", "output.hint_one_number")
     a, v, tol = values[0], ex.view, ex.tol
     L, pt, word = v.loss, v.p[ex.target], ex.labels[ex.target]
     if abs(a - L) <= tol:
-        return Feedback(True, f"Right: L = -ln p({word}) = -ln {pt:.4f} = {L:.4f}.", "output.hint_loss_right",
+        return Verdict(True, f"Right: L = -ln p({word}) = -ln {pt:.4f} = {L:.4f}.", "output.hint_loss_right",
                         {"word": word, "p": f"{pt:.4f}", "L": f"{L:.4f}"})
     slips = [
         (-L, "The sign is off: ln p is negative for p < 1, so the loss -ln p is positive "
@@ -507,48 +512,48 @@ def check_loss(ex: Exercise, text: str) -> Feedback:
                       "output.hint_normaliser"))
     for value, message, key in slips:
         if abs(a - value) <= tol:
-            return Feedback(False, message, key, {"word": word})
+            return Verdict(False, message, key, {"word": word})
     for j, lab in enumerate(ex.labels):
         if j != ex.target and abs(a - (-math.log(v.p[j]))) <= tol:
-            return Feedback(False, f"That is -ln p({lab}): the wrong target. The target is {word}.",
+            return Verdict(False, f"That is -ln p({lab}): the wrong target. The target is {word}.",
                             "output.hint_loss_wrong_target", {"lab": lab, "word": word})
-    return Feedback(False, f"Not yet. First find p({word}), then take -ln of it (natural log).",
+    return Verdict(False, f"Not yet. First find p({word}), then take -ln of it (natural log).",
                     "output.hint_loss_not_yet", {"word": word})
 
 
-def check_grad(ex: Exercise, text: str) -> Feedback:
+def check_grad(ex: Exercise, text: str) -> Verdict:
     """Is the learner's dL/dz = p - y right? If not: sign, wrong target, forgot y, used z?"""
     if not text.strip():
-        return Feedback(None, "")
+        return Verdict(None, "")
     g = parse_numbers(text)
     K, v, tol, word = len(ex.labels), ex.view, ex.tol, ex.labels[ex.target]
     if len(g) != K:
-        return Feedback(False, f"Give {K} numbers, one per word ({', '.join(ex.labels)}), in that order.",
+        return Verdict(False, f"Give {K} numbers, one per word ({', '.join(ex.labels)}), in that order.",
                         "output.hint_count", {"K": K, "words": ", ".join(ex.labels)})
     if _close(g, v.p_minus_y, tol):
-        return Feedback(True, f"Right: p - y lowers the target's entry by 1 ({word}) "
+        return Verdict(True, f"Right: p - y lowers the target's entry by 1 ({word}) "
                               "and leaves the rest as p.", "output.hint_grad_right", {"word": word})
     if _close(g, -v.p_minus_y, tol):
-        return Feedback(False, "Every sign is flipped: that is y - p, the descent direction. "
+        return Verdict(False, "Every sign is flipped: that is y - p, the descent direction. "
                                "The gradient dL/dz is p - y.", "output.hint_flipped")
     if _close(g, v.p, tol):
-        return Feedback(False, f"That is p: subtract y, the one-hot target (1 at {word}).",
+        return Verdict(False, f"That is p: subtract y, the one-hot target (1 at {word}).",
                         "output.hint_forgot_y", {"word": word})
     if ex.kind == "logits" and _close(g, v.z - v.y, tol):
-        return Feedback(False, "You used the logits z in place of p: take the softmax first.",
+        return Verdict(False, "You used the logits z in place of p: take the softmax first.",
                         "output.hint_used_z")
     for j, lab in enumerate(ex.labels):
         y_j = np.eye(K)[j]
         if j != ex.target and (_close(g, v.p - y_j, tol) or _close(g, y_j - v.p, tol)):
-            return Feedback(False, f"That puts the -1 at {lab}: the wrong target. The target is {word}.",
+            return Verdict(False, f"That puts the -1 at {lab}: the wrong target. The target is {word}.",
                             "output.hint_grad_wrong_target", {"lab": lab, "word": word})
     off = [ex.labels[i] for i in range(K) if abs(g[i] - v.p_minus_y[i]) > tol]
-    return Feedback(False, f"Not yet: the entries for {', '.join(off)} are off. "
+    return Verdict(False, f"Not yet: the entries for {', '.join(off)} are off. "
                            "Each entry is p_k, minus 1 at the target.", "output.hint_grad_not_yet",
                     {"off": ", ".join(off)})
 
 
-def check_both(ex: Exercise, loss_text: str, grad_text: str) -> Feedback:
+def check_both(ex: Exercise, loss_text: str, grad_text: str) -> Verdict:
     """The exercise's one verdict: the loss first (its slip named), then p - y; right only when
     both are. Nothing typed yet: ok is None."""
     loss, grad = check_loss(ex, loss_text), check_grad(ex, grad_text)
@@ -556,16 +561,39 @@ def check_both(ex: Exercise, loss_text: str, grad_text: str) -> Feedback:
         if fb.ok is False:
             return dataclasses.replace(fb, solution=exercise_solution(ex))
     if loss.ok and grad.ok:
-        return Feedback(True, "Right: L and p - y both match.", "output.hint_both_right",
+        return Verdict(True, "Right: L and p - y both match.", "output.hint_both_right",
                         solution=exercise_solution(ex))
-    return Feedback(None, "", solution=exercise_solution(ex))
+    return Verdict(None, "", solution=exercise_solution(ex))
 
 
 def exercise_solution(ex: Exercise) -> str:
     """The worked answer: p (from z when logits are given), L = -ln p(target), p - y."""
     v, word = ex.view, ex.labels[ex.target]
-    return (f"p = {vector(v.p)}; L = -ln p({word}) = -ln {fmt(v.p[ex.target])} = {fmt(v.loss)}; "
+    return (f"p = {vector(v.p)}; L = -ln p({word}) = -ln {num(v.p[ex.target])} = {num(v.loss)}; "
             f"p - y = {vector(v.p_minus_y)}")
+
+
+def index_words(vocab: Vocab, idx) -> np.ndarray:
+    """The vocabulary's words at an array of ids, same shape."""
+    return np.vectorize(lambda i: vocab.itos[i])(idx)
+
+
+def valid_count(tr: Trace) -> int:
+    """N, the number of steps with a target (a loss L_t)."""
+    return int(tr.valid.sum())
+
+
+def gradient_step_numbers(res: OutputStep, targets: torch.Tensor) -> dict:
+    """What one gradient step on L_t did, for the prose and the moved-bars figure: p(target)
+    before and after at every step (NaN without a target), the change dp, the distributions'
+    moves, the other step o that moved most, -ln p(target) at t before and after, and dp at o
+    (None where o has no target)."""
+    before, after = res.target_probs(targets)
+    moved, dp, t = res.moved, after - before, res.t
+    o = most_moved_other(moved, t)
+    return {"before": before, "after": after, "dp": dp, "moved": moved, "other": o,
+            "loss_before": float(-np.log(before[t])), "loss_after": float(-np.log(after[t])),
+            "other_dp": float(dp[o]) if np.isfinite(dp[o]) else None}
 
 
 def most_moved_other(moved, t: int) -> int:

@@ -1,18 +1,9 @@
-"""Slot filling (note 004): tag every word of a travel request with other / destination /
-departure / date / time, with four taggers that differ only in what context they see.
-
-- "fnn":    a per-word feed-forward net on the embedding alone, so "Taipei" gets the same
-            tag whatever comes before or after it (the notes' point about FNNs);
-- "elman":  RNNModel, h_t = tanh(W_x x_t + W_h h_{t-1} + b_h): the left context;
-- "jordan": RNNModel, the previous *output* y_{t-1} is fed back: left context, but only
-            through the tags it has already chosen (so an early wrong tag travels on);
-- "bi":     bidirectional Elman, h_t = [h_fwd_t; h_bwd_t]: both sides, but it must read
-            the whole sentence before it can tag the first word.
-- "flat":   note 004's flattened case, a fifth tagger: one FNN over the whole sentence padded
-            to FLAT_LEN words, [E[w_1]; ...; E[w_L]] -> L tags at once. It sees both sides, but
-            only up to a fixed length, and position 3's weights are not position 2's (no sharing).
-
-Everything the slot-filling page shows is computed here (and unit-tested).
+"""Page 5 (slot filling, note 004): what the page shows of the taggers of rnnviz.engine.taggers
+(fnn, elman, jordan, bi, flat), which differ only in what context they see: training them on
+the travel corpus, tagging a sentence and extracting its slots, scores and confusion on the
+held-out split, the same word in two sentences, a tag forced at one step, streaming tags and
+their revisions, and the Jordan step by hand. Everything the page shows is computed here (and
+unit-tested).
 """
 from __future__ import annotations
 
@@ -27,6 +18,7 @@ from rnnviz.engine.model import RNNModel
 from rnnviz.engine.taggers import FLAT_LEN, HIDDEN, hidden_states, make_tagger, predict, tag_probs
 from rnnviz.engine.train import TrainConfig, train
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import first_slip, numbers, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.text.corpora import TaggingData, split_heldout, tag_tensors, travel_corpus
 from rnnviz.text.tokenize import UNK, Vocab, prepare
@@ -259,6 +251,11 @@ def revisions(rows: list[list[str]], t: int = 0) -> int:
     return sum(row[t] != rows[-1][t] for row in rows[t:])
 
 
+def top_tags(p) -> list[str]:
+    """The most probable tag at every step of a (T, n_tags) distribution."""
+    return [TAGS[int(k)] for k in np.asarray(p).argmax(1)]
+
+
 def distribution_change(p, q) -> np.ndarray:
     """Per step, half the L1 distance between two tag distributions (T, K): 0 same, 1 disjoint."""
     return 0.5 * np.abs(np.asarray(p) - np.asarray(q)).sum(-1)  # (T,)
@@ -327,28 +324,12 @@ def check_jordan(ex: JordanExercise, answer) -> Verdict:
     """(correct?, what is wrong) for the learner's a = [a_1, a_2], as a Verdict (unpacks as
     the old (ok, message) tuple); its solution is the right a; hint_key names the slip in the
     page's catalogue (slots.hint.<slip>)."""
-    ok, key = _check_jordan(ex, answer)
+    got = numbers(answer, (2,), "Type two finite numbers, a_1 and a_2.", "Type two numbers, a_1 and a_2.")
     a = ex.answer()
-    return Verdict(ok, JORDAN_HINTS[key], hint_key=f"slots.hint.{key}",
-                   solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
-
-
-def _check_jordan(ex: JordanExercise, answer) -> tuple[bool, str]:
-    """(ok, slip): which of JORDAN_HINTS fits the answer."""
-    try:
-        got = np.asarray([float(v) for v in answer])
-    except (TypeError, ValueError):
-        raise InputError("Type two numbers, a_1 and a_2.") from None
-    if got.shape != (2,) or not np.isfinite(got).all():
-        raise InputError("Type two finite numbers, a_1 and a_2.")
-    if np.allclose(got, ex.answer()):
-        return True, "right"
-    for key, wrong in _mistake_vectors(ex).items():
-        if np.allclose(got, wrong):
-            return False, key
-    if np.allclose(got, -ex.answer()):
-        return False, "flipped"
-    return False, "other"
+    key = first_slip([(np.allclose(got, a), "right"),
+                      *((np.allclose(got, wrong), k) for k, wrong in _mistake_vectors(ex).items()),
+                      (np.allclose(got, -a), "flipped")], "other")
+    return verdict(key == "right", key, JORDAN_HINTS, "slots.hint.", solution=f"a = [{a[0]:.4g}, {a[1]:.4g}]")
 
 
 # ---- tables for the page ---------------------------------------------------------------------

@@ -54,9 +54,7 @@ def train_tied_model(steps: int = TIED_TRAIN.steps, seed: int = 0) -> tuple[RNNM
     x_tr, y_tr = lm_tensors(train_s, vocab)
     x_te, y_te = lm_tensors(test_s, vocab)
     cfg = TrainConfig(**{**TIED_TRAIN.__dict__, "steps": steps, "seed": seed})
-    with torch.random.fork_rng():
-        torch.manual_seed(seed)
-        history = train(model, x_tr, y_tr, cfg)
+    history = train(model, x_tr, y_tr, cfg)  # its batches come from cfg.seed's generator
     report = {"steps": steps, "final_train_loss": history[-1]["loss"],
               "heldout_perplexity": perplexity(model, x_te, y_te), "uniform_perplexity": float(len(vocab)),
               "V": len(vocab), "d": TIED_SIZE, "H": TIED_SIZE}

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt, step_labels
+from rnnviz.figures.common import step_labels, style
+from rnnviz.formatting import num
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -47,16 +48,15 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
             extra = {"legendgroup": "later", "showlegend": s == later[0]}
             if s == later[0]:
                 extra["name"] = L["later_group"].format(first=later[0] + 1, last=later[-1] + 1, n=len(later))
-        fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(fmt)(row),
+        fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(num)(row),
                     hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>")
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
     fig.add_scatter(x=units, y=total, mode="markers", name=L["total"],
                     marker={"symbol": "diamond", "color": "black", "size": 7})
     fig.update_layout(barmode="relative", title={"text": L["title"].format(t=t + 1, tok=tokens[t])},
                       xaxis_title=L["unit"], yaxis_title=L["component"],
-                      legend_title_text=L["path"], legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+                      legend_title_text=L["path"], legend=LEGEND_BELOW)
+    return style(fig)
 
 
 # nonlinearity -> (name, its derivative as the Jacobian's diagonal; {t} is the 1-based step)
@@ -105,9 +105,8 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     # repeated u1 ... u96 ran into the next panel)
     fig.update_yaxes(showticklabels=False, row=1, col=2)
     fig.update_yaxes(showticklabels=False, row=1, col=3)
-    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)},
-                      margin={"l": 10, "r": 10, "t": 80, "b": 10}, height=420)
-    return fig
+    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)}, height=420)
+    return style(fig, top=80)
 
 
 HEATMAP_LABELS = {"no_path": "no path (t > s)", "row": "s (row)", "col": "t (column)",
@@ -124,18 +123,17 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
     N = np.asarray(N, dtype=float)
     logs = _log10(N)
     shown = np.where(np.isfinite(logs), logs, np.nan)
-    text = np.vectorize(lambda v: L["no_path"] if np.isnan(v) else fmt(v))(N)
+    text = np.vectorize(lambda v: L["no_path"] if np.isnan(v) else num(v))(N)
     step = step_labels(tokens)[start:start + N.shape[0]]
     fig = go.Figure(go.Heatmap(
         z=shown, x=step, y=step, customdata=text, colorscale="Viridis",
         colorbar={"title": {"text": colorbar}},
         hovertemplate=L["row"] + ": %{y}<br>" + L["col"] + ": %{x}<br>" + hover
                       + ": %{customdata}<br>log10: %{z:.3f}<extra></extra>"))
-    fig.update_layout(title={"text": title}, xaxis_title=L["x"], yaxis_title=L["y"],
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10}, height=520)
+    fig.update_layout(title={"text": title}, xaxis_title=L["x"], yaxis_title=L["y"], height=520)
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 CHAIN_LABELS = {"factor": "‖J_k‖₂ (one factor)", "product": "‖J_k ⋯ J_{t+1}‖₂ (running product)",
@@ -157,8 +155,8 @@ def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
     fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
-                      xaxis_title=L["x"], margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+                      xaxis_title=L["x"])
+    return style(fig)
 
 
 def _positive(v) -> np.ndarray:
@@ -211,17 +209,16 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
                     line={"width": 0}, fillcolor="rgba(31,119,180,0.2)")
     fig.add_scatter(x=d, y=_positive(dist["median"]), mode="lines+markers", name=L["median"])
     fig.add_scatter(x=d, y=_positive(dist["bound"]), mode="lines", line={"dash": "dash", "color": "red"},
-                    name=L["bound"].format(v=fmt(dist["max_J"])))
+                    name=L["bound"].format(v=num(dist["max_J"])))
     if dist.get("rho_line") is not None:
         fig.add_scatter(x=d, y=_positive(dist["rho_line"]), mode="lines",
-                        line={"dash": "dot", "color": "green"}, name=L["rho"].format(v=fmt(dist["rho"])))
+                        line={"dash": "dot", "color": "green"}, name=L["rho"].format(v=num(dist["rho"])))
     _hline(fig, 0, max(int(d[-1]), 1), floor, L["floor"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, np.r_[dist["max"], dist["min"], dist["bound"], floor])
     _whole_number_axis(fig, int(d[-1]) if len(d) else 0)
-    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW)
+    return style(fig)
 
 
 PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e+38",
@@ -254,10 +251,10 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float,
                             marker={"color": color, "size": 11, "symbol": "x"},
                             name=L["at"].format(label=L[key], k=chain[key]))
     fig.update_yaxes(type="log", title_text=L["y"].format(w=f"{w:g}"), exponentformat="power")
+    _log_ticks(fig, np.r_[np.abs(chain["float64"]), np.abs(chain["float32"]), tiny, big, floor])  # ~80 dec.
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW)
+    return style(fig)
 
 
 def _whole_number_axis(fig, largest: int) -> None:
@@ -278,18 +275,17 @@ def scalar_chain_plot(products, w: float, labels: dict | None = None) -> go.Figu
     L = {**SCALAR_LABELS, **(labels or {})}
     products = np.asarray(products, dtype=float)
     k = np.arange(len(products))
-    fig = go.Figure(go.Scatter(x=k, y=products, mode="lines+markers+text", text=np.vectorize(fmt)(products),
+    fig = go.Figure(go.Scatter(x=k, y=products, mode="lines+markers+text", text=np.vectorize(num)(products),
                                textposition="top right", showlegend=False,
                                hovertemplate=L["hover"] + "<extra></extra>"))
     ticks = _positive(products)
     ticks = ticks[np.isfinite(ticks)]
     if len(ticks) > 8:  # keep the labels apart: every few steps, the last one always
         ticks = ticks[np.unique(np.r_[np.linspace(0, len(ticks) - 1, 6).round().astype(int)])]
-    fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[fmt(v) for v in ticks])
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[num(v) for v in ticks])
+    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360)
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    return fig
+    return style(fig)
 
 
 SWEEP_LABELS = {"x": "sequence length T", "y": "gradient norm (log scale)",
@@ -307,9 +303,8 @@ def t_sweep_plot(rows, labels: dict | None = None, names: dict | None = None) ->
     fig.update_xaxes(type="log", tickvals=Ts, title_text=L["x"])
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in r if key != "T"])
-    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW)
+    return style(fig)
 
 
 CLIP_LABELS = {"before": "before", "after": "after", "norm": "gradient norm",
@@ -322,7 +317,7 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     on a log axis means nothing), with max_norm as a dashed line across the plot."""
     L = {**CLIP_LABELS, **(labels or {})}
     fig = go.Figure(go.Scatter(x=[L["before"], L["after"]], y=[before, after], mode="markers+text",
-                               text=[fmt(before), fmt(after)], textposition="middle right",
+                               text=[num(before), num(after)], textposition="middle right",
                                marker={"size": 14, "color": "#4c78a8"}, name=L["norm"]))
     fig.add_shape(type="line", xref="paper", x0=0, x1=1, yref="y", y0=max_norm, y1=max_norm,
                   line={"color": "red", "dash": "dash"}, name=L["max_norm"].format(v=f"{max_norm:g}"),
@@ -330,9 +325,8 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [before, after, max_norm])
     fig.update_xaxes(range=[-0.5, 1.5])  # room around the two points
-    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW)
+    return style(fig)
 
 
 STRIP_LABELS = {"factor": "log10 ‖J_k‖", "slope": "mean slope", "running": "log10 ‖J_k ⋯ J_{t+1}‖",
@@ -370,4 +364,4 @@ def factor_strip(rows, s: int, t: int, largest_drop, start: float, what_if=None,
     fig.update_xaxes(type="category", title_text=L["x"], row=3, col=1)
     fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, n=len(rows))}, height=520,
                       legend=LEGEND_BELOW, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    return style(fig)

@@ -17,9 +17,6 @@ def step_labels(tokens) -> list[str]:
     return [f"{t + 1} {short(tok, limits.MAX_LABEL_CHARS)}" for t, tok in enumerate(tokens)]
 
 
-fmt = num  # the one number formatter (rnnviz.formatting.num), under its old name
-
-
 def nonfinite_note(z) -> str:
     """'2 cells are inf, 1 is NaN (blank in the map)' or '' when every value is finite."""
     z = np.asarray(z, dtype=float)
@@ -37,7 +34,7 @@ def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
     blank_note replaces the automatic legend for blank cells (e.g. "above the diagonal: no path").
     """
     z = np.asarray(z, dtype=float)
-    text = np.vectorize(fmt)(z) if z.size else z.astype(str)
+    text = np.vectorize(num)(z) if z.size else z.astype(str)
     shown = np.where(np.isfinite(z), z, np.nan)
     fig = go.Figure(go.Heatmap(
         z=shown, x=list(x), y=list(y), customdata=text, colorscale=colorscale, zmid=zmid,
@@ -99,7 +96,7 @@ def log_ticks(span_decades: float | None = None) -> dict:
 
 
 def _log_ticks(axis) -> None:
-    if axis.type == "log" and axis.dtick is None:
+    if axis.type == "log" and axis.dtick is None and axis.tickvals is None:  # explicit ticks stay
         axis.update(**log_ticks())
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt, heatmap
+from rnnviz.figures.common import heatmap, style
+from rnnviz.formatting import num
 
 
 def _box_rows(fig: go.Figure, rows, n_cols: int, color: str = "black") -> go.Figure:
@@ -45,15 +46,14 @@ def row_change_figure(labels, change, looked_up, title: str, text: dict | None =
     colors = ["#1f4e79" if k in looked else "#e6862c" for k in range(len(change))]
     fig = go.Figure(go.Bar(
         x=list(labels), y=change, marker_color=colors,
-        customdata=[[fmt(v), w["looked"] if k in looked else w["not_looked"]]
+        customdata=[[num(v), w["looked"] if k in looked else w["not_looked"]]
                     for k, v in enumerate(change)],
         hovertemplate=(f"{w['row']} %{{x}}<br>{w['change']}: %{{customdata[0]}}<br>%{{customdata[1]}}"
                        "<extra></extra>")))
     fig.update_layout(title={"text": title}, xaxis_title=w["x"],
-                      yaxis_title=w["y"], height=360,
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
+                      yaxis_title=w["y"], height=360)
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 PCA_LABELS = {"other": "other words", "in": "in the sentence", "axis": "PC{k} ({pct}% of the variance)"}
@@ -73,11 +73,11 @@ def pca_figure(coords, labels, highlight, share, title: str, text: dict | None =
             text=[labels[k] for k in idx], textposition="top center",
             marker={"color": color, "size": 9 if group else 6},
             hovertemplate="%{text}<br>PC1 %{x:.3f}<br>PC2 %{y:.3f}<extra></extra>"))
-    fig.update_layout(title={"text": title}, height=480, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    fig.update_layout(title={"text": title}, height=480,
                       xaxis_title=w["axis"].format(k=1, pct=f"{100 * float(share[0]):.0f}"),
                       yaxis_title=w["axis"].format(k=2, pct=f"{100 * float(share[1]):.0f}"),
                       legend={"orientation": "h", "y": -0.15})
-    return fig
+    return style(fig)
 
 
 BATCH_LABELS = {"sentence": "sentence {b} (T x d = {T} x {d})", "pad": "pad", "dim": "dim {j}",
@@ -98,11 +98,10 @@ def batch_figure(X, mask, token_rows, title: str, text: dict | None = None) -> g
         fig.add_trace(go.Heatmap(
             z=X[b], x=[w["dim"].format(j=j + 1) for j in range(d)], y=y, colorscale="RdBu", zmid=0,
             zmin=-lim, zmax=lim, showscale=(b == 0), colorbar={"title": {"text": w["value"]}},
-            customdata=np.vectorize(fmt)(X[b]),
+            customdata=np.vectorize(num)(X[b]),
             hovertemplate=f"%{{y}}<br>%{{x}}<br>{w['value']}: %{{customdata}}<extra></extra>"),
             row=b + 1, col=1)
         fig.update_yaxes(autorange="reversed", type="category", title_text=w["step"], row=b + 1, col=1)
     fig.update_xaxes(title_text=w["x"], row=B, col=1)
-    fig.update_layout(title={"text": title}, height=140 + B * (40 + 22 * T),
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10})
-    return fig
+    fig.update_layout(title={"text": title}, height=140 + B * (40 + 22 * T))
+    return style(fig, top=70)

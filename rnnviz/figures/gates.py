@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import step_labels
+from rnnviz.figures.common import log_axis, step_labels, style
 from rnnviz.formatting import num
 
 CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e", "attention": "#ab63fa"}
@@ -43,13 +43,12 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None, start: i
                          row=1, col=j)
         fig.update_yaxes(autorange="reversed", type="category", showticklabels=j == 1, row=1, col=j)
     fig.update_yaxes(title_text=lab["y"], row=1, col=1)
-    fig.update_layout(title={"text": lab["title"]}, coloraxis={
-        "colorscale": "Viridis", "cmin": lo, "cmax": hi, "colorbar": {"title": {"text": lab["colorbar"]}}},
-        margin={"l": 10, "r": 10, "t": 80, "b": 100}, height=440)
+    fig.update_layout(title={"text": lab["title"]}, height=440, coloraxis={
+        "colorscale": "Viridis", "cmin": lo, "cmax": hi, "colorbar": {"title": {"text": lab["colorbar"]}}})
     fig.update_annotations(font={"size": 12})  # the panel titles (before the note below is added)
     fig.add_annotation(text=lab["blank"], xref="paper", yref="paper", x=0, y=-0.3, showarrow=False,
                        font={"size": 11, "color": "#555"}, xanchor="left", yanchor="top")
-    return fig
+    return style(fig, top=80, bottom=100)
 
 
 GATE_LABELS = {"title": "Gate values over the sentence (time across, units down)",
@@ -77,14 +76,13 @@ def gate_heatmaps(values: dict, tokens, candidate: str, labels: dict | None = No
                          title_text=lab["y"], row=r, col=1)
     fig.update_xaxes(type="category", title_text=lab["x"], row=len(names), col=1)
     fig.update_layout(title={"text": lab["title"]}, height=180 * len(names) + 120,
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10},
                       coloraxis={"colorscale": "Viridis", "cmin": 0, "cmax": 1,
                                  "colorbar": {"title": {"text": lab["gate_bar"]}, "x": 1.02, "len": 0.45,
                                               "y": 0.75}},
                       coloraxis2={"colorscale": "RdBu", "cmin": -1, "cmax": 1,
                                   "colorbar": {"title": {"text": lab["cand_bar"]}, "x": 1.02,
                                                "len": 0.45, "y": 0.22}})
-    return fig
+    return style(fig, top=70)
 
 
 KEPT_LABELS = {"title": "Share of each unit's cell state kept to the last step",
@@ -102,10 +100,10 @@ def kept_figure(kept, order, threshold: float, labels: dict | None = None) -> go
                                hovertemplate="%{x}: %{customdata}<extra></extra>", showlegend=False))
     fig.add_hline(y=threshold, line_dash="dash", line_color="#888",
                   annotation_text=f"{lab['line']} {num(threshold)}")
-    fig.update_yaxes(type="log", title_text=lab["y"], exponentformat="power")
+    log_axis(fig, y + [threshold], "y", title_text=lab["y"])
     fig.update_xaxes(type="category", title_text=lab["x"])
-    fig.update_layout(title={"text": lab["title"]}, height=340, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+    fig.update_layout(title={"text": lab["title"]}, height=340)
+    return style(fig)
 
 
 LONG_LABELS = {"acc_title": "Accuracy at the training distance (fixed schedule)",
@@ -128,26 +126,25 @@ def longrange_figures(rows: list[dict], cell_names: dict, labels: dict | None = 
             if not rs:
                 continue
             label = name if exp == "fixed" else cell_names.get("bias3", name)
-            style = {"mode": "lines+markers", "name": label, "legendgroup": label,
+            look = {"mode": "lines+markers", "name": label, "legendgroup": label,
                      "line": {"color": CELL_COLOURS.get(cell), "dash": dash}}
             d = [r["distance"] for r in rs]
-            acc.add_trace(go.Scatter(x=d, y=[r["accuracy"] for r in rs], **style,
+            acc.add_trace(go.Scatter(x=d, y=[r["accuracy"] for r in rs], **look,
                                      hovertemplate="d = %{x}: %{y:.3f}<extra>" + label + "</extra>"))
             g = [r["grad_first_before"] for r in rs]
             zeros += sum(v <= 0 for v in g)
-            grad.add_trace(go.Scatter(x=d, y=[v if v > 0 else None for v in g], **style,
+            grad.add_trace(go.Scatter(x=d, y=[v if v > 0 else None for v in g], **look,
                                       customdata=[num(v) for v in g],
                                       hovertemplate="d = %{x}: %{customdata}<extra>" + label + "</extra>"))
     for fig, title, y in ((acc, lab["acc_title"], lab["acc"]), (grad, lab["grad_title"], lab["grad"])):
         fig.update_xaxes(type="log", title_text=lab["x"], tickvals=sorted({r["distance"] for r in rows}))
-        fig.update_layout(title={"text": title}, yaxis_title=y, height=380,
-                          margin={"l": 10, "r": 10, "t": 50, "b": 100})
+        fig.update_layout(title={"text": title}, yaxis_title=y, height=380)
     acc.add_hline(y=0.5, line_dash="dot", line_color="#888", annotation_text=lab["chance"],
                   annotation_position="bottom left")
     acc.update_yaxes(range=[0.4, 1.05])
-    grad.update_yaxes(type="log", exponentformat="power")
+    log_axis(grad, [r["grad_first_before"] for r in rows], "y")  # every k-th decade when they are many
     if zeros:
         grad.add_annotation(text=f"{zeros} × {lab['zero']}", xref="paper", yref="paper", x=0, y=-0.3,
                             showarrow=False, xanchor="left", yanchor="top",
                             font={"size": 11, "color": "#555"})
-    return acc, grad
+    return style(acc, bottom=100), style(grad, bottom=100)

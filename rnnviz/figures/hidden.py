@@ -8,7 +8,8 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import AXIS_TEXT, fmt, heatmap, log_axis, step_labels, style
+from rnnviz.figures.common import AXIS_TEXT, heatmap, log_axis, step_labels, style
+from rnnviz.formatting import num
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -129,7 +130,7 @@ def growth_plot(series: dict, w: float, h0: float, labels: dict | None = None) -
         ys = series[name]
         t = list(range(1, len(ys) + 1))
         fig.add_scatter(x=t, y=_finite(ys), mode="lines+markers", name=name, row=1, col=i + 1,
-                        text=[fmt(y) for y in ys], line={"color": _COLORS[i]},
+                        text=[num(y) for y in ys], line={"color": _COLORS[i]},
                         hovertemplate=f"{name}<br>t = %{{x}}<br>h = %{{text}}<extra></extra>")
         fig.update_xaxes(title_text=_label(labels, "x", "step t"), row=1, col=i + 1)
         fig.update_yaxes(title_text="h_t", row=1, col=i + 1)
@@ -144,7 +145,7 @@ def norms_plot(norms: dict, tokens, labels: dict | None = None) -> go.Figure:
     x = step_labels(tokens)
     for i, (name, ys) in enumerate(norms.items()):
         fig.add_scatter(x=x, y=_finite(ys), mode="lines+markers", name=name,
-                        text=[fmt(y) for y in ys], line={"color": _COLORS[i]},
+                        text=[num(y) for y in ys], line={"color": _COLORS[i]},
                         hovertemplate=f"{name}<br>%{{x}}<br>‖h_t‖ = %{{text}}<extra></extra>")
     flat = np.concatenate([_finite(v) for v in norms.values()]) if norms else np.zeros(1)
     pos = flat[np.isfinite(flat) & (flat > 0)]

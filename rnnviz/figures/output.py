@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt, heatmap, log_axis, style
+from rnnviz.figures.common import heatmap, log_axis, style
+from rnnviz.formatting import num
 
 TARGET_COLOR, OTHER_COLOR, AFTER_COLOR = "#d62728", "#1f77b4", "#ff7f0e"
 MAX_TEXT_ROWS, MAX_TEXT_COLS = 50, 30  # beyond this, cell labels would overlap: hover instead
@@ -30,10 +31,10 @@ def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str,
     fig = make_subplots(rows=1, cols=2, subplot_titles=(
         _label(text, "p_panel", "p_t = softmax(z_t)"), _label(text, "grad_panel", "dL_t/dz_t = p_t - y_t")))
     fig.add_trace(go.Bar(x=labels, y=list(map(float, p)), marker_color=colors, name="p_t",
-                         customdata=[fmt(float(v)) for v in p],
+                         customdata=[num(float(v)) for v in p],
                          hovertemplate="%{x}<br>p = %{customdata}<extra></extra>"), 1, 1)
     fig.add_trace(go.Bar(x=labels, y=list(map(float, p_minus_y)), marker_color=colors, name="p_t - y_t",
-                         customdata=[fmt(float(v)) for v in p_minus_y],
+                         customdata=[num(float(v)) for v in p_minus_y],
                          hovertemplate="%{x}<br>p - y = %{customdata}<extra></extra>"), 1, 2)
     fig.update_xaxes(title_text=_label(text, "x", "next token (red: the target)"), type="category")
     fig.update_yaxes(title_text=_label(text, "p_axis", "probability"), range=[0, 1], row=1, col=1)
@@ -71,7 +72,7 @@ def loss_bars(step_names, loss_t, targets, valid, title: str, text: dict | None 
     loss = np.where(np.asarray(valid, bool), np.asarray(loss_t, float), np.nan)
     target = _label(text, "target", "target")
     fig = go.Figure(go.Bar(x=list(step_names), y=loss, marker_color=OTHER_COLOR,
-                           customdata=np.stack([list(targets), [fmt(float(v)) for v in loss]], -1),
+                           customdata=np.stack([list(targets), [num(float(v)) for v in loss]], -1),
                            hovertemplate=f"%{{x}}<br>{target}: %{{customdata[0]}}<br>"
                                          "L_t = %{customdata[1]} nats<extra></extra>"))
     fig.update_xaxes(title_text=_label(text, "x", "step t, input token"), type="category")
@@ -90,7 +91,7 @@ def batch_loss_heatmap(loss_t, mask, targets_valid, row_names, title: str,
                   colorbar=_label(text, "colorbar", "L_t (nats)"), colorscale="Reds", zmid=None,
                   hover_name="L_t")
     cells = np.where(np.asarray(mask, bool),
-                     np.where(np.asarray(targets_valid, bool), np.vectorize(fmt)(loss),
+                     np.where(np.asarray(targets_valid, bool), np.vectorize(num)(loss),
                               _label(text, "no_target", "no target")),
                      _label(text, "pad", "pad"))
     fig.data[0].update(text=cells, texttemplate="%{text}" if T <= MAX_TEXT_COLS else None, zmin=0)
@@ -106,7 +107,7 @@ def before_after_bars(labels, before, after, target: int, title: str, text: dict
     for key, vals, color in (("before", before, OTHER_COLOR), ("after", after, AFTER_COLOR)):
         name = _label(text, key, key)
         fig.add_trace(go.Bar(x=labels, y=list(map(float, vals)), name=name, marker_color=color,
-                             customdata=[fmt(float(v)) for v in vals],
+                             customdata=[num(float(v)) for v in vals],
                              hovertemplate=f"{name}<br>%{{x}}<br>p = %{{customdata}}<extra></extra>"))
     fig.update_layout(barmode="group")
     shown = labels[target] if 0 <= target < len(labels) else "?"
@@ -128,12 +129,12 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict
         _label(text, "dp_panel", "change of p_s(target_s), other steps"),
         _label(text, "moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
     fig.add_trace(go.Bar(x=list(step_names), y=dp_other, marker_color=colors,
-                         customdata=[fmt(float(v)) for v in dp_target],
+                         customdata=[num(float(v)) for v in dp_target],
                          hovertemplate="%{x}<br>Δp(target) = %{customdata}<extra></extra>"), 1, 1)
     moved = np.asarray(moved, float)
     fig.add_trace(go.Scatter(x=list(step_names), y=np.where(moved > 0, moved, np.nan), mode="markers",
                              marker={"color": colors, "size": 10},
-                             customdata=[fmt(float(v)) for v in moved],
+                             customdata=[num(float(v)) for v in moved],
                              hovertemplate="%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>"), 1, 2)
     fig.update_xaxes(title_text=_label(text, "x", "step s (red: the step trained on)"), type="category")
     fig.update_yaxes(title_text=_label(text, "dp_axis", "Δ probability"), row=1, col=1)

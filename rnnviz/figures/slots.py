@@ -7,7 +7,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rnnviz.conventions import TAGS
-from rnnviz.figures.common import fmt, heatmap, step_labels
+from rnnviz.figures.common import heatmap, step_labels, style
+from rnnviz.formatting import num
 
 TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
                "date": "#54a24b", "time": "#b279a2"}
@@ -46,7 +47,7 @@ def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
     P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
     best = P.argmax(-1)  # (T, n)
     text = [[f"{names[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
-    hover = [["<br>".join(f"p({tag}) = {fmt(P[t, j, k], 3)}" for k, tag in enumerate(names))
+    hover = [["<br>".join(f"p({tag}) = {num(P[t, j, k], 3)}" for k, tag in enumerate(names))
               for j in range(len(labels))] for t in range(P.shape[0])]
     fig = go.Figure(go.Heatmap(
         z=best + 0.5, x=labels, y=step_labels(tokens), zmin=0, zmax=len(TAGS),
@@ -57,11 +58,11 @@ def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
                                  marker={"size": 12, "color": TAG_COLOURS[tag], "symbol": "square"}))
     fig.update_layout(title={"text": title}, xaxis_title=A["tagger"], yaxis_title=A["step"],
-                      height=140 + 38 * len(tokens), margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      height=140 + 38 * len(tokens),
                       legend={"title": {"text": A["tag"]}}, plot_bgcolor="white")
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top", tickangle=0)
-    return fig
+    return style(fig)
 
 
 def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str, labels: dict | None = None) -> go.Figure:
@@ -73,9 +74,9 @@ def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str, labels: dict | N
         fig.add_trace(go.Bar(x=units, y=np.asarray(h), name=name,
                              hovertemplate="%{x}: h = %{y:.4f}<extra>" + name + "</extra>"))
     fig.update_layout(title={"text": title}, xaxis_title=A["unit"], yaxis_title=A["h"],
-                      barmode="group", margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      barmode="group",
                       legend={"orientation": "h", "y": -0.25})
-    return fig
+    return style(fig)
 
 
 def confusion_figure(cm, title: str, labels: dict | None = None,
@@ -101,10 +102,10 @@ def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict
     fig.add_vline(x=t_forced, line_dash="dot", line_color="red")
     fig.update_layout(title={"text": title}, xaxis_title=A["step"],
                       yaxis_title=A["moved"], yaxis_range=[0, 1.05],
-                      barmode="group", margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      barmode="group",
                       legend={"orientation": "h", "y": -0.3})
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 def loss_curve(history, title: str = "Training loss", labels: dict | None = None) -> go.Figure:
@@ -114,9 +115,8 @@ def loss_curve(history, title: str = "Training loss", labels: dict | None = None
     fig = go.Figure(go.Scatter(x=steps, y=[r["loss"] for r in history], mode="lines", name=A["loss"],
                                hovertemplate=hover))
     fig.update_layout(title={"text": title}, xaxis_title=A["opt_step"],
-                      yaxis_title=A["loss"],
-                      margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return fig
+                      yaxis_title=A["loss"])
+    return style(fig)
 
 
 def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | None = None) -> go.Figure:
@@ -141,6 +141,5 @@ def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | Non
         fig.update_xaxes(title_text=A["reach_x"], type="category", row=1, col=j + 1)
         fig.update_yaxes(autorange="reversed", type="category", row=1, col=j + 1,
                          title_text=A["reach_y"] if j == 0 else None)
-    fig.update_layout(title={"text": title}, height=200 + 30 * len(tokens),
-                      margin={"l": 10, "r": 10, "t": 70, "b": 10})
-    return fig
+    fig.update_layout(title={"text": title}, height=200 + 30 * len(tokens))
+    return style(fig, top=70)

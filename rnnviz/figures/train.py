@@ -7,6 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rnnviz.figures.common import style
+
 
 def moving_average(values, window: int) -> np.ndarray:
     """Mean of the last `window` values at each step (fewer at the start): a readable trend."""
@@ -65,7 +67,7 @@ def loss_curve(steps, losses, window: int = 20, vocab_size: int | None = None,
     fig.update_xaxes(title_text=lab["x"])
     fig.update_yaxes(title_text=lab["y_loss"], row=1, col=1)
     fig.update_yaxes(title_text=lab["y_ppl"], type="log", row=1, col=2)
-    fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 60, "b": 10},
+    fig.update_layout(height=360,
                       legend={"orientation": "h", "y": -0.25},
                       title={"text": lab["title"]})
-    return fig
+    return style(fig, top=60)

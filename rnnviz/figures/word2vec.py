@@ -6,10 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import fmt
-
-_MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
-
+from rnnviz.figures.common import style
+from rnnviz.formatting import num
 
 WINDOW_LABELS = {"centre": "centre", "context": "context", "outside": "outside the window",
                  "pair": "pair ({c}, {o})", "x": "position and word (the red box is the window)"}
@@ -42,11 +40,11 @@ def window_figure(tokens, centre: int, span: tuple[int, int], title: str,
         hovertemplate="%{x}<br>%{customdata[0]}<br>%{customdata[1]}<extra></extra>"))
     fig.add_shape(type="rect", x0=lo - 0.5, x1=hi - 0.5, y0=0, y1=1.08,
                   line={"color": "#c0392b", "width": 2})
-    fig.update_layout(title={"text": title}, height=220, margin=_MARGIN, showlegend=False,
+    fig.update_layout(title={"text": title}, height=220, showlegend=False,
                       xaxis_title=lab["x"],
                       yaxis={"visible": False, "range": [0, 1.15]})
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 def loss_curve(history, title: str, checkpoints=(), labels: dict | None = None) -> go.Figure:
@@ -55,14 +53,14 @@ def loss_curve(history, title: str, checkpoints=(), labels: dict | None = None) 
     steps = [r["step"] for r in history]
     loss = [r["loss"] for r in history]
     fig = go.Figure(go.Scatter(
-        x=steps, y=loss, mode="lines", name=lab["batch"], customdata=[fmt(v) for v in loss],
+        x=steps, y=loss, mode="lines", name=lab["batch"], customdata=[num(v) for v in loss],
         hovertemplate=lab["step"] + " %{x}<br>" + lab["loss"] + " %{customdata}<extra></extra>"))
     for s in checkpoints:
         fig.add_vline(x=s, line={"dash": "dot", "color": "#9aa5b1", "width": 1})
-    fig.update_layout(title={"text": title}, height=360, margin=_MARGIN, xaxis_title=lab["step"],
+    fig.update_layout(title={"text": title}, height=360, xaxis_title=lab["step"],
                       yaxis_title={"text": lab["y"],
                                    "font": {"size": 11}})
-    return fig
+    return style(fig)
 
 
 def projection_figure(coords, labels, share, title: str, highlight=(),
@@ -83,11 +81,11 @@ def projection_figure(coords, labels, share, title: str, highlight=(),
             marker={"color": color, "size": 9 if group else 6},
             hovertemplate="%{text}<br>" + lab["axis"].format(n=1) + " %{x:.4g}<br>"
             + lab["axis"].format(n=2) + " %{y:.4g}<extra></extra>"))
-    fig.update_layout(title={"text": title}, height=480, margin=_MARGIN,
+    fig.update_layout(title={"text": title}, height=480,
                       xaxis_title=lab["axis_title"].format(n=1, pct=100 * float(share[0])),
                       yaxis_title=lab["axis_title"].format(n=2, pct=100 * float(share[1])),
                       legend={"orientation": "h", "y": -0.15})
-    return fig
+    return style(fig)
 
 
 def overlap_figure(per_word: dict, k: int, chance: float, title: str,
@@ -101,10 +99,10 @@ def overlap_figure(per_word: dict, k: int, chance: float, title: str,
                            hovertemplate="%{x}<br>%{y} / " + str(k) + " " + lab["hover"] + "<extra></extra>"))
     fig.add_hline(y=chance, line={"dash": "dash", "color": "#c0392b"}, annotation_position="top left",
                   annotation_text=lab["chance"].format(chance=chance))
-    fig.update_layout(title={"text": title}, height=340, margin=_MARGIN, xaxis_title=lab["word"],
+    fig.update_layout(title={"text": title}, height=340, xaxis_title=lab["word"],
                       yaxis_title=lab["y"].format(k=k), yaxis_range=[0, k + 0.2])
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig)
 
 
 TOKENIZER_LABELS = {"vocab_size": "vocabulary size", "oov_rate": "OOV rate (%)",
@@ -121,9 +119,9 @@ def tokenizer_figure(rows, names: dict, title: str, labels: dict | None = None) 
     x = [names.get(r["tokenizer"], r["tokenizer"]) for r in rows]
     for j, c in enumerate(cols, start=1):
         y = [100 * r[c] if c == "oov_rate" else r[c] for r in rows]
-        fig.add_trace(go.Bar(x=x, y=y, name=lab[c], text=[fmt(v) for v in y], textposition="auto",
+        fig.add_trace(go.Bar(x=x, y=y, name=lab[c], text=[num(v) for v in y], textposition="auto",
                              marker_color="#1f4e79", showlegend=False,
                              hovertemplate="%{x}<br>" + lab[c] + " %{text}<extra></extra>"), row=1, col=j)
-    fig.update_layout(title={"text": title}, height=360, margin={**_MARGIN, "t": 80})
+    fig.update_layout(title={"text": title}, height=360)
     fig.update_xaxes(type="category")
-    return fig
+    return style(fig, top=80)

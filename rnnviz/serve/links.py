@@ -19,7 +19,7 @@ from rnnviz.store.catalog import BUILTINS
 OWN_PREFIX = "own:"  # model keys of a session's own models
 # Link parameters bound to text widgets (text_input / text_area with bind="query-params"): their
 # values are text, whatever they read as ("infinity", "1e309"), and are never checked as numbers.
-# tests/core/test_link_values.py scans ui/ and pages/ so that this set stays complete.
+# tests/core/serve/test_links.py scans ui/ and pages/ so that this set stays complete.
 TEXT_PARAMS = frozenset({"text", "glossary_q", "emb_batch2", "emb_ge", "emb_hash_words",
                          "emb_order_a", "emb_order_b", "emb_prev", "hid_overlay", "origins_word",
                          "out_batch2", "slot_text"})

@@ -1,18 +1,6 @@
-"""Slot filling (note 004): tag every word of a travel request with other / destination /
-departure / date / time, with four taggers that differ only in what context they see.
-
-- "fnn":    a per-word feed-forward net on the embedding alone, so "Taipei" gets the same
-            tag whatever comes before or after it (the notes' point about FNNs);
-- "elman":  RNNModel, h_t = tanh(W_x x_t + W_h h_{t-1} + b_h): the left context;
-- "jordan": RNNModel, the previous *output* y_{t-1} is fed back: left context, but only
-            through the tags it has already chosen (so an early wrong tag travels on);
-- "bi":     bidirectional Elman, h_t = [h_fwd_t; h_bwd_t]: both sides, but it must read
-            the whole sentence before it can tag the first word.
-- "flat":   note 004's flattened case, a fifth tagger: one FNN over the whole sentence padded
-            to FLAT_LEN words, [E[w_1]; ...; E[w_L]] -> L tags at once. It sees both sides, but
-            only up to a fixed length, and position 3's weights are not position 2's (no sharing).
-
-Everything the slot-filling page shows is computed here (and unit-tested).
+"""Slot taggers (rnnviz.engine.taggers) as files: save_tagger writes a tagger, its vocabulary
+and its notes as bytes (an RNN tagger as a model bundle); load_tagger reads them back with
+weights_only=True (no code runs), an RNN tagger through store.bundle.load_bundle.
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from tests.browser.conftest import (
     require_browser,
     wait_ready,
 )
-from tests.core.test_bundle_safety import deflate_bomb
+from tests.core.store.test_bundle import deflate_bomb
 from tests.hostile_archives import two_directories
 
 

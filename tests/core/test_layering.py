@@ -30,6 +30,9 @@ MAY_IMPORT = {
     "serve": {"leaf", "store"},
     "rnnviz": {"leaf", "engine"},  # rnnviz/__init__.py: the public core contract (DESIGN section 3)
 }
+# Files whose old-name aliases are being removed in a parallel change (issue 23); drop a name
+# from this set once its file is merged.
+ALIASES_PENDING = {"explain/embedding.py", "explain/word2vec.py"}
 LATE_IMPORTS = {"jieba"}  # optional heavy dependencies a function may import when first used
 
 
@@ -149,6 +152,8 @@ def test_no_import_inside_a_function(path):
 
 @pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
 def test_no_re_export_alias(path):
+    if str(path.relative_to(CORE)) in ALIASES_PENDING:
+        pytest.xfail("its aliases go with the change another helper is making to this file")
     assert aliases(path) == []
 
 
@@ -188,6 +193,79 @@ def test_ui_and_pages_hold_no_torch_maths(path):
     source = path.read_text(encoding="utf-8")
     for call in (".backward(", "torch.autograd", "torch.linalg", "torch.func", "torch.matmul", "torch.softmax"):
         assert call not in source, (path, call)
+
+
+# "No maths in ui" on the syntax tree: no call of a torch / numpy / math function, no tensor or
+# array reduction or maths method, no matrix product. A conversion (.numpy(), .tolist(), float())
+# is not maths. Every number the page shows comes from an rnnviz function with a core test.
+MATHS_MODULES = {"torch", "np", "numpy", "math"}
+MATHS_METHODS = {
+    "sum", "mean", "max", "min", "norm", "argmax", "argmin", "abs", "std", "var", "prod", "exp", "log",
+    "log2", "log10", "sqrt", "item", "cumsum", "cumprod", "softmax", "log_softmax", "matmul", "mm", "dot",
+    "tanh", "sigmoid", "relu", "amax", "amin", "median", "clamp", "clip", "pow", "det", "svd", "inverse",
+    "topk", "argsort", "diff", "square", "outer", "einsum", "backward", "quantile", "nansum", "nanmax",
+}
+# Files that still do maths, each being changed by a parallel helper of issue 23 right now; their
+# maths moves into rnnviz when those changes land. Remove a name once its file is clean.
+MATHS_PENDING = {
+    "ui/cache.py",                        # split into resources / per-sentence results (issue 23, 4)
+    "ui/sections/embedding/",             # page 1's sections: with explain/embedding.py's aliases
+    "ui/sections/train.py",               # the one training runner (issue 23, 5)
+    "ui/sections/gates_task.py",          # idem
+    "ui/sections/origins/training.py",    # idem
+}
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def ui_maths(source: str) -> list[str]:
+    """Every maths call or matrix product in one file of ui/, pages/ or app.py, as 'line: what'."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if _root_name(node.func) in MATHS_MODULES:
+                out.append((node.lineno, f"{ast.unparse(node.func)}()"))
+            elif node.func.attr in MATHS_METHODS:
+                out.append((node.lineno, f".{node.func.attr}()"))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            out.append((node.lineno, "@"))
+    return [f"{line}: {what}" for line, what in sorted(out)]
+
+
+def _pending(path: Path) -> bool:
+    rel = path.relative_to(ROOT).as_posix()
+    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in MATHS_PENDING)
+
+
+@pytest.mark.parametrize("path", UI_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_ui_and_pages_do_no_maths(path):
+    if _pending(path):
+        pytest.skip("on the MATHS_PENDING list (changed by a parallel helper)")
+    assert ui_maths(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_maths_check_catches_planted_maths():
+    """The check can fail: each kind of maths, planted in a section, is reported; conversions,
+    builtins and a widget's max_value are not."""
+    planted = (
+        "import math\nimport numpy as np\nimport torch\n"
+        "def view(tr, st):\n"
+        "    a = float(tr.h[0].norm())\n"              # 5: a reduction method
+        "    b = torch.softmax(tr.z, -1)\n"             # 6: a torch function
+        "    c = np.log(tr.p.numpy())\n"                # 7: a numpy function
+        "    d = math.log(2.0)\n"                       # 8: math
+        "    e = tr.W @ tr.h[0]\n"                      # 9: a matrix product
+        "    f = tr.valid.sum().item()\n"               # 10: two
+        "    st.slider('x', max_value=max(1, len(tr.h)))\n"
+        "    return tr.h.numpy().tolist(), float(a), round(d, 2)\n"
+    )
+    assert ui_maths(planted) == ["5: .norm()", "6: torch.softmax()", "7: np.log()", "8: math.log()",
+                                 "9: @", "10: .item()", "10: .sum()"]
+    assert all(p.exists() for p in (ROOT / p.rstrip("/") for p in MATHS_PENDING))
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "ui").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))

@@ -190,7 +190,7 @@ def test_toggle_to_a_and_play(app, monkeypatch):
     assert np.allclose(_fig(at, "a_t: steps across")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
     lines = _fig(at, "a_t of the chosen units")
     assert np.allclose(lines["data"][0]["y"], tr.a[:, 0].numpy(), atol=1e-6)
-    from ui.sections import hidden as sec
+    from ui.sections.hidden import step as sec
     fake = [1000.0]
     monkeypatch.setattr(sec, "now", lambda: fake[0])  # a steady clock: ticks exactly PLAY_PERIOD apart
     at.toggle(key="hid_play").set_value(True).run()

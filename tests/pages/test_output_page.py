@@ -1,6 +1,6 @@
 """The output-and-loss page on both built-in models: step change, the notes preset, generation,
 a padded batch, the gradient step and the exercise checker. Numbers are checked against rnnviz
-computed outside the page (and that, in tests/core/test_output.py, against its oracles)."""
+computed outside the page (and that, in tests/core/explain/test_output.py, against its oracles)."""
 import math
 
 import numpy as np
@@ -225,8 +225,8 @@ def test_title_shift_table_once_and_tiny_p_formatting(app):
     assert list(shift[1]["input token"]) == "Arrive Taipei on November".split()
     assert "the exp(z_k - max z) column" in text(at)
     sent = tables_with(at, "p(target)")[0]
-    from rnnviz.figures.common import fmt
-    assert list(sent["p(target)"]) == [fmt(float(tr.p[t, tr.targets[t]])) for t in range(tr.T)]
+    from rnnviz.formatting import num
+    assert list(sent["p(target)"]) == [num(float(tr.p[t, tr.targets[t]])) for t in range(tr.T)]
 
 
 def test_notes_model_says_why_today_has_no_target(app):

@@ -9,7 +9,7 @@ import pytest
 from rnnviz.explain.upload import read_model_file
 from tests.apptest_helpers import no_exception
 from tests.conftest import APP, ROOT
-from tests.core.test_model_sentence import NO_UNK, WITH_UNK, ZERO_WIDTH, bundle
+from tests.core.store.test_model_sentence import NO_UNK, WITH_UNK, ZERO_WIDTH, bundle
 from ui.navigation import existing_pages
 
 PAGES = [p[0] for p in existing_pages()]

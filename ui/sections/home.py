@@ -11,6 +11,7 @@ from rnnviz.store.export import trace_frame
 from .. import navigation, session
 from ..i18n import counted_frame, prose, t
 from ..model_text import prose_values
+from ..page import figure_labels
 from ..widgets import download_csv, download_trace, md_escape
 from . import probe
 
@@ -70,7 +71,7 @@ def heatmap(cur: session.Current) -> None:
     st.markdown(prose(PAGE, "heatmap", **prose_values(cur.model.cfg), hmax=peak["value"],
                       hmax_t=peak["t"] + 1,
                       hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
-    labels = {k: t(f"home.fig_{k}") for k in HEATMAP_LABELS}
+    labels = figure_labels("home.fig_", *HEATMAP_LABELS)
     probe.hidden_map(h, cur.tokens, hidden_heatmap(h, cur.tokens, labels=labels), "home_heatmap",
                      ("home_unit", "home_at"))
     download_csv(trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")

@@ -14,6 +14,7 @@ import random
 import numpy as np
 
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import numbers, parts_match, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import vector
 
@@ -72,23 +73,11 @@ def make_exercise(seed: int) -> LSTMExercise:
 def check_exercise(ex: LSTMExercise, c, h, tol: float = TOL) -> dict:
     """Which answer the learner's (c_t, h_t) matches: right, one named mistake, or neither.
     Returns c_ok, h_ok, right (c, h) and mistake (a MISTAKES name or None)."""
-    try:
-        given = [np.asarray(c, dtype=float), np.asarray(h, dtype=float)]
-    except (TypeError, ValueError):
-        raise InputError("Give numbers for c_t and h_t.") from None
-    if any(v.shape != (2,) or not np.isfinite(v).all() for v in given):
-        raise InputError("Give two finite numbers for c_t and two for h_t.")
+    message, not_numbers = "Give two finite numbers for c_t and two for h_t.", "Give numbers for c_t and h_t."
+    given = [numbers(c, (2,), message, not_numbers), numbers(h, (2,), message, not_numbers)]
     right = exercise_answers(ex)
-    ok = [bool(np.abs(v - r).max() <= tol) for v, r in zip(given, right)]
-    verdict = {"c_ok": ok[0], "h_ok": ok[1], "right": right, "mistake": None}
-    if all(ok):
-        return verdict
-    for m in MISTAKES:
-        cand = exercise_answers(ex, m)
-        if all(np.abs(v - w).max() <= tol for v, w in zip(given, cand)):
-            verdict["mistake"] = m
-            break
-    return verdict
+    ok, mistake = parts_match(given, right, {m: exercise_answers(ex, m) for m in MISTAKES}, tol)
+    return {"c_ok": ok[0], "h_ok": ok[1], "right": right, "mistake": mistake}
 
 
 EXPLAIN = {
@@ -128,8 +117,8 @@ def check_verdict(ex: LSTMExercise, answer, tol: float = TOL):
     if v["c_ok"] and v["h_ok"]:
         return Verdict(True, f"Right: {solution}.", "gates.ex_right", values, solution)
     if v["mistake"]:
-        return Verdict(False, EXPLAIN[v["mistake"]], f"gates.ex_hint.{HINT_CODES[v['mistake']]}",
-                       values, solution)
+        keys = {m: f"gates.ex_hint.{code}" for m, code in HINT_CODES.items()}
+        return verdict(False, v["mistake"], EXPLAIN, keys, values, solution)
     if not v["c_ok"]:
         return Verdict(False, "c_t is not yet right: c_t = f * c_{t-1} + i * g, with i, f = "
                               "sigma(A), g = tanh(A_g).", "gates.ex_hint.c_wrong", values, solution)

@@ -1,7 +1,8 @@
 """One verdict type for every "try it by hand" checker.
 
-Every checker (embedding.check_answer, output.check_loss / check_grad, chains.check_chain,
-tagging.check_jordan, hidden.check_exercise_verdict) answers with a Verdict, so the page has one
+Every checker (embedding.check_answer, output.check_loss / check_grad, bptt.check_chain,
+slots.check_jordan, hidden.check_exercise_verdict, exercises.gates.check_verdict; the number
+ones built on exercises.checker) answers with a Verdict, so the page has one
 exercise widget (ui.widgets.exercise) that shows it the same way everywhere: right or wrong, the
 checker's hint for the first wrong answer, and the solution on request.
 

@@ -3,7 +3,7 @@ form, so a page can say "the notes write ...; that would give ... because ...".
 
 Why compute it: a learner who copies the notes' formula gets a number; showing that number
 beside the right one (and by how much they differ) explains the error better than a remark.
-Every function is pure and checked against autograd in tests/core/test_notes_errata.py.
+Every function is pure and checked against autograd in tests/core/explain/test_formulas.py.
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def step_radii(J: torch.Tensor) -> torch.Tensor:
 
 
 def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATION, start: int = 0,
-                        N: torch.Tensor | None = None) -> dict:
+                        N: torch.Tensor | None = None, J: torch.Tensor | None = None) -> dict:
     """Does rho(W_h) decide how this model's gradients grow or shrink, as note 002 says
     ("eigenvalues above 1 explode, below 1 vanish")? The products are of the step Jacobians
     J_t = diag(phi'(a_t)) W_h, whose slopes shrink where units saturate or are off; and even for
@@ -97,14 +97,15 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
     (rho_w >= 1: the notes predict growth, else shrinking).
     start: only steps start..T-1 (a jacwindow.Window of a long sentence): the norms, the J_t
     and the distances are the window's, n = its number of steps - 1. N: jacobian_norms(model, tr,
-    2, start=start) if the caller has it already (a page computes it once)."""
+    2, start=start) and J: step_jacobians(model, tr) (all T steps) if the caller has them already
+    (the BPTT page computes each once)."""
     if model.cfg.cell != "elman":
         raise ValueError("the notes' claim is about W_h: an Elman model")
     H = model.cfg.hidden_size
     with torch.no_grad():
         W = model.W_h.detach().double()  # (H, H)
         rho_W = float(torch.linalg.eigvals(W).abs().max())
-        J = step_jacobians(model, tr).double()[start:]  # (w, H, H)
+        J = (step_jacobians(model, tr) if J is None else J).double()[start:]  # (w, H, H)
         rho_J = step_radii(J)  # (w-1,)
         N = jacobian_norms(model, tr, 2, start=start) if N is None else N  # (w, w)
         T = N.shape[0]
@@ -127,10 +128,10 @@ class NotesRNNCell(nn.Module):
     """note 003's RNNCellManual as printed: one nn.Linear over [x_t; h_{t-1}], tanh, output
     layer. Its parameters are float32 (nn.Linear's default), while the notes' x is float64."""
 
-    def __init__(self, d_x: int, d_h: int, d_y: int):
+    def __init__(self, d_x: int, d_h: int, d_y: int, gen: torch.Generator):
         super().__init__()
-        self.W = nn.Linear(d_x + d_h, d_h, bias=True)
-        self.out = nn.Linear(d_h, d_y, bias=True)
+        self.W = gradcheck.seeded_linear(d_x + d_h, d_h, gen)  # nn.Linear(..., bias=True), drawn from gen
+        self.out = gradcheck.seeded_linear(d_h, d_y, gen)
 
     def forward(self, x, h=None):
         B, T, _ = x.shape
@@ -148,12 +149,13 @@ def note003_gradient_check(corrected: bool, seed: int = 0, steps: int = 4) -> di
     then checked against central finite differences (torch.autograd.gradcheck).
     Returns ok, error (the message, if it failed), gradcheck (bool), the loss, and the notes'
     own `assert torch.isfinite(g).all()` over autograd's gradients: finite (bool) and
-    entries (how many gradient numbers it checked)."""
-    torch.manual_seed(seed)
+    entries (how many gradient numbers it checked). The notes' torch.manual_seed(seed) becomes a
+    torch.Generator seeded with it (the same draws)."""
+    gen = torch.Generator().manual_seed(seed)
     B, T, d_x, d_h = 4, 32, 8, 16
-    x = torch.randn(B, T, d_x, dtype=torch.float64)
-    y = torch.randint(0, 3, (B, T))
-    model = NotesRNNCell(d_x, d_h, 3)
+    x = torch.randn(B, T, d_x, dtype=torch.float64, generator=gen)
+    y = torch.randint(0, 3, (B, T), generator=gen)
+    model = NotesRNNCell(d_x, d_h, 3, gen)
     if corrected:
         model = model.double()
     x_small = x[:, :steps].clone()

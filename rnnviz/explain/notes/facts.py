@@ -47,6 +47,7 @@ def vector_chain(model: RNNModel, tr: Trace, s: int = 2, t: int = 0, J: torch.Te
             plain = J[k] @ plain
     return {"s": s, "t": t, "grad_h_s": g, "factors": {k: J[k] for k in range(t + 1, s + 1)},
             "right": right, "swapped": swapped, "no_transpose": plain,
+            "norms": {"grad_h_s": float(g.norm()), "right": float(right.norm())},
             "off_by": {"swapped": float((swapped - right).norm()),
                        "no_transpose": float((plain - right).norm())}}
 

@@ -5,24 +5,19 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ...i18n import counted_frame, prose, t
+from ...i18n import t
+from ...page import Page, figure_labels
+from ...page import table as page_table
 
 P = "bptt"
 BIND = {"bind": "query-params"}
-
-
-def text(key: str, **values) -> None:
-    st.markdown(prose(P, key, **values))
-
-
-def anchor(name: str) -> None:
-    """A section header with a fixed anchor (the in-page table of contents links to it)."""
-    st.header(t(f"bptt.h.{name}"), anchor=f"bptt-{name}")
+PAGE = Page(P, heading="bptt.h.", anchor="bptt-")
+text, anchor = PAGE.text, PAGE.header
 
 
 def labels(figure: str, *keys: str) -> dict:
     """A figure's strings from the catalogue (bptt.fig.<figure>.<key>)."""
-    return {k: t(f"bptt.fig.{figure}.{k}") for k in keys}
+    return figure_labels(f"bptt.fig.{figure}.", *keys)
 
 
 def elman_1d(cur) -> bool:
@@ -65,7 +60,7 @@ def table(rows, height="auto") -> None:
     df = headers(df)
     named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
     fmt = {**four_digits(df), **{named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}}
-    st.dataframe(counted_frame(df), hide_index=True, column_config=fmt, height=height)
+    page_table(df, column_config=fmt, height=height)
 
 
 def four_digits(df: pd.DataFrame) -> dict:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
 import torch
 
@@ -95,11 +94,12 @@ def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
         return
     pv = prose_values(cur.model.cfg)
     jf = jacobian_factors(view.model, view.trace, t_, view.J)
+    smin, smax = chains.slope_range(jf["slope"])
     text(
         "jacobian",
         t=t_ + 1,
-        smin=num(float(jf["slope"].min())),
-        smax=num(float(jf["slope"].max())),
+        smin=num(smin),
+        smax=num(smax),
         wnorm=num(jf["norm_W"]),
         jnorm=num(jf["norm_J"]),
         wmax=num(jf["max_W"]),
@@ -135,19 +135,17 @@ def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
             H=cfg.hidden_size,
             H2=2 * cfg.hidden_size,
         )
-    Nn = N.numpy()
     text(
         "heatmap",
         T=view.trace.T,
         limit=limits.MAX_JACOBIAN_T,
-        zeros=int((Nn == 0).sum()),
-        infs=int(np.isinf(Nn).sum()),
+        **chains.map_counts(N),
         **prose_values(cfg),
     )
     window_note(view.win, view.J.shape[1])
     title = t("bptt.fig.heatmap.title", norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
     fig = figs.log_norm_heatmap(
-        Nn,
+        N.numpy(),
         cur.tokens,
         title,
         t("bptt.fig.heatmap.colorbar"),

@@ -119,8 +119,8 @@ def vector_chain(cur: session.Current) -> None:
         v = facts.vector_chain(cur.model, cur.trace, 2, 0, J=cache.step_jacobians(cur.model, cur.trace))
         text(
             "vector-chain",
-            g=num(float(v["grad_h_s"].norm())),
-            right=num(float(v["right"].norm())),
+            g=num(v["norms"]["grad_h_s"]),
+            right=num(v["norms"]["right"]),
             swapped=num(v["off_by"]["swapped"]),
             plain=num(v["off_by"]["no_transpose"]),
         )

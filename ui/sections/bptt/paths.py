@@ -21,8 +21,9 @@ def paths(cur: session.Current, t_: int) -> None:
     anchor("paths")
     tr, H = cur.trace, cur.model.cfg.hidden_size
     src = cache.grad_sources(cur.model, tr, t_)  # from the cached step Jacobians
+    norms = chains.paths_norms(src, tr.grad_h[t_])
     direct = (
-        prose(P, "paths_direct", t=t_ + 1, direct=num(float(src["parts"][0].norm())))
+        prose(P, "paths_direct", t=t_ + 1, direct=num(norms["direct"]))
         if src["has_direct"]
         else prose(P, "paths_no_direct", t=t_ + 1)
     )
@@ -44,7 +45,7 @@ def paths(cur: session.Current, t_: int) -> None:
         tok=md_escape(cur.tokens[t_]),
         direct_part=direct,
         later_part=later,
-        total=num(float(tr.grad_h[t_].norm())),
+        total=num(norms["total"]),
         none_part=none,
     )
     fig = figs.paths_bar(
@@ -69,15 +70,9 @@ def recursion(cur: session.Current, t_: int) -> None:
         ds = delta_steps(cur.model, cur.trace)
         c = {k: t(f"bptt.col.{k}") for k in ("step", "token", "own", "later", "slope", "delta", "unit")}
         rows = [
-            {
-                c["step"]: k + 1,
-                c["token"]: cur.tokens[k],
-                c["own"]: float(ds["from_output"][k].norm()),
-                c["later"]: float(ds["from_later"][k].norm()),
-                c["slope"]: float(ds["slope"][k].mean()),
-                c["delta"]: float(ds["delta"][k].norm()),
-            }
-            for k in range(cur.trace.T - 1, -1, -1)
+            {c["step"]: r["step"] + 1, c["token"]: cur.tokens[r["step"]]}
+            | {c[k]: r[k] for k in ("own", "later", "slope", "delta")}
+            for r in chains.recursion_rows(ds)
         ]
         text("delta", t=t_ + 1)
         frame(pd.DataFrame(rows))
@@ -136,13 +131,15 @@ def shared(cur: session.Current) -> None:
     table(
         [
             {
-                c["param"]: n,
+                c["param"]: r["param"],
                 c["term"]: term,
-                c["sum_norm"]: float(v["sum"].norm()),
-                c["auto_norm"]: float(v["autograd"].norm()),
-                c["max_diff"]: v["max_diff"],
+                c["sum_norm"]: r["sum_norm"],
+                c["auto_norm"]: r["auto_norm"],
+                c["max_diff"]: r["max_diff"],
             }
-            for (n, v), term in zip(terms.items(), ("δₜ hₜ₋₁ᵀ", "δₜ xₜᵀ", "δₜ", "eₜ hₜᵀ", "eₜ"))
+            for r, term in zip(
+                chains.shared_param_rows(terms), ("δₜ hₜ₋₁ᵀ", "δₜ xₜᵀ", "δₜ", "eₜ hₜᵀ", "eₜ")
+            )
         ]
     )
     dc = chains.double_counted(cur.model, cur.trace)

@@ -8,6 +8,7 @@ from rnnviz.explain import word2vec as w2v
 
 from ... import session
 from ...i18n import prose, t
+from ...page import Page
 from ...widgets import md_escape
 
 PAGE = "origins"
@@ -35,6 +36,4 @@ def toc() -> None:
     st.markdown(t("origins.toc") + " " + " · ".join(links))
 
 
-def header(name: str) -> None:
-    """A section header with the anchor the contents links to."""
-    st.subheader(t(f"origins.h_{name}"), anchor=f"origins-{name}")
+header = Page("origins", heading="origins.h_", anchor="origins-", level="subheader").header

@@ -11,6 +11,7 @@ from rnnviz.figures.word2vec import window_figure
 
 from ... import session
 from ...i18n import prose, t
+from ...page import figure_labels
 from ...widgets import md_escape, show_figure, step_slider
 from .intro import PAGE, header
 
@@ -41,6 +42,5 @@ def window(cur: session.Current) -> tuple[int, int, list[str]]:
 
 
 def _window_labels() -> dict:
-    return {"centre": t("origins.fig_centre"), "context": t("origins.fig_context"),
-            "outside": t("origins.fig_outside"), "pair": t("origins.fig_pair", c="{c}", o="{o}"),
-            "x": t("origins.fig_window_x")}
+    return figure_labels("origins.fig_", "centre", "context", "outside", x="origins.fig_window_x",
+                         pair=("origins.fig_pair", {"c": "{c}", "o": "{o}"}))

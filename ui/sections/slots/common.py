@@ -14,7 +14,8 @@ from rnnviz.formatting import num
 from rnnviz.text.corpora import ZH_SLOT_PAIR, ZH_SLOT_WORD
 
 from ... import resources
-from ...i18n import prose, t
+from ...i18n import t
+from ...page import Page
 
 P = "slots"
 BIND = {"bind": "query-params"}
@@ -120,12 +121,8 @@ def tag_names() -> dict:
     return {tag: tag_name(tag) for tag in TAGS}
 
 
-def text(key: str, **values) -> None:
-    st.markdown(prose(P, key, **values))
-
-
-def anchor(name: str) -> None:
-    st.subheader(t(f"slots.h.{name}"), anchor=f"slots-{name}")
+PAGE = Page(P, heading="slots.h.", anchor="slots-", level="subheader")
+text, anchor = PAGE.text, PAGE.header
 
 
 def fmt_table(rows, fixed: bool = False) -> pd.DataFrame:

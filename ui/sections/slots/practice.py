@@ -43,7 +43,7 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
         max_jordan=num(later[tagger_label("jordan")]),
         max_elman=num(later[tagger_label("elman")]),
     )
-    if TAGS[int(taggers.tag_probs(s.shipped["jordan"], ids)[step].argmax())] == tag:
+    if slots.top_tags(taggers.tag_probs(s.shipped["jordan"], ids))[step] == tag:
         st.info(t("slots.force_same", t=step + 1, tag=tag_name(tag)))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.plotly_chart(
@@ -68,7 +68,7 @@ def _forced(s: SlotSetup, ids, tokens, step: int, tag: str) -> tuple[dict, list]
                 {
                     t("slots.col.tagger"): label,
                     t("slots.col.run"): run,
-                    **{c: tag_name(TAGS[k]) for c, k in zip(cols, p.argmax(1))},
+                    **{c: tag_name(k) for c, k in zip(cols, slots.top_tags(p))},
                 }
             )
     return changes, rows

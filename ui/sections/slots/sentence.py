@@ -13,6 +13,7 @@ from rnnviz.text.tokenize import prepare
 
 from ... import session
 from ...i18n import error_text, t
+from ...page import figure_labels
 from ...widgets import labelled_choice as coded
 from ...widgets import md_escape
 from .common import BIND, SlotSetup, anchor, labelled, tag_names, tagger_label, text
@@ -115,7 +116,7 @@ def form(tagged: dict, s: SlotSetup) -> None:
 
 
 def _axes() -> dict:
-    return {k: t(f"slots.axis.{k}") for k in figs.AXES}
+    return figure_labels("slots.axis.", *figs.AXES)
 
 
 __all__ = ["tagger_label"]

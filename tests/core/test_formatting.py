@@ -1,0 +1,32 @@
+"""vector_rows: the vectors a sentence names, as table rows (issue 18: vectors in tables)."""
+import math
+
+import numpy as np
+import torch
+
+from rnnviz import formatting
+from rnnviz.explain import embedding as emb
+from rnnviz.formatting import num, vector_rows
+
+
+def test_one_row_per_vector_one_text_column_per_component():
+    rows = vector_rows([("E[2]", torch.tensor([-0.4, 0.8, 0.1])), ("g_e", np.array([2.0, -1.0, 3.0]))], "vector")
+    assert rows == [{"vector": "E[2]", "1": "-0.4", "2": "0.8", "3": "0.1"},
+                    {"vector": "g_e", "1": "2", "2": "-1", "3": "3"}]
+
+
+def test_cells_use_the_one_number_format_and_short_vectors_leave_blanks():
+    vals = [1.23456789, -1e-9, float("inf")]
+    rows = vector_rows([("a", vals), ("b", [5.0])], "name")
+    assert [rows[0][str(j + 1)] for j in range(3)] == [num(v) for v in vals] == ["1.235", "-1e-09", "inf"]
+    assert rows[1] == {"name": "b", "1": "5", "2": "", "3": ""}
+    assert {type(v) for r in rows for v in r.values()} == {str}  # one type per column (Arrow-safe)
+
+
+def test_one_number_format_four_significant_digits():
+    assert [formatting.num(v) for v in (0.123456, 1.577e-07, -0.0, 12345.6, math.nan, -math.inf)] == \
+        ["0.1235", "1.577e-07", "0", "1.235e+04", "NaN", "-inf"]
+    assert emb.num is formatting.num  # old names, one function
+    assert formatting.vector(torch.tensor([[0.5, -2.0]])) == "[0.5, -2]"
+    assert formatting.vector(np.arange(8.0), shown=3) == "[0, 1, 2, … (8 in all)]"
+    assert formatting.vector([0.123456, 1.0]) == emb.vector_text([0.123456, 1.0]) == "[0.1235, 1]"

@@ -1,0 +1,52 @@
+"""The one page helper every section uses: its prose paragraphs, its headers with the anchors
+the in-page contents link to, its tables and its figures' labels, all in the learner's language.
+
+    P = Page("bptt", heading="bptt.h.", anchor="bptt-")
+    P.text("paths", t=3)                   # prose/<lang>/bptt.md, section <!-- paths -->
+    P.header("paths")                      # st.header(t("bptt.h.paths"), anchor="bptt-paths")
+    figure_labels("bptt.fig.paths.", "title", "x")        # {"title": t(...), "x": t(...)}
+    figure_labels(title="hidden.fig_pca", x=("hidden.ax_pc", {"pc": "PC1"}))
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from .i18n import counted_frame, prose, t
+
+
+def figure_labels(prefix: str = "", *names: str, **keys) -> dict:
+    """A figure's words from the catalogue: name -> t(prefix + name) for each name, and
+    name -> t(key) (or t(key, **values) for a (key, values) pair) for each keyword."""
+    out = {n: t(f"{prefix}{n}") for n in names}
+    for n, key in keys.items():
+        out[n] = t(key) if isinstance(key, str) else t(key[0], **key[1])
+    return out
+
+
+def table(rows, headers: dict | None = None, **kw) -> None:
+    """Rows (or a dataframe) as a table without its index, headers renamed (English -> the
+    learner's language) and string cells counted in the learner's language."""
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    if headers:
+        df = df.rename(columns=headers)
+    st.dataframe(counted_frame(df), hide_index=True, **kw)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page's prose file, its header keys and anchors, and its header level."""
+
+    name: str             # prose/<lang>/<name>.md
+    heading: str = ""     # catalogue prefix of its section titles ("bptt.h.")
+    anchor: str = ""      # anchor prefix ("bptt-")
+    level: str = "header"  # or "subheader"
+
+    def text(self, key: str, **values) -> None:
+        st.markdown(prose(self.name, key, **values))
+
+    def header(self, name: str) -> None:
+        """A section header with a fixed anchor (the in-page table of contents links to it)."""
+        getattr(st, self.level)(t(f"{self.heading}{name}"), anchor=f"{self.anchor}{name}")

@@ -1,0 +1,72 @@
+"""Page 8: one gated step written out (LSTM or GRU): every gate's pre-activation, value and the
+new state, with the model choice next to the header."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz.explain import gates
+from rnnviz.formatting import num, vector
+
+from ... import session
+from ...i18n import counted_frame, prose, t
+from ...widgets import guard, md_escape, shared_step
+from .runs import PAGE, Run, gated_run
+
+LSTM_ROWS = (("pre_i", "A_i = W_{xi} x_t + b_{xi} + W_{hi} h_{t-1} + b_{hi}"), ("i", "i = \\sigma(A_i)"),
+             ("pre_f", "A_f = W_{xf} x_t + b_{xf} + W_{hf} h_{t-1} + b_{hf}"), ("f", "f = \\sigma(A_f)"),
+             ("pre_g", "A_g = W_{xg} x_t + b_{xg} + W_{hg} h_{t-1} + b_{hg}"), ("g", "g = \\tanh(A_g)"),
+             ("pre_o", "A_o = W_{xo} x_t + b_{xo} + W_{ho} h_{t-1} + b_{ho}"), ("o", "o = \\sigma(A_o)"),
+             ("c_prev", "c_{t-1}"), ("c", "c_t = f \\odot c_{t-1} + i \\odot g"),
+             ("h", "h_t = o \\odot \\tanh(c_t)"))
+GRU_ROWS = (("pre_r", "A_r = W_{xr} x_t + b_{xr} + W_{hr} h_{t-1} + b_{hr}"), ("r", "r = \\sigma(A_r)"),
+            ("pre_z", "A_z = W_{xz} x_t + b_{xz} + W_{hz} h_{t-1} + b_{hz}"), ("z", "z = \\sigma(A_z)"),
+            ("hn", "W_{hn} h_{t-1} + b_{hn}"),
+            ("pre_n", "A_n = W_{xn} x_t + b_{xn} + r \\odot (W_{hn} h_{t-1} + b_{hn})"),
+            ("n", "n = \\tanh(A_n)"), ("h_prev", "h_{t-1}"),
+            ("h", "h_t = (1 - z) \\odot n + z \\odot h_{t-1}"))
+LSTM_TEX = (r"c_t = f \odot c_{t-1} + i \odot g,\qquad h_t = o \odot \tanh(c_t)")
+GRU_TEX = r"h_t = (1 - z) \odot n + z \odot h_{t-1}"
+
+
+def one_step(run: Run) -> None:
+    """Step t of the chosen gated model: every pre-activation and gate with its shape, and one
+    unit's update written with numbers."""
+    H, d = run.model.cfg.hidden_size, run.model.cfg.embed_dim
+    t1 = shared_step(t("gates.step"), run.trace.T, run.has_bos, key="gates_step")
+    s = gates.gated_step(run.model, run.trace, t1 - 1)
+    lstm = run.model.cfg.cell == "lstm"
+    st.markdown(prose(PAGE, "step_lstm" if lstm else "step_gru", t=t1, tok=md_escape(run.tokens[t1 - 1]),
+                      H=H, d=d, G=4 * H if lstm else 3 * H))
+    st.latex(LSTM_TEX if lstm else GRU_TEX)
+    rows = [{t("gates.col.quantity"): f"${tex}$", t("gates.col.shape"): f"({H},)",
+             t("gates.col.values"): vector(s[k], shown=8)} for k, tex in (LSTM_ROWS if lstm else GRU_ROWS)]
+    st.table(counted_frame(pd.DataFrame(rows)))
+    u = s["peak"]
+    factors = ("f", "c_prev", "i", "g", "o") if lstm else ("z", "n", "h_prev")
+    vals = {k: _factor(s[k][u]) for k in factors} | {k: _tex(s[k][u]) for k in ("c", "h") if k in s}
+    st.markdown(prose(PAGE, "unit_lstm" if lstm else "unit_gru", u=u + 1, t=t1, **vals))
+
+
+def _tex(v) -> str:
+    """num(v) for inside LaTeX: '2.71e-05' becomes '2.71 \\times 10^{-5}' (not 'e − 05')."""
+    text = num(v)
+    if "e" in text and text not in ("inf", "-inf"):
+        mant, exp = text.split("e")
+        return rf"{mant} \times 10^{{{int(exp)}}}"
+    return text
+
+
+def _factor(v) -> str:
+    """A number inside a written-out product: negatives in parentheses, 0.9 × (−0.5)."""
+    return f"({_tex(v)})" if float(v) < 0 else _tex(v)
+
+
+def step_section(cur: session.Current, runs: dict) -> Run:
+    """The 'one step' section: header, the model choice next to it, the step written out."""
+    st.subheader(t("gates.step_header"), anchor="step")
+    run = gated_run(cur, runs)
+    with guard():
+        one_step(run)
+    return run

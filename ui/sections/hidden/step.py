@@ -1,0 +1,284 @@
+"""Page 2: what to look at, one step written out (a_t = W_x x_t + memory + b_h, h_t = φ(a_t)) with
+Play (redrawn alone on each tick), h_0, the shapes, and the whole sentence as a heatmap."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from rnnviz.explain import hidden as hd
+from rnnviz.explain.home import hidden_peak
+from rnnviz.explain.notes.facts import initial_state
+from rnnviz.figures import hidden as fh
+from rnnviz.formatting import num
+
+from ... import session
+from ...i18n import prose, t
+from ...model_text import prose_values
+from ...page import figure_labels
+from ...widgets import md_escape, shared_step, show_figure
+from .. import probe
+from .common import BIND, PAGE, heat_labels
+
+now = time.monotonic  # Play's clock (a test replaces it with a steady fake)
+MEANING = {"x_t": "x", "h_{t-1}, h_t": "h", "W_x": "wx", "W_y": "wy", "W_h": "wh", "b_h": "b", "W_o": "wo"}
+TOC = ("step", "sentence", "trajectory", "order", "phi", "params", "variants", "byhand")
+
+
+def intro(cur: session.Current) -> None:
+    st.title(t("hidden.title"))
+    st.markdown(
+        prose(
+            PAGE,
+            "intro",
+            label=md_escape(cur.label),
+            T=cur.trace.T,
+            H=cur.model.cfg.hidden_size,
+            **prose_values(cur.model.cfg),
+        )
+    )
+
+
+def look_here(cur: session.Current, t1: int) -> None:
+    """The three things to look at, with this sentence's numbers, and the in-page contents."""
+    h = cur.trace.h.numpy()  # (T, H)
+    peak, step = hidden_peak(h), hidden_peak(h[t1 - 1 : t1])
+    st.info(
+        prose(
+            PAGE,
+            "look",
+            t=t1,
+            tok=md_escape(cur.tokens[t1 - 1]),
+            hmax=num(step["value"]),
+            hmax_u=step["unit"] + 1,
+            peak=num(peak["value"]),
+            peak_t=peak["t"] + 1,
+            peak_tok=md_escape(cur.tokens[peak["t"]]),
+        ),
+        icon=":material/visibility:",
+    )
+    st.markdown(" · ".join(f"[{t('hidden.h_' + k)}](#hid-{k})" for k in TOC))
+
+
+def playing(T: int) -> bool:
+    """Is Play on? (Off for a one-step sentence.) The clock is dropped when it is off."""
+    on = T > 1 and bool(st.session_state.get("hid_play", False))
+    if not on:
+        st.session_state.pop("hid_play_clock", None)
+    return on
+
+
+def step_and_sentence(cur: session.Current) -> int:
+    """What to look at, the step view and the heatmap: one fragment, redrawn alone on each
+    Play tick (only what depends on the step), so the steps come evenly. Returns the step."""
+    T, on = cur.trace.T, playing(cur.trace.T)
+
+    @st.fragment(run_every=hd.PLAY_PERIOD if on else None)
+    def view() -> int:
+        if on:
+            advance(T)
+        top = st.container()
+        st.header(t("hidden.h_step"), anchor="hid-step")
+        now_on = st.toggle(
+            t("hidden.play"),
+            key="hid_play",
+            disabled=T == 1,
+            help=t("hidden.play_help", period=num(hd.PLAY_PERIOD)),
+        )
+        if bool(now_on) != on and T > 1:
+            st.rerun(scope="app")  # the timer is set when the page is drawn: redraw it
+        t1 = step_controls(cur)
+        with top:
+            look_here(cur, t1)
+        step_view(cur, t1)
+        sentence(cur, t1)
+        return t1
+
+    return view()
+
+
+def advance(T: int) -> None:
+    """While playing, move the slider's state one step on each tick of the timer (none on other
+    redraws); a step the learner chose meanwhile is kept and the count goes on from there."""
+    shown = st.session_state.get("hid_step")
+    shown = shown if isinstance(shown, int) else 1
+    clock = st.session_state.get("hid_play_clock") or {}
+    last = clock.get("last") if clock.get("shown") == shown else None  # just started, or moved
+    step, last = hd.play_tick(shown, last, now(), T)
+    st.session_state["hid_step"] = step
+    st.session_state["hid_play_clock"] = {"last": last, "shown": step}
+
+
+def _move(delta: int, T: int) -> None:
+    st.session_state["hid_step"] = min(T, max(1, int(st.session_state.get("hid_step", 1)) + delta))
+
+
+def step_controls(cur: session.Current) -> int:
+    """◀ ▶ and the shared step slider; returns the 1-based step."""
+    T = cur.trace.T
+    c1, c2, c3 = st.columns([0.8, 0.8, 10], vertical_alignment="bottom")
+    c1.button(
+        "◀",
+        key="hid_prev",
+        on_click=_move,
+        args=(-1, T),
+        disabled=T == 1,
+        help=t("hidden.prev"),
+        width="stretch",
+    )
+    c2.button(
+        "▶",
+        key="hid_next",
+        on_click=_move,
+        args=(1, T),
+        disabled=T == 1,
+        help=t("hidden.next"),
+        width="stretch",
+    )
+    with c3:
+        return shared_step(
+            t("hidden.step"), T, cur.vocab.has_specials, "hid_step", help=t("hidden.step_help")
+        )
+
+
+def step_view(cur: session.Current, t1: int) -> None:
+    """a_t = W_x x_t + (memory) + b_h and h_t = φ(a_t) for one step, as a table and a bar chart."""
+    model, tr, cfg = cur.model, cur.trace, cur.model.cfg
+    if cfg.cell not in ("elman", "jordan"):  # gated cells: their step is written out on the Gates page
+        st.info(t("hidden.elman_only", cell=cfg.cell))
+        return
+    terms = hd.step_terms(model, tr, t1 - 1)
+    vals = prose_values(cfg)
+    rec = "W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}"
+    peak = hidden_peak(terms["h"].double().numpy()[None, :])
+    norms = hd.term_norms(terms)
+    st.markdown(
+        prose(
+            PAGE,
+            "step",
+            t=t1,
+            T=tr.T,
+            tok=md_escape(cur.tokens[t1 - 1]),
+            H=cfg.hidden_size,
+            rec=rec,
+            n_wx=num(norms["Wx_x"]),
+            n_wh=num(norms["Wh_h"]),
+            n_b=num(norms["b"]),
+            hmax=num(peak["value"]),
+            hmax_u=peak["unit"] + 1,
+            first_note=t("hidden.first_note") if t1 == 1 else "",
+            activation=vals["activation"],
+            value_range=vals["value_range"],
+        )
+    )
+    st.latex(vals["step_formula"])
+    if t1 == 1:
+        h0_note(cur)
+    left, right = st.columns([3, 2])
+    left.dataframe(
+        step_table(terms, rec, cfg.nonlinearity), width="stretch", height=min(600, 38 + 35 * len(terms["a"]))
+    )
+    with right:
+        shapes(cur)
+    x_row = pd.DataFrame(
+        [terms["x"].tolist()], index=[f"x_{t1} = E[id]"], columns=[f"{j + 1}" for j in range(cfg.embed_dim)]
+    )
+    st.dataframe(x_row.style.format(num), width="stretch")
+    show_figure(
+        fh.step_terms_bar(
+            terms,
+            rec,
+            vals["activation_short"],
+            labels=figure_labels(
+                title="hidden.fig_terms", x="hidden.ax_unit", y="hidden.ax_value", a="hidden.leg_a"
+            ),
+        ),
+        t("hidden.fig_terms"),
+        key="hid_fig_terms",
+    )
+
+
+def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
+    """One row per hidden unit: the three terms, their sum a_t, and h_t (4 significant digits
+    on screen, full precision in the data)."""
+    h_name = "h_t = a_t" if phi == "linear" else f"h_t = {phi}(a_t)"
+    cols = {
+        "W_x x_t": terms["Wx_x"],
+        rec: terms["Wh_h"],
+        "b_h": terms["b"],
+        "a_t": terms["a"],
+        h_name: terms["h"],
+    }
+    df = pd.DataFrame(
+        {k: v.double().numpy() for k, v in cols.items()}, index=[f"u{j + 1}" for j in range(len(terms["a"]))]
+    )
+    return df.style.format(num)
+
+
+def h0_note(cur: session.Current) -> None:
+    """h_0 = 0 is fixed, not learned: said where the first step uses it (Elman models)."""
+    if cur.model.cfg.cell != "elman" or cur.model.cfg.bidirectional:
+        st.caption(t("hidden.h0_other"))
+        return
+    facts = initial_state(cur.model)
+    err = hd.first_step_check(cur.model, cur.trace)
+    st.caption(
+        prose(PAGE, "h0", n_tensors=len(facts["parameters"]), H=facts["params_if_learned"], h1_err=num(err))
+    )
+
+
+def shapes(cur: session.Current) -> None:
+    cfg = cur.model.cfg
+    st.markdown(prose(PAGE, "shapes", d=cfg.embed_dim, H=cfg.hidden_size, K=cfg.K))
+    rows = [{**r, "meaning": t(f"hidden.meaning_{MEANING[r['symbol']]}")} for r in hd.shape_table(cfg)]
+    names = {
+        "symbol": t("hidden.col_symbol"),
+        "shape": t("hidden.col_shape"),
+        "meaning": t("hidden.col_meaning"),
+    }
+    df = pd.DataFrame(rows).rename(columns=names)
+    st.dataframe(df, hide_index=True, width="stretch")
+
+
+def sentence(cur: session.Current, t1: int) -> None:
+    """The whole sentence: h_t (or a_t) heatmap, time left to right, and chosen units as lines."""
+    st.header(t("hidden.h_sentence"), anchor="hid-sentence")
+    tr, cfg = cur.trace, cur.model.cfg
+    show_a = st.toggle(t("hidden.show_a"), key="hid_show_a", **BIND)
+    vals = prose_values(cfg)
+    st.markdown(
+        prose(PAGE, "heatmap", t=t1, activation=vals["activation"], saturation_hint=vals["saturation_hint"])
+    )
+    name = "a" if show_a else "h"
+    values = (tr.a if show_a else tr.h).numpy()  # (T, H) or (T, 2H)
+    split = cfg.hidden_size if cfg.bidirectional else None
+    fig = fh.time_heatmap(values, cur.tokens, t1 - 1, name, split, title=t("hidden.fig_heat", name=name),
+                          labels=heat_labels(name))
+    probe.hidden_map(values, cur.tokens, fig, "hid_fig_heat", ("hid_unit", "hid_at"), split, name)
+    units = list(range(values.shape[1]))
+    picked = st.multiselect(
+        t("hidden.units"),
+        units,
+        default=units[:4],
+        format_func=lambda j: f"u{j + 1}",
+        key="hid_units",
+        **BIND,
+    )
+    if picked:
+        show_figure(
+            fh.unit_lines(
+                values,
+                cur.tokens,
+                picked,
+                name,
+                labels=figure_labels(
+                    title=("hidden.fig_lines", {"name": name}),
+                    x="hidden.ax_step",
+                    y=("hidden.ax_named", {"name": name}),
+                ),
+            ),
+            t("hidden.fig_lines", name=name),
+            key="hid_fig_units",
+        )

@@ -1,0 +1,49 @@
+"""What every page-3 section shares: the page name, URL binding and its table."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rnnviz.explain import output as out
+
+from ...i18n import t
+from ...page import table as page_table
+
+PAGE = "output"
+BIND = {"bind": "query-params"}
+COLUMNS = {
+    "step t": "col_step",
+    "input token": "col_input_token",
+    "context seen so far": "col_context",
+    "target (next token)": "col_target_next",
+    "target id": "col_target_id",
+    "output": "col_output",
+    "input": "col_input",
+    "target": "col_target",
+    "rank of target": "col_rank",
+    "teacher forcing: fed": "col_tf_fed",
+    "predicts (top 1)": "col_predicts",
+    "true next": "col_true_next",
+    "free run: fed": "col_free_fed",
+    "picks": "col_picks",
+    "p under model": "col_p_model",
+    "row": "col_row",
+    "word": "col_word",
+}
+CELLS = {"(none: no next token)": "cell_none_next", "(none)": "cell_none", "◀ target": "cell_target"}
+
+
+def table(rows: list[dict], **kw) -> None:
+    """A table as the prose writes its numbers (4 significant digits, one type per column), its
+    headers and its few fixed words in the learner's language; every column wide enough."""
+    rows = [
+        {
+            t(f"output.{COLUMNS[k]}") if k in COLUMNS else k: (
+                t(f"output.{CELLS[v]}") if isinstance(v, str) and v in CELLS else v
+            )
+            for k, v in r.items()
+        }
+        for r in out.display_rows(rows)
+    ]
+    widths = {c: st.column_config.Column(width=w) for c, w in out.column_widths(rows).items()}
+    page_table(rows, column_config=widths, **kw)
