@@ -207,8 +207,8 @@ def note002_errata(model: RNNModel, tr: Trace, start: int = 0) -> dict:
     from the page's step Jacobians and norms; a one-directional Elman model only."""
     rec = errata.note002_recursion(model, tr)
     return {"recursion": {k: v for k, v in rec.items() if k.startswith("off_")},
-            "eigen": errata.note002_eigen_claim(model, tr, start=start,
-                                                N=jacobian_norms(model, tr, 2, start))}
+            "eigen": errata.note002_eigen_claim(model, tr, start=start, N=jacobian_norms(model, tr, 2, start),
+                                                J=step_jacobians(model, tr))}
 
 
 @kept("derivation")

@@ -284,3 +284,13 @@ EXPLAIN = {
     "used h_t for every key": "Your weights are all equal: each score pairs the query h_2 with a "
                               "different key, s_j = h_2 . W_a h_j, not h_2 . W_a h_2.",
 }
+
+
+def attention_part_norms(split: dict) -> list[float]:
+    """||one attention path's part|| for each key step k of a path_split (its "attention" rows)."""
+    return split["attention"].norm(dim=1).tolist()
+
+
+def top_key(weights: torch.Tensor) -> int:
+    """The key step that one query's attention weights favour most (0-based)."""
+    return int(weights.argmax())

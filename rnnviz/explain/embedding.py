@@ -831,3 +831,13 @@ def representation_rows(words, ids, E, buckets: int, itos, text: dict | None = N
                     f"word hashing (length {buckets:,})": hashed,
                     f"dense embedding (length {E.shape[1]})": dense})
     return out
+
+
+def nonzero_rows(G: torch.Tensor) -> int:
+    """How many rows of a (V, d) gradient are not all zero: the rows an update changes."""
+    return int((G.norm(dim=1) > 0).sum())
+
+
+def padded_positions(mask: torch.Tensor) -> int:
+    """How many positions of a (B, T) batch mask are padding (False)."""
+    return int((~mask.bool()).sum())

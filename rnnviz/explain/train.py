@@ -290,3 +290,14 @@ def check_language_model(model: RNNModel, vocab: Vocab) -> None:
         raise InputError(f"This model has {model.cfg.K} outputs for a vocabulary of {len(vocab)} "
                          "tokens: it is not a language model (a tagger?), so the pages cannot "
                          "show it.")
+
+
+def uniform_loss(V: int) -> float:
+    """ln V: the cross-entropy of a uniform guess over V tokens (the loss a fresh model starts near)."""
+    return math.log(V)
+
+
+def try_counts(frame, tr) -> dict:
+    """On the try table (store.export.token_frame): how many steps the model's top guess is the
+    target ("hits"), and how many steps have a target ("n")."""
+    return {"hits": int((frame["guess"] == frame["target"]).sum()), "n": int(tr.valid.sum())}

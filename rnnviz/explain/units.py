@@ -161,3 +161,13 @@ def slot_clamp(model: RNNModel, vocab: Vocab, text: str, unit: int, value: float
     prep = prepare(text, vocab)
     out = units.clamp_effect(model, prep.ids, unit, value, lm=False)
     return {"tokens": list(prep.tokens), **out}
+
+
+def state_mean(h: torch.Tensor, unit: int) -> float:
+    """The mean of one unit over the sentence's states h (T, H): the "mean" clamp value."""
+    return float(h[:, unit].mean())
+
+
+def total_change(delta: torch.Tensor) -> float:
+    """The sum of a clamp's per-position changes (Δ log p or Δ p)."""
+    return float(delta.sum())

@@ -32,7 +32,7 @@ MAY_IMPORT = {
 }
 # Files whose old-name aliases are being removed in a parallel change (issue 23); drop a name
 # from this set once its file is merged.
-ALIASES_PENDING = {"explain/embedding.py", "explain/word2vec.py"}
+ALIASES_PENDING: set[str] = set()
 LATE_IMPORTS = {"jieba"}  # optional heavy dependencies a function may import when first used
 
 
@@ -207,13 +207,7 @@ MATHS_METHODS = {
 }
 # Files that still do maths, each being changed by a parallel helper of issue 23 right now; their
 # maths moves into rnnviz when those changes land. Remove a name once its file is clean.
-MATHS_PENDING = {
-    "ui/cache.py",                        # split into resources / per-sentence results (issue 23, 4)
-    "ui/sections/embedding/",             # page 1's sections: with explain/embedding.py's aliases
-    "ui/sections/train.py",               # the one training runner (issue 23, 5)
-    "ui/sections/gates_task.py",          # idem
-    "ui/sections/origins/training.py",    # idem
-}
+MATHS_PENDING: set[str] = set()
 
 
 def _root_name(node: ast.expr) -> str | None:

@@ -1,6 +1,5 @@
 """The ui/ layer's own pieces: the exercise widget, the tolerant step slider, the cache keying
 rule, and J computed once per (model, sentence) on the BPTT page."""
-import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
@@ -104,9 +103,6 @@ def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
     assert len(calls) == first, "a slider move recomputed J"
 
 
-@pytest.mark.xfail(strict=True, reason="ui/cache.py's note002_errata does not yet pass the page's J to "
-                   "errata.note002_eigen_claim(..., J=step_jacobians(...)): one line, left to the ui/cache.py split "
-                   "(issue 23), which another change is making now. XPASS (a failure) once it does: drop this mark.")
 def test_a_cold_bptt_page_computes_the_step_jacobians_once(app, monkeypatch):
     """Every module that calls step_jacobians is counted (errata imports it by name), so the
     notes' eigenvalue claim computing its own J shows up as a second call."""

@@ -155,13 +155,13 @@ def _lm_clamp(cur: session.Current, p: str, found: dict) -> None:
                                bind="query-params")) - 1
     with c2:
         to = code_radio(t("probe.clamp_to"), ("zero", "mean"), f"{p}_clamp_to", lambda c: t(f"probe.to.{c}"))
-    value = 0.0 if to == "zero" else float(cur.trace.h[:, unit].mean())
+    value = 0.0 if to == "zero" else lessons.state_mean(cur.trace.h, unit)
     if cur.trace.T < 2:
         st.caption(t("probe.clamp_short"))
         return
     out = cache.clamp_effect(cur.model, cur.input_ids, unit, value, lm=True)
     st.markdown(prose("probe", "clamp-lm", u=unit + 1, value=num(value),
-                      total=f"{float(out['delta'].sum()):+.3f}"))
+                      total=f"{lessons.total_change(out['delta']):+.3f}"))
     tokens = [f"{a} → {b}" for a, b in zip(cur.tokens, cur.tokens[1:])]
     show_figure(change_bars(out["delta"].numpy(), tokens, {"title": t("probe.clamp_title", u=unit + 1),
                                                            "y": t("probe.delta_logp")}),

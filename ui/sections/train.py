@@ -2,7 +2,6 @@
 model files, and the current model on the sidebar's sentence."""
 from __future__ import annotations
 
-import math
 import time
 
 import pandas as pd
@@ -20,6 +19,8 @@ from rnnviz.explain.train import (
     read_upload,
     sample_text,
     start_run,
+    try_counts,
+    uniform_loss,
     unknown_share,
 )
 from rnnviz.explain.upload import read_model_file
@@ -121,7 +122,7 @@ def vocab_info(corpus, s: dict) -> None:
             vocab = build_vocab(corpus, int(s["vocab"]))
             s["vocab_slot"].markdown(prose(PAGE, "vocab_used", V=len(vocab), max_V=int(s["vocab"])))
             st.markdown(prose(PAGE, "vocab", V=len(vocab), unk_pct=100 * unknown_share(corpus, vocab),
-                              lnV=math.log(len(vocab))))
+                              lnV=uniform_loss(len(vocab))))
     with st.expander(t("train.settings_what")):
         st.markdown(prose(PAGE, "settings"))
 
@@ -274,5 +275,5 @@ def try_current(cur: session.Current) -> None:
     st.subheader(t("train.try_header"))
     df = token_frame(cur.trace, cur.vocab)
     st.markdown(prose(PAGE, "try", label=md_escape(cur.label), T=cur.trace.T, loss=float(cur.trace.loss),
-                      hits=int((df["guess"] == df["target"]).sum()), n=int(cur.trace.valid.sum())))
+                      **try_counts(df, cur.trace)))
     st.dataframe(df[["t", "token", "guess", "p_guess", "target", "p_target", "loss_t"]], hide_index=True)

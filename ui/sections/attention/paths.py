@@ -44,7 +44,7 @@ def paths(run: Run, split: dict | None) -> None:
             (t("attention.part.total"), "", split["total_norm"])]
     st.dataframe(pd.DataFrame([{t("attention.col.path"): a, t("attention.col.jacobians"): str(b),
                                 t("attention.col.norm"): num(c)} for a, b, c in rows]), hide_index=True)
-    per_k = split["attention"].norm(dim=1).tolist()
+    per_k = attention.attention_part_norms(split)
     weights = split["weights"].tolist()
     with st.expander(t("attention.per_key")):
         st.dataframe(pd.DataFrame([{t("attention.col.k"): f"{k + 1} {run.tokens[k]}",

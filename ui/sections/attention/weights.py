@@ -30,7 +30,7 @@ def _row(run: Run) -> None:
     tr = run.trace
     t_ = step_slider(t("attention.row"), 1, tr.T, tr.T, key="attention_row") - 1
     w = attention.step_weights(tr, t_)
-    top = int(w["weights"].argmax())
+    top = attention.top_key(w["weights"])
     st.markdown(prose(PAGE, "row", t=t_ + 1, tok=md_escape(run.tokens[t_]), top=top + 1,
                       top_tok=md_escape(run.tokens[top]), w=num(w["weights"][top]), n=t_ + 1))
     labels = {"title": t("attention.fig.row_title", t=t_ + 1), "x": t("attention.fig.row_x"),

@@ -149,8 +149,8 @@ def tied_rule(cur, lr: float):
     inp, tgt = encode_tied(cur, vocab)
     parts = cache.tied_parts(model, inp, tgt)
     E = emb.f64(model.E)  # (V, d)
-    n_in = int((parts["input"].norm(dim=1) > 0).sum())
-    n_out = int((parts["output"].norm(dim=1) > 0).sum())
+    n_in = emb.nonzero_rows(parts["input"])
+    n_out = emb.nonzero_rows(parts["output"])
     values = {"n_in": n_in, "n_out": n_out, "loss": num(parts["loss"]), "d": report["d"],
               "ppl": num(report["heldout_perplexity"]), "uniform": num(report["uniform_perplexity"]),
               "tokens": md_escape(" ".join(vocab.decode(inp)))}

@@ -140,7 +140,8 @@ def batch(cur: session.Current, E) -> None:
         pad_id = cur.vocab.stoi.get(PAD, 0)
         r = emb.batch_embeddings(E, [ids, second], pad_id)
         B, T, d = r["shape"]
-        say("batch", B=B, T=T, d=d, n_pad=int((~r["mask"]).sum()), pad_row=md_escape(pad_note(cur, pad_id)),
+        say("batch", B=B, T=T, d=d, n_pad=emb.padded_positions(r["mask"]),
+            pad_row=md_escape(pad_note(cur, pad_id)),
             step_formula=step_formula(cur.model.cfg))  # LaTeX of this cell (any cell kind)
         rows = [cur.vocab.decode(s) + [""] * (T - len(s)) for s in (ids, second)]
         st.dataframe(pd.DataFrame(r["mask"].numpy(), index=[tr("sentence_n", n=1), tr("sentence_n", n=2)],
