@@ -58,3 +58,18 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server on loopback for this test run (tests/pgserver.py)."""
+    from tests.pgserver import PgServer
+    server = PgServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, empty PostgreSQL database of the session's server."""
+    return pg_server.new_database()
