@@ -2,7 +2,7 @@
 Jacobians and all-pairs norms, vanishing / exploding, float32's limits, gradient checking,
 clipping, and the notes beside the app. J is computed once here and passed to every view."""
 from ui import session
-from ui.sections import bptt
+from ui.sections import bptt, checkpoints
 
 bptt.intro()
 cur = session.current()
@@ -20,7 +20,9 @@ bptt.vector_chain(cur)
 bptt.backward_cost(cur)
 
 view = bptt.scale_control(cur, J)
-bptt.heatmap(cur, view)
+if checkpoints.bptt(view):  # predict first: the verdict and the heatmap answer it
+    bptt.verdict(view)
+    bptt.heatmap(cur, view)
 bptt.jacobian_view(cur, view, t)
 bptt.chain(cur, view)
 

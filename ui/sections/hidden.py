@@ -24,6 +24,7 @@ from ..cache import cached_trace
 from ..i18n import prose, t
 from ..model_text import prose_values
 from ..widgets import guard, md_escape, shared_step, show_figure
+from . import checkpoints
 
 PAGE = "hidden"
 BIND = {"bind": "query-params"}
@@ -98,7 +99,8 @@ def step_and_sentence(cur: session.Current) -> int:
         with top:
             look_here(cur, t1)
         step_view(cur, t1)
-        sentence(cur, t1)
+        if checkpoints.hidden(cur):  # predict first: the step of the largest |h_t|
+            sentence(cur, t1)
         return t1
 
     return view()

@@ -77,14 +77,18 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
     J2 = J if scale == 1.0 else cache.step_jacobians(m2, tr2)
     win = cache.jacobian_window(cur.model, cur.trace)  # same T and state size at every scale
     N2 = cache.jacobian_norms(m2, tr2, 2, win.start)
-    v = chains.growth_verdict(N2)
-    with c2.container(border=True):  # the live verdict, next to the slider it answers
-        st.caption(t("bptt.verdict_label", scale=f"{scale:g}"))
-        verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
-        st.markdown(f"**{verdict}**")
-        window_caption(win)
     N = N2 if ord_ == 2 else cache.jacobian_norms(m2, tr2, ord_, win.start)
     return View(scale, m2, tr2, J2, N, N2, ord_, win)
+
+
+def verdict(view: View) -> None:
+    """The live verdict of the chosen scale (after the page's checkpoint: it gives the answer)."""
+    v = chains.growth_verdict(view.N2)
+    with st.container(border=True):
+        st.caption(t("bptt.verdict_label", scale=f"{view.scale:g}"))
+        said = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
+        st.markdown(f"**{said}**")
+        window_caption(view.win)
 
 
 def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
