@@ -58,13 +58,20 @@ def page_file(url: str) -> str | None:
     return next((str(APP_ROOT / path) for path, _, u, _ in PAGES if u == url), None)
 
 
-def _go(lesson: Lesson, step: int) -> None:
+def _move(step: int) -> None:
+    """Next / Back / Go (a callback: the step is set before the run that draws it)."""
     st.session_state[STEP] = step
+    st.session_state["_lesson_go"] = True
+
+
+def _go(lesson: Lesson, step: int) -> None:
+    st.session_state.pop("_lesson_go", None)
     s = lesson.steps[step]
     params = dict(s.params) | {"lesson": lesson.name, "step": str(step + 1), "lang": current_lang()}
     if classroom.code():
         params["class"] = classroom.code()
     target = page_file(s.page)
+    st.session_state["_page_url"] = s.page  # known before the page runs (AppTest runs it alone)
     if target:
         st.switch_page(target, query_params=params)
 
@@ -87,13 +94,13 @@ def bar(page_url: str) -> None:
         if note_in(s, lang):
             st.caption(md_escape(note_in(s, lang)))
         c1, c2, _ = st.columns([1, 1, 4])
-        if c1.button(t("lesson.back"), key="lesson_back", disabled=step == 0):
-            _go(lesson, step - 1)
         last = step == len(lesson.steps) - 1
-        if c2.button(t("lesson.next"), key="lesson_next", disabled=last, type="primary"):
-            _go(lesson, step + 1)
+        c1.button(t("lesson.back"), key="lesson_back", disabled=step == 0, on_click=_move, args=(step - 1,))
+        c2.button(t("lesson.next"), key="lesson_next", disabled=last, type="primary", on_click=_move,
+                  args=(step + 1,))
         if page_url != s.page:
-            if st.button(t("lesson.open_step", n=step + 1), key="lesson_open"):
-                _go(lesson, step)
+            st.button(t("lesson.open_step", n=step + 1), key="lesson_open", on_click=_move, args=(step,))
         elif last:
             st.caption(t("lesson.done"))
+    if st.session_state.get("_lesson_go"):
+        _go(lesson, step)

@@ -20,6 +20,8 @@ from rnnviz.formatting import num
 THRESHOLD = 1e-3  # page 4: ||dh_T/dh_1|| above or below this
 MAX_STEP_OPTIONS = 12  # a longer sentence offers its first 12 steps (the answer is among them)
 CELLS = ("elman", "lstm", "gru")
+KEYS = ("checkpoint_embedding_1", "checkpoint_hidden_1", "checkpoint_output_1", "checkpoint_bptt_1",
+        "checkpoint_gates_1")  # one per page: 1, 2, 3, 4, 8
 
 
 @dataclass(frozen=True)

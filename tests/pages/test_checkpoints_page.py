@@ -34,7 +34,7 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("page,key,figure", PAGES, ids=[p[1] for p in PAGES])
 def test_the_figure_appears_only_after_the_answer(app, page, key, figure):
-    at = app(page)
+    at = app(page, checkpoints=True)
     assert not at.exception
     assert not has_chart(at, figure)
     radio = at.radio(key=key)
@@ -56,7 +56,7 @@ def test_the_figure_appears_only_after_the_answer(app, page, key, figure):
 def test_skip_reveals_and_records_nothing(app, data_dir):
     store = ClassStore(data_dir=data_dir)
     c = store.create_class()
-    at = app("pages/bptt.py", query={"class": c.code})
+    at = app("pages/bptt.py", query={"class": c.code}, checkpoints=True)
     assert not has_chart(at, "bptt_norms_chart")
     at.button(key="checkpoint_bptt_1_skip").click()
     at.run()
@@ -66,7 +66,7 @@ def test_skip_reveals_and_records_nothing(app, data_dir):
 def test_in_a_class_an_answer_is_stored_once_and_a_new_round_asks_again(app, data_dir):
     store = ClassStore(data_dir=data_dir)
     c = store.create_class()
-    at = app("pages/output.py", query={"class": c.code})
+    at = app("pages/output.py", query={"class": c.code}, checkpoints=True)
     at.radio(key="checkpoint_output_1").set_value(at.radio(key="checkpoint_output_1").options[0])
     at.button(key="checkpoint_output_1_commit").click()
     at.run()
@@ -87,7 +87,7 @@ def test_in_a_class_an_answer_is_stored_once_and_a_new_round_asks_again(app, dat
 
 
 def test_a_missing_class_is_a_notice_and_the_page_draws(app, data_dir):
-    at = app("pages/bptt.py", query={"class": "ZZZZZZZZ"})
+    at = app("pages/bptt.py", query={"class": "ZZZZZZZZ"}, checkpoints=True)
     assert not at.exception and at.radio(key="checkpoint_bptt_1")
     at.radio(key="checkpoint_bptt_1").set_value("above")
     at.button(key="checkpoint_bptt_1_commit").click()
