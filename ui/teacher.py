@@ -18,6 +18,7 @@ from rnnviz.store.lessons import lesson_names, load_lesson
 
 from . import classroom
 from .i18n import current_lang, has, t
+from .navigation import PAGES
 from .widgets import download_csv, labels_of
 
 CHECKPOINTS = ("checkpoint_embedding_1", "checkpoint_hidden_1", "checkpoint_output_1", "checkpoint_bptt_1",
@@ -95,7 +96,7 @@ def view() -> None:
     c1.image(qr_png(link), width=300)
     with c2:
         st.markdown(f"### {t('classroom.join')}")
-        big = "font-size:2.6rem;font-weight:700;word-break:break-all"
+        big = "font-size:2.2rem;font-weight:700;word-break:break-all"
         st.markdown(f"<div style='{big}'>{escape(link)}</div>",
                     unsafe_allow_html=True)
         st.markdown(f"<div style='font-size:4rem;font-weight:800;letter-spacing:.3rem'>{code}</div>",
@@ -136,9 +137,10 @@ def lesson_steps(name: str, steps: dict[int, int]) -> None:
         classroom.failed(err)
         return
     st.subheader(t("classroom.lesson_steps", title=lesson.title_in(current_lang())))
+    titles = {url: t(key) for _, key, url, _ in PAGES}
     cols = st.columns(len(lesson.steps))
     for i, (col, step) in enumerate(zip(cols, lesson.steps)):
-        col.metric(t("classroom.step_n", n=i + 1, page=step.page),
+        col.metric(t("classroom.step_n", n=i + 1, page=titles.get(step.page, step.page)),
                    f"{steps.get(i, 0)} {t('classroom.students')}")
 
 

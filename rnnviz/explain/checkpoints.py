@@ -91,11 +91,15 @@ def embedding_question(E, ids, step: int, itos) -> Question | None:
                          "worst": itos[int(low[1:])], "low": num(low_v, 3)})
 
 
-def hidden_question(h, tokens) -> Question:
-    """Page 2: at which step is the largest |h_t,j| of the heatmap? h: (T, H)."""
+def hidden_question(h, tokens) -> Question | None:
+    """Page 2: at which step is the largest |h_t,j| of the heatmap? h: (T, H). None when no
+    value is finite (a diverged model)."""
     a = np.abs(np.asarray(h, dtype=float))  # (T, H)
+    a = np.where(np.isfinite(a), a, -np.inf)
     per_step = a.max(axis=1)  # (T,)
-    t_best = int(np.nanargmax(per_step))
+    if not np.isfinite(per_step).any():
+        return None
+    t_best = int(np.argmax(per_step))
     steps = _step_options(len(per_step), t_best)
     right = _argmax_codes({f"t{t}": float(per_step[t]) for t in steps})
     unit = int(a[t_best].argmax())

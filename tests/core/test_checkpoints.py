@@ -53,6 +53,12 @@ def test_hidden_question_on_a_long_sentence_keeps_the_answer_among_its_options()
     assert len(q.options) == cp.MAX_STEP_OPTIONS and q.right == ("t25",) and "t25" in q.options
 
 
+def test_a_diverged_model_asks_nothing_it_cannot_answer():
+    assert cp.hidden_question(np.full((3, 2), np.nan), ["a", "b", "c"]) is None
+    h = np.array([[np.nan, 0.1], [np.inf, 0.2], [0.3, np.nan]])
+    assert cp.hidden_question(h, ["a", "b", "c"]).right == ("t2",)
+
+
 def test_output_question_is_the_largest_cross_entropy():
     model, ids, tr = model_and_trace(seed=2)
     targets = tr.targets
