@@ -5,6 +5,8 @@ never a name). Every call to the store goes through here: a StoreError becomes o
 page (errors.store_unavailable), and the page keeps drawing."""
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from rnnviz.errors import InputError, StoreError
@@ -13,11 +15,16 @@ from rnnviz.serve.classroom_store import ClassInfo, ClassStore, clean_code, new_
 from .i18n import error_text, t
 
 CLASS, TEACHER, SID = "_class_code", "_class_teacher", "_class_sid"
+RETRY_S = 30.0  # after a store failure, the session waits this long before trying again
 LINK_PARAMS = ("class", "teacher", "lesson", "step")  # the link's class parameters: no widget's
 
 
 def store() -> ClassStore | None:
-    """The class store, or None (a notice says why) when it cannot be opened."""
+    """The class store, or None (a notice says why) when it cannot be opened. After a failure
+    the session does not try again for RETRY_S seconds: a down database never slows every run."""
+    if time.time() < st.session_state.get("_class_store_down", 0.0):
+        failed(StoreError())
+        return None
     try:
         return store_from_env()
     except StoreError as err:
@@ -27,9 +34,12 @@ def store() -> ClassStore | None:
 
 def failed(err: Exception) -> None:
     """A store failure or a bad class: one notice, once per run."""
+    if isinstance(err, StoreError):
+        st.session_state["_class_store_down"] = time.time() + RETRY_S
     shown = st.session_state.setdefault("_class_notices", set())
     text = error_text(err) if isinstance(err, InputError) else t(f"errors.{getattr(err, 'key', '')}")
     if text not in shown:
+        shown.add(text)
         st.warning(text, icon=":material/cloud_off:")
 
 

@@ -129,3 +129,13 @@ def test_the_solution_opens_only_after_a_check(app):
     at.button(key=toggle.key.removesuffix("_solution") + "_check").click()
     at.run()
     assert not next(tg for tg in at.toggle if tg.key == toggle.key).proto.disabled
+
+
+def test_a_failing_database_is_a_notice_and_the_page_draws(app, monkeypatch):
+    monkeypatch.setenv("RNNVIZ_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+    at = app("pages/bptt.py", query={"class": "ABCDEFGH"}, checkpoints=True)
+    at.radio(key="checkpoint_bptt_1").set_value("below")
+    at.button(key="checkpoint_bptt_1_commit").click()
+    at.run()
+    assert not at.exception and has_chart(at, "bptt_norms_chart")
+    assert any("class store cannot be reached" in w.value for w in at.warning)
