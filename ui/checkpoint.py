@@ -42,6 +42,10 @@ def ask(q: Question | None) -> bool:
     if q is None or lesson.hidden(q.key):
         return True
     done = st.session_state.get(_done_key(q))
+    if done and done.get("pending") and classroom.code():  # the store failed at commit: send again
+        done["round"] = classroom.record(q.key, *done["pending"])
+        if done["round"] is not None:
+            done.pop("pending")
     open_round = classroom.current_round(q.key) if done and not done.get("skipped") else None
     new_round = bool(done and done.get("round") and open_round and open_round > done["round"])
     with st.container(border=True):
@@ -70,10 +74,12 @@ def _pose(q: Question, question: str) -> None:
         st.warning(t("checkpoint.choose_first"))
     elif commit:
         ok = grade(q, answer)
-        rnd = classroom.record(q.key, answer, ok, time.time() - t0)
+        sent = (answer, ok, time.time() - t0)
+        rnd = classroom.record(q.key, *sent)
         st.session_state[_done_key(q)] = {
             "answer": names.get(answer, ""), "truth": option_text(q, q.truth), "ok": ok, "round": rnd,
-            "why": t(f"checkpoint.{q.page}.why", **_values(q.why)), "question": question}
+            "why": t(f"checkpoint.{q.page}.why", **_values(q.why)), "question": question,
+            "pending": sent if rnd is None and classroom.code() else None}  # kept: sent on later runs
         st.rerun()
     elif skip:
         st.session_state[_done_key(q)] = {"skipped": True, "question": question}

@@ -32,6 +32,7 @@ CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud f
 CODE_LENGTH = 8  # 31^8 ~ 8.5e11 codes: not guessable within a class's lifetime
 DEFAULT_HOURS = 24.0
 SQLITE_NAME = "classes.sqlite3"
+CONNECT_TIMEOUT_S = 10  # PostgreSQL; a loaded server answers slowly, a down one is a notice
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)""",
@@ -128,7 +129,7 @@ class ClassStore:
         StoreError on any database failure."""
         try:
             if self.postgres:
-                conn = psycopg.connect(self.url, connect_timeout=5)
+                conn = psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(self.path, timeout=10)

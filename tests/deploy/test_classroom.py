@@ -31,7 +31,9 @@ async def answer(s: Session, page: str, key: str, option: int) -> None:
     run = await s.rerun(page)
     assert key in run.options, f"{key} not drawn on {page}"
     s.set_widget(key, run.options[key][option % len(run.options[key])])  # a radio's value: its label
-    await s.rerun(page, click=f"{key}_commit")
+    run = await s.rerun(page, click=f"{key}_commit")
+    assert any(kind in (1, 4) for kind, _ in run.alerts), (page, run.alerts)  # right / wrong shown
+    assert not any("class store" in body for _, body in run.alerts), (page, run.alerts)
 
 
 DONE = {"answers": 0}
