@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from rnnviz.explain.checkpoints import Question, grade
+from rnnviz.explain.checkpoints import KEYS, Question, grade
 
 from . import classroom, lesson
 from .i18n import t
@@ -60,6 +60,20 @@ def ask(q: Question | None) -> bool:
             st.caption(t("checkpoint.lead"))
         _pose(q, question)
     return st.session_state.get(_done_key(q)) is not None
+
+
+def send_pending() -> None:
+    """Each run, in a class: answers the store could not take at commit are sent again (the
+    write is idempotent), whichever page the learner is on now."""
+    if not classroom.code():
+        return
+    for key in KEYS:
+        done = st.session_state.get(f"_{key}_done")
+        if done and done.get("pending"):
+            done["round"] = classroom.record(key, *done["pending"])
+            if done["round"] is None:
+                return  # still down: the next run tries again (after the store's back-off)
+            done.pop("pending")
 
 
 def _pose(q: Question, question: str) -> None:

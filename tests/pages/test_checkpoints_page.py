@@ -139,3 +139,18 @@ def test_a_failing_database_is_a_notice_and_the_page_draws(app, monkeypatch):
     at.run()
     assert not at.exception and has_chart(at, "bptt_norms_chart")
     assert any("class store cannot be reached" in w.value for w in at.warning)
+
+
+def test_an_answer_the_store_refused_is_sent_on_a_later_run(app, data_dir, monkeypatch):
+    store = ClassStore(data_dir=data_dir)
+    c = store.create_class()
+    monkeypatch.setenv("RNNVIZ_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")  # down
+    at = app("pages/output.py", query={"class": c.code}, checkpoints=True)
+    at.radio(key="checkpoint_output_1").set_value(at.radio(key="checkpoint_output_1").options[0])
+    at.button(key="checkpoint_output_1_commit").click()
+    at.run()
+    assert store.counts(c.code) == {}
+    monkeypatch.delenv("RNNVIZ_DATABASE_URL")  # back up (this session waits out its back-off)
+    at.session_state["_class_store_down"] = 0.0
+    at.run()
+    assert store.counts(c.code)["checkpoint_output_1"]["1"]["answered"] == 1
