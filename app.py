@@ -5,7 +5,7 @@
 import streamlit as st
 
 from rnnviz.serve.threads import one_thread_per_run
-from ui import navigation, sidebar
+from ui import checkpoint, classroom, lesson, navigation, sidebar, teacher
 from ui.i18n import first_visit_lang, t
 
 one_thread_per_run()  # thread settings are no import side effect: set here, once
@@ -13,6 +13,13 @@ first_visit_lang()  # before the first t(): the link's ?lang= or the browser's l
 st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
 navigation.phone_style()
 nav = st.navigation(navigation.available_pages())
+classroom.read_link()  # ?class= (a student) and ?teacher= (the teacher view), kept in the session
+checkpoint.send_pending()  # answers the class store could not take yet
+lesson.read_link()  # ?lesson=: Next / Back through a teacher's lesson
 slots = sidebar.sidebar()
-nav.run()
+if teacher.asked():
+    teacher.view()  # ?class=CODE&teacher=TOKEN: the class's answers, live (refused without the token)
+else:
+    lesson.bar(nav.url_path)
+    nav.run()
 sidebar.share_link(slots)  # last: the page's own widgets have put their values in the URL by now

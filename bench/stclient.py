@@ -37,6 +37,7 @@ class Run:
     exceptions: list = field(default_factory=list)
     tables: list = field(default_factory=list)       # st.dataframe contents (pandas)
     status: int | None = None
+    options: dict = field(default_factory=dict)      # a radio's key -> its options as shown
 
     def text(self) -> str:
         return "\n".join(self.markdown + [b for _, b in self.alerts])
@@ -179,11 +180,15 @@ class Session:
             run.alerts.append((body.format, body.body))
         elif kind == "dataframe" and body.arrow_data.data:
             run.tables.append(_arrow_frame(body.arrow_data.data))
+        elif kind == "metric":
+            run.markdown.append(f"{body.label}: {body.body}")
         elif kind == "exception":
             run.exceptions.append(f"{body.type}: {body.message}")
         wid = getattr(body, "id", "")
         if isinstance(wid, str) and wid.startswith("$$ID-"):
             key = wid.split("-", 2)[2] if wid.count("-") >= 2 else ""
+            if key and kind == "radio":
+                run.options[key] = list(body.options)
             if key:
                 self.widget_ids[key] = wid
                 self.seen.add(key)

@@ -130,11 +130,11 @@ class Cluster:
         self.balancer: subprocess.Popen | None = None
         self.url = f"http://{LOOPBACK}:{self.port}"
 
-    def _start_replica(self, name: str) -> tuple[subprocess.Popen, int]:
-        port = free_port()
+    def _start_replica(self, name: str, port: int | None = None) -> tuple[subprocess.Popen, int]:
+        port = port or free_port()
         threads = str(max(1, (os.cpu_count() or 1) // self.k))
         env = dict(self.env, RNNVIZ_REPLICA=name, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
-        with open(self.logs / f"replica-{self.port}-{name}.log", "w") as log:
+        with open(self.logs / f"replica-{self.port}-{name}.log", "a") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
                  LOOPBACK, "--server.port", str(port), "--server.headless", "true",
@@ -172,6 +172,13 @@ class Cluster:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+    def restart_replica(self, name: str) -> None:
+        """Kill one replica (SIGKILL, as a crash) and start it again on its port; wait until healthy."""
+        self.stop_replica(name)
+        _, port = self.replicas[name]
+        self.replicas[name] = self._start_replica(name, port)
+        wait_healthy(f"http://{LOOPBACK}:{port}")
 
     def stop(self) -> None:
         if self.balancer is not None:

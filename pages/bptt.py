@@ -2,7 +2,7 @@
 Jacobians and all-pairs norms, vanishing / exploding, float32's limits, gradient checking,
 clipping, and the notes beside the app. J is computed once here and passed to every view."""
 from ui import session
-from ui.sections import bptt
+from ui.sections import bptt, checkpoints
 
 bptt.intro()
 cur = session.current()
@@ -21,8 +21,10 @@ bptt.backward_cost(cur)
 
 view = bptt.scale_control(cur, J)
 bptt.look_here(cur, view, look)
-cell = bptt.heatmap(cur, view)  # (s, t, direction): clicked or typed
-bptt.chain(cur, view, cell)
+if checkpoints.bptt(view):  # predict first: the verdict and the heatmap answer it
+    bptt.verdict(view)
+    cell = bptt.heatmap(cur, view)  # (s, t, direction): clicked or typed
+    bptt.chain(cur, view, cell)
 bptt.jacobian_view(cur, view, t)
 
 bptt.distance(cur, view)

@@ -2,6 +2,7 @@
 row update (GD, weight decay, Adam, a tied model), similar words, word order, word hashing,
 and a hand exercise. A table of contents: the sections are in ui/sections/embedding/."""
 from ui import session
+from ui.sections import checkpoints
 from ui.sections import embedding as emb
 
 emb.upgrade_old_link()  # links made before the page used codes keep working
@@ -15,7 +16,8 @@ emb.lookup(cur, E, t)
 emb.shapes(cur, E)
 emb.batch(cur, E)
 emb.gradient_and_update(cur, E, t)
-emb.similar(cur, E, t)
+if checkpoints.embedding(cur, E, t):  # predict first: the nearest row, then the figure
+    emb.similar(cur, E, t)
 emb.order(cur, E)
 emb.representations(cur, E)
 emb.exercise_section(cur)

@@ -2,13 +2,14 @@
 moves the state, one gated step written out, the gates over the sentence, a long-range task
 measured for the three cells, and one LSTM step by hand."""
 from ui import session
-from ui.sections import gates, gates_task
+from ui.sections import checkpoints, gates, gates_task
 
 gates.intro()
 cur = session.current()
 runs = gates.trio(cur)  # Elman, LSTM, GRU on this sentence: traces, ||dh_s/dx_t||, horizons
-gates.look_here(runs)
-gates.compare(runs)
+if checkpoints.gates(runs):  # predict first: the reach numbers are in both sections
+    gates.look_here(runs)
+    gates.compare(runs)
 run = gates.step_section(cur, runs)
 gates.over_sentence(run)
 gates_task.long_range()

@@ -1,5 +1,5 @@
 """Overview: the sentence as tokens and ids, the model's sizes, a first heatmap of h_t."""
-from ui import session
+from ui import session, teacher
 from ui.sections import home
 
 home.intro()
@@ -9,3 +9,4 @@ home.tokens(cur)
 home.sizes(cur)
 home.heatmap(cur)
 home.next_pages()
+teacher.create_box()  # a teacher makes a class here: its student and teacher links

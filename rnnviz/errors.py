@@ -12,3 +12,14 @@ class InputError(ValueError):
         super().__init__(message)
         self.key = key
         self.values = dict(values or {})
+
+
+class StoreError(RuntimeError):
+    """The class store (SQLite or PostgreSQL) failed: unreachable, locked, or refused a write.
+
+    The one error type of rnnviz.serve.classroom_store; a page shows it as a notice
+    (`key` names it in the catalogue under "errors.<key>") and keeps drawing."""
+
+    def __init__(self, message: str = "", key: str = "store_unavailable"):
+        super().__init__(message)
+        self.key = key

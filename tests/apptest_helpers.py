@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 
+from rnnviz.explain.checkpoints import KEYS as CHECKPOINTS
+
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i1": np.int8, "u1": np.uint8, "i2": np.int16,
            "u2": np.uint16, "i4": np.int32, "u4": np.uint32, "i8": np.int64, "u8": np.uint64}
 
@@ -42,3 +44,11 @@ def overview_h(at) -> np.ndarray:
     """The overview's h_t heatmap as (T, H) like the Trace (it is drawn units x steps)."""
     fig = next(f for f in figures(at) if f["data"] and f["data"][0].get("type") == "heatmap")
     return np.asarray(fig["data"][0]["z"], dtype=float).T
+
+
+def skip_checkpoints(at) -> None:
+    """Before the first run: every checkpoint already skipped in this session, so a test of what a
+    page draws sees the figures the checkpoints guard (tests/pages/test_checkpoints_page.py tests
+    the checkpoints themselves)."""
+    for key in CHECKPOINTS:
+        at.session_state[f"_{key}_done"] = {"skipped": True, "question": ""}

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.apptest_helpers import skip_checkpoints
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 torch.set_num_threads(1)  # as app.py sets it: core numbers are computed as the app computes them
@@ -17,11 +19,14 @@ def app():
     """A fresh AppTest of the whole app (one per test: sessions never share state)."""
     from streamlit.testing.v1 import AppTest
 
-    def make(page: str | None = None, query: dict | None = None, model: str | None = "default"):
+    def make(page: str | None = None, query: dict | None = None, model: str | None = "default",
+             checkpoints: bool = False):
         """model: pinned to the word-level model ("default") that these tests were written for,
         unless the query names one; model=None opens what a fresh session opens (the start
         model, rnnviz.store.catalog.START_MODEL)."""
         at = AppTest.from_file(APP, default_timeout=60)
+        if not checkpoints:  # checkpoints=True: the page's predict-first questions are asked
+            skip_checkpoints(at)
         query = dict(query or {})
         if model is not None:
             query.setdefault("model", model)
@@ -58,3 +63,18 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_configure(config):
     os.environ.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server on loopback for this test run (tests/pgserver.py)."""
+    from tests.pgserver import PgServer
+    server = PgServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A fresh, empty PostgreSQL database of the session's server."""
+    return pg_server.new_database()

@@ -134,6 +134,7 @@ def check_link_once() -> None:
         return
     st.session_state["_link_checked"] = True
     rejected, unused = rejected_items(st.session_state.get("_link_initial", {}), dict(st.session_state),
+                                      skip=("model", "class", "teacher", "lesson", "step"),
                                       current=current_params())
     notices().extend(t("links.rejected", **{k: md_escape(v) for k, v in r.items()}) for r in rejected)
     if unused:

@@ -167,8 +167,10 @@ def start_page() -> None:
     A page that Streamlit runs alone (a deep link as a server's first request; AppTest after
     switch_page) gets the sidebar drawn here first (ui.links.page_runs_alone)."""
     if links.page_runs_alone():
+        from .lesson import bar  # only here, as the sidebar: neither calls back
         from .sidebar import sidebar  # only here: the sidebar itself never calls back
         sidebar()
+        bar(st.session_state.get("_page_url", ""))  # the lesson's Next / Back (set by its last move)
     start_of_run()
 
 

@@ -154,7 +154,11 @@ def exercise(key: str, ask: Callable[[], object], check: Callable[[object], Verd
     answer = ask()
     c1, c2 = st.columns(2)
     checked = c1.button(t("exercise.check"), key=f"{key}_check", type="primary")
-    shown = c2.toggle(t("exercise.show_solution"), key=f"{key}_solution")
+    if checked:  # attempt first: the solution opens only after at least one Check
+        st.session_state[f"_{key}_checked"] = True
+    tried = bool(st.session_state.get(f"_{key}_checked"))
+    shown = c2.toggle(t("exercise.show_solution"), key=f"{key}_solution", disabled=not tried,
+                      help=None if tried else t("exercise.check_first")) and tried
     result = None
     if checked:
         with guard():

@@ -28,6 +28,7 @@ MAY_IMPORT = {
     "explain": {"leaf", "engine", "text", "store"},
     "figures": {"leaf"},
     "serve": {"leaf", "store"},
+    "classroom": {"leaf", "serve"},  # rnnviz/classroom.py: the class CLI (python -m rnnviz.classroom)
     "rnnviz": {"leaf", "engine"},  # rnnviz/__init__.py: the public core contract (DESIGN section 3)
 }
 # Files whose old-name aliases are being removed in a parallel change (issue 23); drop a name

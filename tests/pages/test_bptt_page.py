@@ -7,7 +7,7 @@ from rnnviz.explain import bptt as chains
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 
@@ -21,6 +21,8 @@ def page(app, text, model="notes"):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+
+    skip_checkpoints(at)
     at.session_state["model"] = model
     at.session_state["text"] = text
     at.run()
@@ -208,6 +210,7 @@ def test_bidirectional_heatmap_offers_both_directions():
     from rnnviz.engine.jacobians import backward_jacobian_norms
     model, vocab = _own("elman", True)
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"mine": (model, vocab, {})}
     at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats you"
     at.run()
@@ -226,6 +229,7 @@ def test_jordan_model_says_what_is_not_shown():
     from streamlit.testing.v1 import AppTest
     model, vocab = _own("jordan", False)
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"mine": (model, vocab, {})}
     at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats"
     at.run()
@@ -236,6 +240,7 @@ def test_jordan_model_says_what_is_not_shown():
 def test_chinese_page_is_mostly_chinese(app):
     from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    skip_checkpoints(at)
     at.session_state["model"], at.session_state["text"], at.session_state["lang"] = "notes", "I like cats", "zh"
     at.run()
     no_exception(at)
@@ -298,6 +303,7 @@ def _own_over_budget(monkeypatch, cell, H, steps=20, bidirectional=False):
     words = [w for w in vocab.itos if w.isalpha()][:12]
     text = " ".join(words[i % len(words)] for i in range(60))
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"big": (model, vocab, {"level": "word"})}
     at.session_state["model"] = OWN_PREFIX + "big"
     at.session_state["text"] = text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apptest_helpers import no_exception
+from tests.apptest_helpers import no_exception, skip_checkpoints
 from tests.conftest import ROOT
 from tests.diverged_models import MODELS, TEXT, VOCAB
 
@@ -23,6 +23,8 @@ def test_page_shows_a_diverged_model_without_crashing(models, page, kind):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"blown": (models[kind], VOCAB, {"level": "word"})}
     at.session_state["model"] = "own:blown"
     at.session_state["text"] = TEXT

@@ -11,7 +11,7 @@ from rnnviz.explain import embedding as emb
 from rnnviz.store.catalog import default_model
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 
 PAGE = "pages/embedding.py"
 RULES = {"gd": "Plain gradient descent", "wd": "SGD + weight decay", "adam": "Adam (its 2nd step)",
@@ -249,6 +249,7 @@ def link_app(params: dict):
 
     from tests.conftest import APP, ROOT
     at = AppTest.from_file(APP, default_timeout=60)
+    skip_checkpoints(at)
     for k, v in params.items():
         at.query_params[k] = v
     at.switch_page(str(ROOT / PAGE))
@@ -363,6 +364,7 @@ def zh_page():
 
     from tests.conftest import APP, ROOT
     at = AppTest.from_file(APP, default_timeout=60)
+    skip_checkpoints(at)
     at.query_params["model"] = "default"  # pinned like conftest's app(): the word-level model
     at.session_state["lang"] = "zh"
     at.switch_page(str(ROOT / PAGE))

@@ -16,7 +16,7 @@ from rnnviz.explain.exercises import gates as gx
 from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 PAGE = "pages/gates.py"
@@ -26,6 +26,7 @@ SENTENCE = "Arrive Taipei on November 2nd"
 def _open(model: str = "default", text: str = SENTENCE, lang: str | None = None, **state):
     """The page on its own with the sidebar's session keys set (as in test_hidden_page._open)."""
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=120)
+    skip_checkpoints(at)
     at.session_state["model"] = model
     at.session_state["text"] = text
     if lang:
@@ -104,6 +105,7 @@ def test_the_gru_switch_and_its_link_value():
     assert "update gate" in _md(at) and at.table[0].value.shape[0] == 9
     from tests.conftest import APP
     linked = AppTest.from_file(APP, default_timeout=120)
+    skip_checkpoints(linked)
     linked.query_params["gates_cell"] = "gru"  # a shared link: the URL value is the option value
     linked.switch_page(str(ROOT / PAGE))
     linked.run()
@@ -230,6 +232,7 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
     from rnnviz.text.tokenize import UNK, prepare
     from tests.conftest import APP
     at = AppTest.from_file(APP, default_timeout=120)
+    skip_checkpoints(at)
     at.query_params["text"] = "the cat sat on the mat"  # and no model: the start model
     at.switch_page(str(ROOT / PAGE))
     at.run()

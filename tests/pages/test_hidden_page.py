@@ -10,7 +10,7 @@ from rnnviz.engine.trace import trace
 from rnnviz.explain import hidden as hd
 from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.text.corpora import lm_pair
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 PAGE = "pages/hidden.py"
@@ -36,6 +36,8 @@ def _open(app, model: str = "default", text: str | None = None):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+
+    skip_checkpoints(at)
     at.session_state["model"] = model
     at.session_state["text"] = text
     return at.run()
@@ -219,6 +221,7 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
 
     model = RNNModel(RNNConfig(5, 3, 4, cell=cell, bidirectional=bidi), seed=3).eval()
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"mine": (model, Vocab(NOTES_VOCAB), {})}
     at.session_state["model"] = "own:mine"
     at.session_state["text"] = "I like cats"
@@ -279,6 +282,8 @@ def test_page_in_chinese(model, text):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+
+    skip_checkpoints(at)
     at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, text, "zh"
     at.run()
     no_exception(at)
@@ -306,6 +311,8 @@ def _open_notes_at_step(step: int):
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+
+    skip_checkpoints(at)
     at.session_state["model"], at.session_state["text"] = "notes", "I like cats"
     at.session_state["hid_step"] = step
     return at.run()
@@ -333,6 +340,7 @@ def test_relu_and_linear_models_get_true_sentences(phi):
 
     model = RNNModel(RNNConfig(5, 3, 4, nonlinearity=phi), seed=2).eval()
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"mine": (model, Vocab(NOTES_VOCAB), {})}
     at.session_state["model"], at.session_state["text"] = "own:mine", "I like cats"
     at.run()

@@ -12,7 +12,7 @@ from rnnviz.explain import output as out
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import EOS, prepare
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 
 PAGE = "pages/output.py"
 
@@ -26,6 +26,8 @@ def open_on(model: str, sentence: str):
     from tests.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+
+    skip_checkpoints(at)
     at.session_state["model"] = model
     at.session_state["text"] = sentence
     return at.run()
@@ -172,6 +174,8 @@ def test_rank_column_is_one_type_and_old_exercise_links_open():
     from tests.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+
+    skip_checkpoints(at)
     at.session_state["model"] = "notes"
     at.session_state["text"] = "I like cats"
     at.query_params["out_ex_seed"] = "4"  # a link made before the shared exercise widget
@@ -195,6 +199,7 @@ def test_own_jordan_and_bidirectional_models(kind):
                     cell="jordan" if kind == "jordan" else "elman", bidirectional=kind == "bidirectional")
     model = RNNModel(cfg, seed=1).eval()
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    skip_checkpoints(at)
     at.session_state["own_models"] = {"mine": (model, vocab, {"description": "test"})}
     at.session_state["model"] = "own:mine"
     at.session_state["text"] = "Leave Boston at 5 pm"
@@ -277,6 +282,8 @@ def test_page_in_chinese(model, sentence):
     from tests.conftest import ROOT
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+
+    skip_checkpoints(at)
     at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, sentence, "zh"
     at.run()
     no_exception(at)

@@ -2,7 +2,7 @@
 
 from .checks import byhand, clipping, gradcheck_view
 from .intro import intro, jacobians, look_here, look_slot, not_elman, step, toc
-from .norms import chain, heatmap, jacobian_view, scale_control
+from .norms import chain, heatmap, jacobian_view, scale_control, verdict
 from .notes import backward_cost, notation_key, notes_errata, vector_chain
 from .paths import paths, recursion, shared
 from .vanish import distance, precision, scalar
@@ -32,4 +32,5 @@ __all__ = [
     "step",
     "toc",
     "vector_chain",
+    "verdict",
 ]

@@ -15,7 +15,7 @@ from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
-from ... import cache, session
+from ... import cache, lesson, session
 from ...cellpick import pick_cell
 from ...i18n import t
 from ...model_text import prose_values
@@ -60,7 +60,8 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
     )
     norms = ("2", "fro")
     names = [t(f"bptt.norm_{k}") for k in norms]
-    ord_ = coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)
+    hide = lesson.hidden("bptt_ord")  # a lesson step may hide the choice: the spectral norm then
+    ord_ = "2" if hide else coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)
     ord_ = 2 if ord_ == "2" else "fro"
     cols = c1.columns(3)
     for col, (name, value) in zip(cols, chains.SCALE_PRESETS.items()):
@@ -78,14 +79,18 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
     J2 = J if scale == 1.0 else cache.step_jacobians(m2, tr2)
     win = cache.jacobian_window(cur.model, cur.trace)  # same T and state size at every scale
     N2 = cache.jacobian_norms(m2, tr2, 2, win.start)
-    v = chains.growth_verdict(N2)
-    with c2.container(border=True):  # the live verdict, next to the slider it answers
-        st.caption(t("bptt.verdict_label", scale=f"{scale:g}"))
-        verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
-        st.markdown(f"**{verdict}**")
-        window_caption(win)
     N = N2 if ord_ == 2 else cache.jacobian_norms(m2, tr2, ord_, win.start)
     return View(scale, m2, tr2, J2, N, N2, ord_, win)
+
+
+def verdict(view: View) -> None:
+    """The live verdict of the chosen scale (after the page's checkpoint: it gives the answer)."""
+    v = chains.growth_verdict(view.N2)
+    with st.container(border=True):
+        st.caption(t("bptt.verdict_label", scale=f"{view.scale:g}"))
+        said = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
+        st.markdown(f"**{said}**")
+        window_caption(view.win)
 
 
 def jacobian_view(cur: session.Current, view: View, t_: int) -> None:

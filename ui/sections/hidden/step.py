@@ -19,7 +19,7 @@ from ...i18n import prose, t
 from ...model_text import prose_values
 from ...page import figure_labels
 from ...widgets import md_escape, shared_step, show_figure
-from .. import probe
+from .. import checkpoints, probe
 from .common import BIND, PAGE, heat_labels
 
 now = time.monotonic  # Play's clock (a test replaces it with a steady fake)
@@ -93,7 +93,8 @@ def step_and_sentence(cur: session.Current) -> int:
         with top:
             look_here(cur, t1)
         step_view(cur, t1)
-        sentence(cur, t1)
+        if checkpoints.hidden(cur):  # predict first: the step of the largest |h_t|
+            sentence(cur, t1)
         return t1
 
     return view()

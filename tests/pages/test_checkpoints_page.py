@@ -1,0 +1,156 @@
+"""Predict, then reveal: on pages 1, 2, 3, 4 and 8 the figure a checkpoint guards is absent
+until an answer is committed (or the checkpoint skipped), and present after; in a class the
+answer goes to the store under an anonymous id, once; the teacher view needs its token; the
+solution of a page's exercise opens only after a Check."""
+from __future__ import annotations
+
+import pytest
+
+from rnnviz.serve.classroom_store import ClassStore
+
+PAGES = [  # page, checkpoint key, the key of the figure it guards
+    ("pages/embedding.py", "checkpoint_embedding_1", "emb_pca_0_chart"),
+    ("pages/hidden.py", "checkpoint_hidden_1", "hid_fig_heat_chart"),
+    ("pages/output.py", "checkpoint_output_1", "out_fig_loss_chart"),
+    ("pages/bptt.py", "checkpoint_bptt_1", "bptt_norms_chart"),
+    ("pages/gates.py", "checkpoint_gates_1", "gates_influence_chart"),
+]
+
+
+def charts(at) -> list[str]:
+    return [c.proto.id for c in at.get("plotly_chart")]
+
+
+def has_chart(at, key: str) -> bool:
+    return any(i.endswith("-" + key) for i in charts(at))
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("RNNVIZ_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("RNNVIZ_DATABASE_URL", raising=False)
+    return tmp_path / "data"
+
+
+@pytest.mark.parametrize("page,key,figure", PAGES, ids=[p[1] for p in PAGES])
+def test_the_figure_appears_only_after_the_answer(app, page, key, figure):
+    at = app(page, checkpoints=True)
+    assert not at.exception
+    assert not has_chart(at, figure)
+    radio = at.radio(key=key)
+    assert len(radio.options) >= 2 and radio.value is None
+    at.button(key=f"{key}_commit").click()
+    at.run()  # no answer chosen: still hidden, and the learner is told
+    assert not has_chart(at, figure) and at.warning
+    radio = at.radio(key=key)
+    radio.set_value(radio.options[0])
+    at.run()
+    assert not has_chart(at, figure)  # choosing is not committing
+    at.button(key=f"{key}_commit").click()
+    at.run()
+    assert not at.exception
+    assert has_chart(at, figure)
+    assert len(at.success) + len(at.error) >= 1  # the answer beside the truth
+
+
+def test_skip_reveals_and_records_nothing(app, data_dir):
+    store = ClassStore(data_dir=data_dir)
+    c = store.create_class()
+    at = app("pages/bptt.py", query={"class": c.code}, checkpoints=True)
+    assert not has_chart(at, "bptt_norms_chart")
+    at.button(key="checkpoint_bptt_1_skip").click()
+    at.run()
+    assert has_chart(at, "bptt_norms_chart") and store.counts(c.code) == {}
+
+
+def test_in_a_class_an_answer_is_stored_once_and_a_new_round_asks_again(app, data_dir):
+    store = ClassStore(data_dir=data_dir)
+    c = store.create_class()
+    at = app("pages/output.py", query={"class": c.code}, checkpoints=True)
+    at.radio(key="checkpoint_output_1").set_value(at.radio(key="checkpoint_output_1").options[0])
+    at.button(key="checkpoint_output_1_commit").click()
+    at.run()
+    at.run()  # a rerun writes nothing twice
+    counts = store.counts(c.code)["checkpoint_output_1"]
+    assert counts["1"]["answered"] == 1
+    rows = store._run("SELECT session FROM answers")
+    assert len(rows) == 1 and len(rows[0][0]) == 16  # an anonymous random id, nothing else
+    store.vote_again(c.code, "checkpoint_output_1")
+    at.run()
+    assert at.radio(key="checkpoint_output_1").value is None  # asked again, the figure stays
+    assert has_chart(at, "out_fig_loss_chart")
+    at.radio(key="checkpoint_output_1").set_value(at.radio(key="checkpoint_output_1").options[-1])
+    at.button(key="checkpoint_output_1_commit").click()
+    at.run()
+    counts = store.counts(c.code)["checkpoint_output_1"]
+    assert counts["1"]["answered"] == 1 and counts["2"]["answered"] == 1
+
+
+def test_a_missing_class_is_a_notice_and_the_page_draws(app, data_dir):
+    at = app("pages/bptt.py", query={"class": "ZZZZZZZZ"}, checkpoints=True)
+    assert not at.exception and at.radio(key="checkpoint_bptt_1")
+    at.radio(key="checkpoint_bptt_1").set_value("above")
+    at.button(key="checkpoint_bptt_1_commit").click()
+    at.run()
+    assert not at.exception and has_chart(at, "bptt_norms_chart")
+
+
+def test_the_teacher_view_needs_the_token_and_shows_the_answers(app, data_dir):
+    store = ClassStore(data_dir=data_dir)
+    c = store.create_class()
+    for i in range(3):
+        store.record_answer(c.code, "checkpoint_bptt_1", f"s{i}", "below" if i else "above", i > 0, 5.0)
+    refused = app(query={"class": c.code, "teacher": "wrong"})
+    assert refused.error and not refused.get("plotly_chart")
+    at = app(query={"class": c.code, "teacher": c.teacher_token})
+    assert not at.exception and not at.error
+    assert has_chart(at, "class_fig_checkpoint_bptt_1")
+    assert any("3" in m.value for m in at.metric)
+    at.button(key="class_vote_checkpoint_bptt_1").click()
+    at.run()
+    assert store.rounds(c.code) == {"checkpoint_bptt_1": 2}
+
+
+def test_the_home_page_creates_a_class(app, data_dir):
+    at = app()
+    at.button(key="class_create").click()
+    at.run()
+    assert not at.exception
+    links = [c.value for c in at.code if "class=" in c.value]
+    assert len(links) == 2 and "teacher=" in links[1]
+    code = links[0].split("class=")[1][:8]
+    assert ClassStore(data_dir=data_dir).get_class(code) is not None
+
+
+def test_the_solution_opens_only_after_a_check(app):
+    at = app("pages/output.py")
+    toggle = next(tg for tg in at.toggle if tg.key.endswith("_solution"))
+    assert toggle.proto.disabled
+    at.button(key=toggle.key.removesuffix("_solution") + "_check").click()
+    at.run()
+    assert not next(tg for tg in at.toggle if tg.key == toggle.key).proto.disabled
+
+
+def test_a_failing_database_is_a_notice_and_the_page_draws(app, monkeypatch):
+    monkeypatch.setenv("RNNVIZ_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+    at = app("pages/bptt.py", query={"class": "ABCDEFGH"}, checkpoints=True)
+    at.radio(key="checkpoint_bptt_1").set_value("below")
+    at.button(key="checkpoint_bptt_1_commit").click()
+    at.run()
+    assert not at.exception and has_chart(at, "bptt_norms_chart")
+    assert any("class store cannot be reached" in w.value for w in at.warning)
+
+
+def test_an_answer_the_store_refused_is_sent_on_a_later_run(app, data_dir, monkeypatch):
+    store = ClassStore(data_dir=data_dir)
+    c = store.create_class()
+    monkeypatch.setenv("RNNVIZ_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")  # down
+    at = app("pages/output.py", query={"class": c.code}, checkpoints=True)
+    at.radio(key="checkpoint_output_1").set_value(at.radio(key="checkpoint_output_1").options[0])
+    at.button(key="checkpoint_output_1_commit").click()
+    at.run()
+    assert store.counts(c.code) == {}
+    monkeypatch.delenv("RNNVIZ_DATABASE_URL")  # back up (this session waits out its back-off)
+    at.session_state["_class_store_down"] = 0.0
+    at.run()
+    assert store.counts(c.code)["checkpoint_output_1"]["1"]["answered"] == 1

@@ -1,0 +1,118 @@
+"""Predict, then reveal: a checkpoint asks what the next figure will show, takes a committed
+answer (or a skip), and only then lets the page draw the figure; the learner's answer then
+stands beside the truth with one sentence of why.
+
+    q = checkpoints.output_question(...)          # rnnviz.explain.checkpoints: computed live
+    if checkpoint.ask(q):                         # False until answered or skipped
+        output_more.whole_sentence(cur, t1, k)    # the guarded figure
+
+Widget keys: the answer is `q.key` (checkpoint_<page>_<n>), the commit button `q.key + "_commit"`,
+skip `q.key + "_skip"`. In a class (?class=CODE) a committed answer is written to the store
+under the session's anonymous id, in the checkpoint's open round; a skip records nothing."""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from rnnviz.explain.checkpoints import KEYS, Question, grade
+
+from . import classroom, lesson
+from .i18n import t
+from .widgets import md_escape
+
+
+def _done_key(q: Question) -> str:
+    return f"_{q.key}_done"
+
+
+def option_text(q: Question, code: str) -> str:
+    """An option as shown: a token of the learner's (escaped) or the catalogue's name."""
+    label = q.label_of(code)
+    return md_escape(label) if label else t(f"checkpoint.option.{code}")
+
+
+def _values(d: dict) -> dict:
+    return {k: md_escape(v) if isinstance(v, str) else v for k, v in d.items()}
+
+
+def ask(q: Question | None) -> bool:
+    """Draw the checkpoint; True once the guarded figure may be drawn (answered or skipped, in
+    this session). None (no question for this sentence) shows nothing and reveals."""
+    if q is None or lesson.hidden(q.key):
+        return True
+    done = st.session_state.get(_done_key(q))
+    if done and done.get("pending") and classroom.code():  # the store failed at commit: send again
+        done["round"] = classroom.record(q.key, *done["pending"])
+        if done["round"] is not None:
+            done.pop("pending")
+    open_round = classroom.current_round(q.key) if done and not done.get("skipped") else None
+    new_round = bool(done and done.get("round") and open_round and open_round > done["round"])
+    with st.container(border=True):
+        question = t(f"checkpoint.{q.page}.ask", **_values(q.values))
+        if done and not new_round:
+            _result(q, done)
+            return True
+        st.markdown(f"**{t('checkpoint.title')}** · {question}")
+        if new_round:
+            st.info(t("checkpoint.new_round", round=open_round))
+        else:
+            st.caption(t("checkpoint.lead"))
+        _pose(q, question)
+    return st.session_state.get(_done_key(q)) is not None
+
+
+def send_pending() -> None:
+    """Each run, in a class: answers the store could not take at commit are sent again (the
+    write is idempotent), whichever page the learner is on now."""
+    if not classroom.code():
+        return
+    for key in KEYS:
+        done = st.session_state.get(f"_{key}_done")
+        if done and done.get("pending"):
+            done["round"] = classroom.record(key, *done["pending"])
+            if done["round"] is None:
+                return  # still down: the next run tries again (after the store's back-off)
+            done.pop("pending")
+
+
+def _pose(q: Question, question: str) -> None:
+    t0 = st.session_state.setdefault(f"_{q.key}_t0", time.time())
+    names = {c: option_text(q, c) for c in q.options}
+    answer = st.radio(t("checkpoint.your_answer"), q.options, index=None, key=q.key, horizontal=True,
+                      format_func=names.__getitem__)
+    c1, c2 = st.columns([1, 1])
+    commit = c1.button(t("checkpoint.commit"), key=f"{q.key}_commit", type="primary")
+    skip = c2.button(t("checkpoint.skip"), key=f"{q.key}_skip")
+    if commit and answer is None:
+        st.warning(t("checkpoint.choose_first"))
+    elif commit:
+        ok = grade(q, answer)
+        sent = (answer, ok, time.time() - t0)
+        rnd = classroom.record(q.key, *sent)
+        st.session_state[_done_key(q)] = {
+            "answer": names.get(answer, ""), "truth": option_text(q, q.truth), "ok": ok, "round": rnd,
+            "why": t(f"checkpoint.{q.page}.why", **_values(q.why)), "question": question,
+            "pending": sent if rnd is None and classroom.code() else None}  # kept: sent on later runs
+        st.rerun()
+    elif skip:
+        st.session_state[_done_key(q)] = {"skipped": True, "question": question}
+        st.rerun()
+
+
+def _result(q: Question, done: dict) -> None:
+    """The committed answer beside the truth (as it was when answered), with why."""
+    st.caption(t("checkpoint.asked", question=done["question"]))
+    if done.get("skipped"):
+        st.caption(t("checkpoint.skipped"))
+    else:
+        key = "checkpoint.right" if done["ok"] else "checkpoint.wrong"
+        (st.success if done["ok"] else st.error)(t(key, answer=done["answer"], truth=done["truth"]))
+        st.markdown(done["why"])
+        if done.get("round"):
+            st.caption(t("checkpoint.recorded", code=classroom.code(), round=done["round"]))
+    if st.button(t("checkpoint.again"), key=f"{q.key}_again"):
+        st.session_state.pop(_done_key(q), None)
+        st.session_state.pop(f"_{q.key}_t0", None)
+        st.session_state.pop(q.key, None)
+        st.rerun()
