@@ -22,6 +22,7 @@ import inspect
 
 import streamlit as st
 import torch
+from streamlit import runtime
 
 from rnnviz import limits
 from rnnviz.engine import gradcheck, jacobians, taggers
@@ -47,11 +48,31 @@ def _tr_key(model: RNNModel, tr: Trace) -> tuple:
 
 # ---- the one byte budget -------------------------------------------------------------------
 
+def reap_closed_sessions(manager=None) -> int:
+    """Drop the closed tabs' sessions kept past server.disconnectedSessionTTL; returns how many.
+
+    Streamlit keeps a closed tab's session (its models, its uploads) for a reconnect, but its
+    store drops an expired one only when another session connects or disconnects: on a quiet
+    server a hostile session's memory stayed until the next visitor. The sweeper calls this so
+    it goes within the TTL + one sweep. It uses Streamlit 1.67's session manager internals
+    under that manager's own lock; on another version without them it does nothing."""
+    if manager is None:
+        if not runtime.exists():
+            return 0
+        manager = runtime.get_instance()._session_mgr
+    lock = getattr(manager, "_storage_lock", None)
+    store = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+    if lock is None or not hasattr(store, "expire"):
+        return 0
+    with lock:
+        return len(store.expire())
+
+
 @st.cache_resource(show_spinner=False)
 def budget() -> Budget:
     """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES."""
     b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS)
-    b.start_sweeper(limits.CACHE_SWEEP_SECONDS)
+    b.start_sweeper(limits.CACHE_SWEEP_SECONDS, also=(reap_closed_sessions,))
     return b
 
 

@@ -251,13 +251,20 @@ class Budget:
             self.expired += len(old)
             return len(old)
 
-    def sweep_and_give_back(self) -> int:
-        """sweep(), then give_back_memory(): what the sweeper thread does each time."""
+    def sweep_and_give_back(self, also=()) -> int:
+        """sweep(), each callable of `also` (a host's own cleanup, e.g. closed sessions), then
+        give_back_memory(): what the sweeper thread does each time. A failing `also` is skipped
+        (the sweeper must keep running)."""
         dropped = self.sweep()
+        for fn in also:
+            try:
+                fn()
+            except Exception:  # a host's cleanup never stops the sweeper
+                pass
         give_back_memory()
         return dropped
 
-    def start_sweeper(self, every: float) -> None:
+    def start_sweeper(self, every: float, also=()) -> None:
         """A daemon thread that sweeps every `every` seconds, then gives freed pages back to the
         OS (memory comes back after a session leaves even if nobody asks the caches again:
         the expired entries, and whatever the closed session itself held). Started once."""
@@ -268,7 +275,7 @@ class Budget:
             def run():
                 while True:
                     time.sleep(every)
-                    self.sweep_and_give_back()
+                    self.sweep_and_give_back(also)
             self._sweeper = threading.Thread(target=run, name="bytecache-sweeper", daemon=True)
             self._sweeper.start()
 

@@ -228,15 +228,18 @@ def test_a_leaving_session_is_given_back_within_the_stated_time():
 
 
 _TRIM_CHILD = """
-import gc, sys, torch
+import ctypes, gc, torch
 from rnnviz.serve.bytecache import give_back_memory
 def rss():
     with open('/proc/self/status') as f:
         return next(int(l.split()[1]) // 1024 for l in f if l.startswith('VmRSS'))
-big = [torch.ones(2_000_000) for _ in range(4)]
-del big                                    # glibc now serves blocks under 8 MB from its heap
-xs = [torch.ones(50_000) for _ in range(1000)]   # 200 MB in 200 KB tensors
-pinned = [torch.ones(10) for _ in range(1000)]   # small live blocks between them
+libc = ctypes.CDLL(None)
+libc.mallopt(-3, 32 << 20)   # M_MMAP_THRESHOLD: where a long-running server's glibc ends up
+libc.mallopt(-1, 1 << 30)    # M_TRIM_THRESHOLD: free() itself gives nothing back
+xs, pinned = [], []
+for _ in range(1000):        # 200 MB in 200 KB tensors, a small live one after each
+    xs.append(torch.ones(50_000))
+    pinned.append(torch.ones(10))
 del xs
 gc.collect()
 freed = rss()
@@ -253,3 +256,15 @@ def test_give_back_memory_returns_freed_heap_pages_to_the_os():
     freed, trimmed, pinned = int(out[0]), int(out[1]), float(out[2])
     assert pinned == 10_000.0                   # live tensors are untouched by the trim
     assert freed - trimmed > 100                # MB: glibc kept them until asked
+
+
+def test_the_sweeps_host_cleanups_run_and_a_failing_one_does_not_stop_it():
+    clock, calls = Clock(), []
+    b = Budget(1000, ttl=10, clock=clock, size=len)
+    b.cache("c").put("k", "v" * 10)
+    clock.now = 11
+
+    def broken():
+        raise RuntimeError("gone")
+    assert b.sweep_and_give_back(also=(broken, lambda: calls.append("reaped"))) == 1
+    assert calls == ["reaped"] and b.total == 0
