@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy as _copy
 import functools
+import gc
 import inspect
 
 import streamlit as st
@@ -65,7 +66,10 @@ def reap_closed_sessions(manager=None) -> int:
     if lock is None or not hasattr(store, "expire"):
         return 0
     with lock:
-        return len(store.expire())
+        reaped = len(store.expire())
+    if reaped:
+        gc.collect()   # a session's objects form cycles: on a quiet server the collector may
+    return reaped      # not run for a long time, and the session's models would stay
 
 
 @st.cache_resource(show_spinner=False)
