@@ -8,7 +8,7 @@ runs alone for --seconds ("before"); then 8 hostile sessions of one kind set up 
 maximal model trained, at most --setup s) and work for --lead s before the learner runs beside
 them for --seconds ("during"); then the learner runs alone again after they have left
 ("after"). The server's RSS (VmRSS) and peak (VmHWM) are read from /proc/<pid>/status twice a
-second; after the hostile sessions leave, the bench waits up to --recover seconds (60) for RSS
+second; after the hostile sessions leave, the bench waits --recover seconds (60) for RSS
 to come back to the scenario's baseline + 256 MB and says whether it did.
 
 Scenarios (each hostile session, bounded in count and time):
@@ -244,15 +244,16 @@ async def scenario(kind: str, base: str, mem: Memory, args) -> dict:
     peak = mem.peak()
     left = time.time()
     back = None
-    while time.time() - left < args.recover:
-        if mem.now() <= base_rss + 256:
+    while time.time() - left < args.recover:  # the whole wait: RSS at its end is reported too
+        if back is None and mem.now() <= base_rss + 256:
             back = time.time() - left
-            break
         await asyncio.sleep(0.5)
+    waited_mb = mem.now()
     after, e2 = await learner(base, args.seconds, sentence)
     return {"scenario": kind, "setup_s": round(setup_s, 1), "baseline_mb": round(base_rss),
             "peak_mb": round(peak),
-            "end_mb": round(mem.now()), "back_within_s": None if back is None else round(back, 1),
+            "end_mb": round(mem.now()), "after_wait_mb": round(waited_mb),
+            "back_within_s": None if back is None else round(back, 1),
             "recovered": back is not None,
             **{f"{name}_p50_s": round(pct(v, 0.5), 3) for name, v in (("before", before), ("during", during),
                                                                      ("after", after))},
@@ -269,7 +270,7 @@ def show(r: dict) -> None:
     print(f"{r['scenario']:10s} learner p50/p95  before {r['before_p50_s']:.2f}/{r['before_p95_s']:.2f} s  "
           f"during {r['during_p50_s']:.2f}/{r['during_p95_s']:.2f} s  after {r['after_p50_s']:.2f}/"
           f"{r['after_p95_s']:.2f} s  | RSS baseline {r['baseline_mb']} MB, peak {r['peak_mb']} MB, "
-          f"end {r['end_mb']} MB, {back}", flush=True)
+          f"after the wait {r['after_wait_mb']} MB, end {r['end_mb']} MB, {back}", flush=True)
     for key in ("learner_errors", "hostile_errors", "upload_refused"):
         for e in r[key]:
             print(f"    {key}: {e}")

@@ -34,10 +34,16 @@ MAX_CONCURRENT_TRAININGS = max(1, int(os.environ.get("RNNVIZ_MAX_TRAININGS", "2"
 TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_SHARE", "0.5"))))
 # ONE byte budget for every per-sentence or per-model cache of the process (rnnviz.bytecache.Budget,
 # ui/cache.py), LRU across all of them; an entry unused for CACHE_TTL_SECONDS expires (a sweep every
-# CACHE_SWEEP_SECONDS gives the memory back after a session leaves). A host may set them.
+# CACHE_SWEEP_SECONDS drops it and asks glibc to give freed pages back). A host may set them.
+# Memory must be back within MEMORY_BACK_SECONDS of a session leaving (issue 22): TTL + one sweep,
+# and Streamlit's server.disconnectedSessionTTL (.streamlit/config.toml, the closed session's own
+# state and uploads) + one sweep, both within it (a TTL of 300 s held the whole budget 5 minutes
+# after the session left). A learner idle for 40 s recomputes a page's results (milliseconds for
+# the notes' models).
 CACHE_BYTES = int(os.environ.get("RNNVIZ_CACHE_BYTES", str(256_000_000)))
-CACHE_TTL_SECONDS = float(os.environ.get("RNNVIZ_CACHE_TTL", "300"))
-CACHE_SWEEP_SECONDS = 15.0
+CACHE_TTL_SECONDS = float(os.environ.get("RNNVIZ_CACHE_TTL", "40"))
+CACHE_SWEEP_SECONDS = 10.0
+MEMORY_BACK_SECONDS = 60.0
 MAX_SHORT_JOBS = max(1, int(os.environ.get("RNNVIZ_MAX_SHORT_JOBS", "2")))  # the short lane's slots
 # Wall-time caps (pacer sleeps included). Page 6's largest run (V = 5,000, d = H = 128, T = 64,
 # batch 64) measured about 4 s per step on 2 shared cores: its 5,000 steps took ~5.5 h and held a

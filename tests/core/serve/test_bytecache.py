@@ -1,5 +1,9 @@
 """The byte-bounded LRU: size estimates against known storage sizes, eviction order, budget."""
+import subprocess
+import sys
 import threading
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -8,8 +12,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnviz import RNNConfig, RNNModel, trace
-from rnnviz.serve.bytecache import Budget, ByteLRU, nbytes
+from rnnviz import RNNConfig, RNNModel, limits, trace
+from rnnviz.serve.bytecache import _MALLOC_TRIM, Budget, ByteLRU, give_back_memory, nbytes
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_nbytes_counts_storage_of_tensors_and_arrays():
@@ -194,3 +200,71 @@ def test_word2vec_pairs_are_int32_arrays_with_the_same_pairs_as_the_window():
         c, o = w2v.pair_batch(pc, torch.tensor([0, len(want) - 1, 0]))
         assert c.dtype == torch.int64 and c.tolist() == [want[0][0], want[-1][0], want[0][0]]
         assert o.tolist() == [want[0][1], want[-1][1], want[0][1]]
+
+
+def test_the_sweeper_drops_idle_entries_and_its_trim_leaves_live_ones_intact():
+    clock = Clock()
+    b = Budget(10**9, ttl=limits.CACHE_TTL_SECONDS, clock=clock)
+    c = b.cache("c")
+    kept = torch.arange(100_000, dtype=torch.float32)
+    c.put("idle", torch.ones(1_000_000))
+    clock.now = limits.CACHE_TTL_SECONDS / 2
+    c.put("live", kept)
+    clock.now = limits.CACHE_TTL_SECONDS + 1       # "idle" is past the TTL, "live" is not
+    assert b.sweep_and_give_back() == 1
+    assert "idle" not in c and torch.equal(c.get("live"), torch.arange(100_000, dtype=torch.float32))
+    assert b.total == nbytes(kept)
+    assert give_back_memory() in (True, False)      # absent on non-glibc C libraries: no call
+
+
+def test_a_leaving_session_is_given_back_within_the_stated_time():
+    """Issue 22: memory back within MEMORY_BACK_SECONDS of a session leaving. The cache's
+    entries expire after CACHE_TTL_SECONDS and the closed session's own state (models, uploads)
+    after Streamlit's disconnectedSessionTTL; the next sweep gives both back."""
+    with open(ROOT / ".streamlit" / "config.toml", "rb") as f:
+        session_ttl = tomllib.load(f)["server"]["disconnectedSessionTTL"]
+    sweep = limits.CACHE_SWEEP_SECONDS
+    assert max(limits.CACHE_TTL_SECONDS, session_ttl) + sweep <= limits.MEMORY_BACK_SECONDS
+
+
+_TRIM_CHILD = """
+import ctypes, gc, torch
+from rnnviz.serve.bytecache import give_back_memory
+def rss():
+    with open('/proc/self/status') as f:
+        return next(int(l.split()[1]) // 1024 for l in f if l.startswith('VmRSS'))
+libc = ctypes.CDLL(None)
+libc.mallopt(-3, 32 << 20)   # M_MMAP_THRESHOLD: where a long-running server's glibc ends up
+libc.mallopt(-1, 1 << 30)    # M_TRIM_THRESHOLD: free() itself gives nothing back
+xs, pinned = [], []
+for _ in range(1000):        # 200 MB in 200 KB tensors, a small live one after each
+    xs.append(torch.ones(50_000))
+    pinned.append(torch.ones(10))
+del xs
+gc.collect()
+freed = rss()
+assert give_back_memory()
+print(freed, rss(), float(sum(p.sum() for p in pinned)))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or _MALLOC_TRIM is None,
+                    reason="malloc_trim is glibc's")
+def test_give_back_memory_returns_freed_heap_pages_to_the_os():
+    out = subprocess.run([sys.executable, "-c", _TRIM_CHILD], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True).stdout.split()
+    freed, trimmed, pinned = int(out[0]), int(out[1]), float(out[2])
+    assert pinned == 10_000.0                   # live tensors are untouched by the trim
+    assert freed - trimmed > 100                # MB: glibc kept them until asked
+
+
+def test_the_sweeps_host_cleanups_run_and_a_failing_one_does_not_stop_it():
+    clock, calls = Clock(), []
+    b = Budget(1000, ttl=10, clock=clock, size=len)
+    b.cache("c").put("k", "v" * 10)
+    clock.now = 11
+
+    def broken():
+        raise RuntimeError("gone")
+    assert b.sweep_and_give_back(also=(broken, lambda: calls.append("reaped"))) == 1
+    assert calls == ["reaped"] and b.total == 0
