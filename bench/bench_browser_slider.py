@@ -1,0 +1,204 @@
+"""A step-slider move in Chromium, two checkouts side by side: how long until the page's script
+has finished and the page is drawn, and how many bytes a page visit receives.
+
+    python bench/bench_browser_slider.py [BASE_ROOT [CURRENT_ROOT]] [--repeat 5]
+                                         [--pages embedding,hidden,output,bptt,gates] [--lang en]
+
+Defaults: BASE_ROOT /work/wt/base (commit 6134da8, the "before"), CURRENT_ROOT this checkout.
+Both servers are started (`streamlit run` on 127.0.0.1, free ports, bench/appserver.py) and
+driven by the system Chromium (Playwright, headless, never a downloaded browser). For each
+page, the two roots are measured one after the other (which goes first alternates), each in a
+new browser context:
+
+- visit: goto <page>?lang=<lang> until the run has finished (a ForwardMsg script_finished
+  frame has arrived and Streamlit's running indicator is gone), and the bytes received: the
+  sum of the websocket frames' payload sizes (page.on("websocket") framereceived) during
+  the visit;
+- slider move, --repeat times: the page's step slider is focused and ArrowRight (then
+  ArrowLeft, alternately, so every press is a change) is pressed; "finished" is the time from
+  the key press until the browser receives the script_finished frame of the rerun it caused;
+  "drawn" adds the wait until the running indicator is gone and two animation frames later.
+  Bytes per move: the frames received meanwhile.
+
+Prints per page and root the medians, and the ratio base / current (> 1: current faster).
+Bounded: at most 20 repeats and --max-seconds overall (then it stops and says so).
+Not a test: nothing asserts on the figures. Loopback only.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+from bench.appserver import app_server  # noqa: E402
+from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
+
+SLIDERS = {"embedding": "emb_step", "hidden": "hid_step", "output": "out_step", "bptt": "bptt_step",
+           "gates": "gates_step", "slots": "slot_force_step", "origins": "origins_centre"}
+MAX_REPEAT = 20
+IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+                   && !!document.querySelector('[data-testid="stMain"]')"""
+TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+
+
+class Frames:
+    """Websocket frames a page receives: bytes, and when each script_finished arrived."""
+
+    def __init__(self):
+        self.bytes = 0
+        self.finished: list[float] = []
+
+    def attach(self, pg) -> None:
+        pg.on("websocket", lambda ws: ws.on("framereceived", self.on_frame))
+
+    def on_frame(self, payload) -> None:
+        now = time.perf_counter()
+        data = payload.encode() if isinstance(payload, str) else payload
+        self.bytes += len(data)
+        fwd = ForwardMsg()
+        try:
+            fwd.ParseFromString(data)
+        except Exception:  # noqa: BLE001 - not a ForwardMsg: counted, not parsed
+            return
+        if fwd.WhichOneof("type") == "script_finished" and \
+                fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+            self.finished.append(now)
+
+
+def wait_finished(pg, frames: Frames, count: int, timeout_s: float) -> float | None:
+    """Wait (pumping Playwright's events) until more than `count` script_finished frames have
+    arrived; returns the arrival time of the first new one, None on timeout."""
+    deadline = time.perf_counter() + timeout_s
+    while len(frames.finished) <= count and time.perf_counter() < deadline:
+        pg.wait_for_timeout(10)
+    return frames.finished[count] if len(frames.finished) > count else None
+
+
+def settle(pg, timeout_s: float) -> None:
+    pg.wait_for_function(IDLE_JS, timeout=timeout_s * 1000)
+    pg.evaluate(TWO_FRAMES_JS)
+
+
+def measure(browser, base: str, page: str, args) -> dict:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = ctx.new_page()
+    frames = Frames()
+    frames.attach(pg)
+    out = {"visit_s": None, "visit_bytes": None, "finished_s": [], "drawn_s": [], "move_bytes": []}
+    try:
+        t0 = time.perf_counter()
+        pg.goto(f"{base}/{page}?lang={args.lang}", timeout=args.timeout * 1000)
+        if wait_finished(pg, frames, 0, args.timeout) is None:
+            out["error"] = "no script_finished on the visit"
+            return out
+        settle(pg, args.timeout)
+        slider = pg.locator(f".st-key-{SLIDERS[page]} [role='slider']").first
+        slider.wait_for(timeout=args.timeout * 1000)
+        pg.wait_for_timeout(500)  # late frames of the visit (e.g. a rerun the page asked for)
+        out["visit_s"], out["visit_bytes"] = time.perf_counter() - t0, frames.bytes
+        for i in range(args.repeat):
+            pg.wait_for_timeout(300)
+            slider.focus()  # again each time: a rerun may have replaced the element
+            n, b = len(frames.finished), frames.bytes
+            t0 = time.perf_counter()
+            pg.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            done = wait_finished(pg, frames, n, args.timeout)
+            if done is None:
+                out["error"] = f"move {i + 1}: no script_finished in {args.timeout:.0f} s"
+                break
+            settle(pg, args.timeout)
+            out["finished_s"].append(done - t0)
+            out["drawn_s"].append(time.perf_counter() - t0)
+            out["move_bytes"].append(frames.bytes - b)
+    finally:
+        ctx.close()
+    return out
+
+
+def med(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("roots", nargs="*", help="BASE_ROOT [CURRENT_ROOT]")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--pages", default="embedding,hidden,output,bptt,gates")
+    ap.add_argument("--lang", default="en")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds per wait at most")
+    ap.add_argument("--max-seconds", type=float, default=1200)
+    ap.add_argument("--json", default=None, metavar="FILE")
+    args = ap.parse_args(argv)
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        ap.error(f"--repeat must be 1..{MAX_REPEAT}")
+    roots = [Path(r).resolve() for r in (args.roots or ["/work/wt/base", str(ROOT)])]
+    if len(roots) == 1:
+        roots.append(ROOT)
+    if len(roots) != 2:
+        ap.error("give at most two roots: BASE_ROOT [CURRENT_ROOT]")
+    pages = [p for p in args.pages.split(",") if p]
+    unknown = [p for p in pages if p not in SLIDERS]
+    if unknown:
+        ap.error(f"no step slider known for {unknown}; known: {sorted(SLIDERS)}")
+    from playwright.sync_api import sync_playwright
+
+    names = ("base", "current")
+    results: dict = {n: {} for n in names}
+    loads, end, stopped = [], time.time() + args.max_seconds, False
+    with contextlib.ExitStack() as stack:
+        bases = [stack.enter_context(app_server(r, f"bench-browser-{n}.log"))[0]
+                 for r, n in zip(roots, names, strict=True)]
+        pw = stack.enter_context(sync_playwright())
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        stack.callback(browser.close)
+        for base in bases:  # the first page after start, not timed: imports, built-in models
+            measure(browser, base, pages[0], argparse.Namespace(**{**vars(args), "repeat": 1}))
+        for k, page in enumerate(pages):
+            order = (0, 1) if k % 2 == 0 else (1, 0)
+            for j in order:
+                if time.time() > end:
+                    stopped = True
+                    break
+                loads.append(Path("/proc/loadavg").read_text().split()[0])
+                results[names[j]][page] = measure(browser, bases[j], page, args)
+                print(f"# {names[j]} {page} done, load {loads[-1]}", file=sys.stderr, flush=True)
+    print(f"# base = {roots[0]}, current = {roots[1]}; Chromium {CHROMIUM}, lang={args.lang}, "
+          f"{args.repeat} moves per page; medians")
+    print(f"# 1-min load average before each page: {' '.join(loads)}"
+          + ("; stopped at --max-seconds" if stopped else ""))
+    print(f"{'page':<10} {'root':<8} {'visit s':>8} {'visit KB':>9} {'finished s':>11} {'drawn s':>8} "
+          f"{'KB/move':>8}")
+    ratios = {}
+    for page in pages:
+        for name in names:
+            r = results[name].get(page)
+            if r is None:
+                continue
+            vb = "-" if r["visit_bytes"] is None else f"{r['visit_bytes'] / 1024:.0f}"
+            vs = "-" if r["visit_s"] is None else f"{r['visit_s']:.2f}"
+            print(f"{page:<10} {name:<8} {vs:>8} {vb:>9} {med(r['finished_s']):>11.3f} "
+                  f"{med(r['drawn_s']):>8.3f} {med(r['move_bytes']) / 1024:>8.0f}"
+                  + (f"  {r['error']}" if r.get("error") else ""))
+        b, c = results["base"].get(page), results["current"].get(page)
+        if b and c and b["drawn_s"] and c["drawn_s"]:
+            ratios[page] = {"finished": med(b["finished_s"]) / med(c["finished_s"]),
+                            "drawn": med(b["drawn_s"]) / med(c["drawn_s"])}
+    print("ratio base / current (slider move, median): " + ", ".join(
+        f"{p} {v['finished']:.2f} (finished) {v['drawn']:.2f} (drawn)" for p, v in ratios.items()))
+    out = {"roots": [str(r) for r in roots], "results": results, "ratios": ratios, "loads": loads}
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
+if __name__ == "__main__":
+    main()
