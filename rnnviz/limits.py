@@ -45,6 +45,8 @@ MAX_FILE_STRING_CHARS = 2_000  # characters of any other string in a model file
 MAX_FILE_ITEMS = 20_000        # strings, numbers and containers in a model file, all told
 MAX_FILE_DEPTH = 8             # nesting of dicts and lists in a model file
 MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)
+FIGURE_CACHE_ENTRIES = 256     # built figures kept per process as plain dicts (ui/cache.figure)
+MATRIX_ROWS_SHOWN = 80         # rows of a V x d heatmap sent to the page (all rows: its CSV download)
 # Work of one all-pairs Jacobian computation a page may start (rnnviz/engine/jacwindow.py), in units of
 # S^3 * T * (T - 1) (S: the recurrent state size; 2 per multiply-add of the pairs' products).
 # Chosen by measurement (bench/bench_heavy_jacobian.py, bench/results/heavy_jacobian.txt): the

@@ -11,6 +11,10 @@ everything else is st.cache_data (copied out, so a caller cannot change the cach
 """
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 
@@ -459,3 +463,70 @@ def _shared(key: tuple, _model, _tr) -> dict:
 def shared_summary(model: RNNModel, tr: Trace) -> dict:
     """jacobians.shared_weight_summary once per (model, sentence): the shared-weight sums' table."""
     return _shared(_tr_key(model, tr), model, tr)
+
+
+# ---- figures ----------------------------------------------------------------------------------
+# Plotly validates every property a builder sets (0.05-1 s a figure on this machine). A pure
+# builder's output is kept as a plain dict per (builder, arguments) and handed back as a
+# go.Figure made without validation (the dict came from a validated figure): a step move that
+# redraws a figure whose inputs did not change, or came back to a step, pays no validation.
+
+@st.cache_data(max_entries=limits.FIGURE_CACHE_ENTRIES, show_spinner=False)
+def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
+    return _build(*_args, **_kw).to_plotly_json()
+
+
+def _feed(h, x) -> None:
+    """Every value an argument holds into the hash h (arrays by dtype, shape and bytes)."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach().cpu().numpy()
+    if isinstance(x, np.ndarray):
+        h.update(f"nd{x.dtype}{x.shape}".encode())
+        h.update(repr(x.tolist()).encode() if x.dtype == object else np.ascontiguousarray(x).tobytes())
+    elif isinstance(x, dict):
+        h.update(b"{")
+        for k in sorted(x, key=repr):
+            _feed(h, k)
+            _feed(h, x[k])
+        h.update(b"}")
+    elif isinstance(x, (list, tuple, set, frozenset, range)):
+        h.update(f"{type(x).__name__}[".encode())
+        for v in (sorted(x, key=repr) if isinstance(x, (set, frozenset)) else x):
+            _feed(h, v)
+        h.update(b"]")
+    else:
+        h.update(repr((type(x).__name__, x)).encode())
+
+
+def figure(build, *args, **kw) -> go.Figure:
+    """build(*args, **kw) (a pure figure builder of rnnviz.figures), built once per input: keyed
+    by the builder's name and every value of its arguments. The caller gets its own copy."""
+    h = hashlib.blake2b(digest_size=20)
+    _feed(h, (args, kw))
+    name = f"{build.__module__}.{build.__qualname__}"
+    return go.Figure(_figure(name, h.hexdigest(), build, args, kw), _validate=False)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _nearest(digest: str, i: int, k: int, _E) -> list:
+    return emb.nearest(_E, i, k)
+
+
+def nearest(E, i: int, k: int = 5) -> list[tuple[int, float]]:
+    """rnnviz.explain.embedding.nearest once per (matrix values, row, k): it builds the V x V
+    cosine matrix (V = 1,155 on the start model)."""
+    h = hashlib.blake2b(digest_size=20)
+    _feed(h, E)
+    return _nearest(h.hexdigest(), int(i), int(k), E)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _kept(digest: str, i: int, k: int, _E, _E0) -> int:
+    return emb.kept_neighbours(_E, _E0, i, k)
+
+
+def kept_neighbours(E, E0, i: int, k: int = 5) -> int:
+    """rnnviz.explain.embedding.kept_neighbours once per (both matrices' values, row, k)."""
+    h = hashlib.blake2b(digest_size=20)
+    _feed(h, (E, E0))
+    return _kept(h.hexdigest(), int(i), int(k), E, E0)

@@ -289,7 +289,8 @@ def cosine_matrix(E) -> torch.Tensor:
 def nearest(E, i: int, k: int = 5) -> list[tuple[int, float]]:
     """The k rows most similar (cosine) to row i, best first, i itself left out."""
     C = cosine_matrix(E)[check_ids([i], f64(E).shape[0])[0]]  # (V,)
-    order = [j for j in sorted(range(len(C)), key=lambda j: (math.isnan(C[j]), -C[j])) if j != i]
+    key = torch.where(torch.isnan(C), torch.full_like(C, -math.inf), C)  # NaN last, ties: lower id
+    order = [j for j in torch.sort(key, descending=True, stable=True).indices[:k + 1].tolist() if j != i]
     return [(j, float(C[j])) for j in order[:k]]
 
 
@@ -649,6 +650,22 @@ def window(i: int, V: int, radius: int | None) -> range:
         return range(V)
     lo = min(max(0, i - radius), V - 2 * radius - 1)
     return range(lo, lo + 2 * radius + 1)
+
+
+def shown_rows(ids, V: int, radius: int, limit: int) -> list[int]:
+    """The rows of a V-row matrix a page draws (sorted): all of them when V <= limit, else every
+    looked-up row (the first `limit` distinct ones) and then their neighbours, nearest first,
+    up to `radius` either side, while fewer than `limit` rows are kept."""
+    if V <= limit:
+        return list(range(V))
+    kept = list(dict.fromkeys(int(i) for i in ids if 0 <= int(i) < V))[:limit]
+    chosen = set(kept)
+    for dist in range(1, radius + 1):
+        for i in kept:
+            for k in (i - dist, i + dist):
+                if len(chosen) < limit and 0 <= k < V:
+                    chosen.add(k)
+    return sorted(chosen)
 
 
 SHOWN = 5  # entries of a long vector shown in a table cell (so a 16-entry row fits its column)

@@ -459,3 +459,14 @@ def test_training_seed_only_when_recorded_and_drift_words(default):
     assert emb.training_seed({"report": {"train_config": {"seed": True}}}) is None
     assert [emb.drift_words(c) for c in (0.85, 0.6, 0.2)] == [
         "moved it only a little", "turned it part of the way", "turned it a lot"]
+
+
+def test_shown_rows_keep_every_looked_up_row_and_a_bounded_neighbourhood():
+    assert emb.shown_rows([3, 1], 10, 2, 80) == list(range(10))  # small V: every row
+    rows = emb.shown_rows([500, 7, 500, 1154], 1155, 3, 80)
+    assert {7, 500, 1154} <= set(rows) and rows == sorted(set(rows))
+    assert set(rows) == {k for i in (7, 500, 1154) for k in range(i - 3, i + 4) if 0 <= k < 1155}
+    capped = emb.shown_rows(range(0, 1000, 10), 1155, 3, 80)  # 100 looked-up rows, 80 allowed
+    assert len(capped) == 80 and capped == list(range(0, 800, 10))
+    near = emb.shown_rows([100, 200], 1155, 5, 6)  # neighbours nearest first, within the limit
+    assert near == [99, 100, 101, 199, 200, 201]

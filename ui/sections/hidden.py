@@ -19,7 +19,7 @@ from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
-from .. import session
+from .. import cache, session
 from ..cache import cached_trace
 from ..i18n import prose, t
 from ..model_text import prose_values
@@ -193,7 +193,7 @@ def step_view(cur: session.Current, t1: int) -> None:
     )
     st.dataframe(x_row.style.format(num), width="stretch")
     show_figure(
-        fh.step_terms_bar(
+        cache.figure(fh.step_terms_bar,
             terms,
             rec,
             vals["activation_short"],
@@ -264,7 +264,7 @@ def sentence(cur: session.Current, t1: int) -> None:
     values = (tr.a if show_a else tr.h).numpy()  # (T, H) or (T, 2H)
     split = cfg.hidden_size if cfg.bidirectional else None
     show_figure(
-        fh.time_heatmap(
+        cache.figure(fh.time_heatmap,
             values,
             cur.tokens,
             t1 - 1,
@@ -287,7 +287,7 @@ def sentence(cur: session.Current, t1: int) -> None:
     )
     if picked:
         show_figure(
-            fh.unit_lines(
+            cache.figure(fh.unit_lines,
                 values,
                 cur.tokens,
                 picked,
@@ -368,7 +368,8 @@ def pca_view(cur: session.Current, paths: list) -> None:
         "y": t("hidden.ax_pc", pc="PC2"),
     }
     show_figure(
-        fh.pca_trajectory([(n, xy, tk) for (n, _, tk), xy in zip(paths, coords)], share, labels),
+        cache.figure(fh.pca_trajectory, [(n, xy, tk) for (n, _, tk), xy in zip(paths, coords)], share,
+                     labels),
         t("hidden.fig_pca"),
         key="hid_fig_pca",
     )

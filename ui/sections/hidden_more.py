@@ -107,7 +107,8 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
         "x": t("hidden.ax_step"),
         "y": t("hidden.ax_norm"),
     }
-    show_figure(fh.norms_plot(norms, cur.tokens, labels), t("hidden.fig_norms"), key="hid_fig_norms")
+    show_figure(cache.figure(fh.norms_plot, norms, cur.tokens, labels), t("hidden.fig_norms"),
+                key="hid_fig_norms")
 
 
 def growth() -> None:
@@ -125,7 +126,7 @@ def growth() -> None:
         )
     )
     show_figure(
-        fh.growth_plot(
+        cache.figure(fh.growth_plot,
             {"linear": grow["linear"], "tanh": grow["tanh"]}, gw, 1.0, labels={"x": t("hidden.ax_t")}
         ),
         "growth",
@@ -169,7 +170,7 @@ def saturation(cur: session.Current) -> None:
         labels = {"title": t("hidden.fig_sat", thr=hd.SATURATION), "hover": t("hidden.sat_hover")}
     labels |= {"x": t("hidden.ax_step"), "y": t("hidden.ax_share")}
     show_figure(
-        fh.saturation_bar(per_step, cur.tokens, hd.SATURATION, labels),
+        cache.figure(fh.saturation_bar, per_step, cur.tokens, hd.SATURATION, labels),
         labels["title"],
         key="hid_fig_saturation",
     )

@@ -127,7 +127,7 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
         "y": t("output.ax_prob"),
     }
     show_figure(
-        figs.before_after_bars(
+        cache.figure(figs.before_after_bars,
             [labels[i] for i in shown],
             res.p_before[t1 - 1, shown],
             res.p_after[t1 - 1, shown],
@@ -147,7 +147,8 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
         "moved_axis": t("output.ax_moved"),
     }
     show_figure(
-        figs.moved_bars(step_labels(cur.tokens), dp, moved, t1 - 1, title, text), title, key="out_fig_moved"
+        cache.figure(figs.moved_bars, step_labels(cur.tokens), dp, moved, t1 - 1, title, text), title,
+        key="out_fig_moved"
     )
 
 

@@ -14,7 +14,7 @@ from rnnviz.formatting import num
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import PAD, prepare
 
-from .. import session
+from .. import cache, session
 from ..cache import cached_trace
 from ..i18n import prose, t
 from ..widgets import guard, md_escape, show_figure
@@ -59,7 +59,7 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
         "token": t("output.token"),
     }
     show_figure(
-        figs.topk_heatmap(
+        cache.figure(figs.topk_heatmap,
             np.vectorize(lambda i: vocab.itos[i])(idx[lo:hi]), vals[lo:hi], names[lo:hi], title, text
         ),
         title,
@@ -72,7 +72,7 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
     table(out.sentence_rows(tr, vocab, k_table, cur.tokens))
     title = t("output.fig_loss")
     show_figure(
-        figs.loss_bars(
+        cache.figure(figs.loss_bars,
             names,
             tr.loss_t.numpy(),
             [x or t("output.cell_none") for x in targets],
@@ -181,7 +181,7 @@ def batch_view(cur: session.Current, pairs: list, batch, red: str) -> None:
         "pad": "pad",
     }
     show_figure(
-        figs.batch_loss_heatmap(
+        cache.figure(figs.batch_loss_heatmap,
             batch.loss_t.numpy(),
             batch.mask.numpy(),
             (batch.targets != out.IGNORE).numpy(),

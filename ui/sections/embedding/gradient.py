@@ -8,14 +8,14 @@ import streamlit as st
 from rnnviz.errors import InputError
 from rnnviz.explain import embedding as emb
 from rnnviz.explain.formulas import repeat_example
-from rnnviz.figures.embedding import matrix_figure, row_change_figure
+from rnnviz.figures.embedding import row_change_figure
 from rnnviz.formatting import num
 
 from ... import cache, session
 from ...i18n import prose
 from ...widgets import code_radio, md_escape, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, header, matrix_words, row_labels, say, table, tr
+from .common import PAGE, RADIUS, header, matrix_view, say, table, tr
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
@@ -59,9 +59,8 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
         say("repeated", repeated=", ".join(repeated))
     else:
         say("not-repeated", example=md_escape(repeat_example(cur.prepared.tokens)))
-    show_figure(matrix_figure(grad.numpy(), row_labels(cur), tr("fig_grad", V=V, d=d), boxed=ids,
-                              colorbar="dL/dE", hover_name="dL/dE", y_title=tr("fig_id_token"),
-                              **matrix_words()), tr("file_grad"), key="emb_grad")
+    matrix_view(cur, grad.numpy(), tr("fig_grad", V=V, d=d), tr("file_grad"), "emb_grad",
+                colorbar="dL/dE", hover_name="dL/dE", y_title=tr("fig_id_token"))
     return grad
 
 
@@ -86,7 +85,7 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     else:
         st.markdown(text)
     words = {k: tr(f"fig_change_{k}") for k in ("looked", "not_looked", "row", "change", "x", "y")}
-    show_figure(row_change_figure(emb.vocab_labels(itos), s["change"].numpy(), ids,
+    show_figure(cache.figure(row_change_figure, emb.vocab_labels(itos), s["change"].numpy(), ids,
                                   tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
                                   text=words),
                 tr("file_moved"), key="emb_moved")

@@ -15,9 +15,9 @@ from rnnviz.text.tokenize import PAD, prepare
 
 from ... import session
 from ...i18n import prose
-from ...widgets import guard, md_escape, shared_step, show_figure
+from ...widgets import download_csv, guard, md_escape, shared_step, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, header, matrix_words, row_labels, say, step_labels, table, tr
+from .common import COLUMNS, PAGE, RADIUS, header, matrix_view, matrix_words, say, step_labels, table, tr
 
 TOC = ("notes", "lookup", "shapes", "gradient", "update", "similar", "order", "hashing", "exercise")
 
@@ -70,17 +70,27 @@ def lookup(cur: session.Current, E, step: int) -> None:
     beside(prose(PAGE, "lookup", t=step + 1, token=tok, i=i, row=i + 1), [(f"E[{i}]", E[i])])
     left, right = st.columns([2, 3])
     with left:
-        table(emb.vocab_rows(cur.vocab.itos, ids), height=320 if V > 8 else "auto")
+        vocab_table(cur, ids, V)
     with right:
-        show_figure(matrix_figure(E.numpy(), row_labels(cur), tr("fig_E", V=V, d=d), boxed=ids,
-                                  colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"),
-                                  **matrix_words()), tr("file_E"), key="emb_E")
+        matrix_view(cur, E.numpy(), tr("fig_E", V=V, d=d), tr("file_E"), "emb_E",
+                    colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"))
     say("onehot", token=tok, V=V, i=i, zeros=(V - 1) * d)
     rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
     table(rows, width="stretch")
     if len(rows) < V:
         st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="0 · E[k] = 0"))
     as_linear(cur, E, step)
+
+
+def vocab_table(cur: session.Current, ids, V: int) -> None:
+    """The vocabulary with the steps that read each row: the rows the heatmap beside it shows
+    (the sentence's and their neighbours); every row in the CSV."""
+    rows = emb.vocab_rows(cur.vocab.itos, ids)
+    keep = emb.shown_rows(ids, V, RADIUS, limits.MATRIX_ROWS_SHOWN)
+    table([rows[k] for k in keep], height=320 if len(keep) > 8 else "auto")
+    if len(keep) < V:
+        named = pd.DataFrame(rows).rename(columns=lambda c: tr(COLUMNS[c]) if c in COLUMNS else c)
+        download_csv(named, tr("file_vocab"), key="emb_vocab")
 
 
 def as_linear(cur: session.Current, E, step: int) -> None:

@@ -23,7 +23,7 @@ BIND = {"bind": "query-params"}
 
 
 def near_text(E, k, itos) -> str:
-    return ", ".join(f"“{md_escape(itos[j])}” ({num(c, 2)})" for j, c in emb.nearest(E, k, 5))
+    return ", ".join(f"“{md_escape(itos[j])}” ({num(c, 2)})" for j, c in cache.nearest(E, k, 5))
 
 
 def pca_words() -> dict:
@@ -60,19 +60,20 @@ def similar(cur: session.Current, E, step: int) -> None:
         say("similarity-drift", word=md_escape(word), near_init=near_text(E0, k, itos), seed=seed,
             mean_cos=num(drift["mean_cos"], 2), how=tr(f"drift_{drift_level(drift['mean_cos'])}"),
             K=drift["k"], mean_kept=num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
-            kept=emb.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
+            kept=cache.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
             best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]])
         figs = [(E, tr("fig_pca_trained")), (E0, tr("fig_pca_init", seed=seed))]
     for n, (col, (M, title)) in enumerate(zip(st.columns(len(figs)), figs)):
         coords, share = emb.pca_2d(M)
         with col:
-            show_figure(pca_figure(coords.numpy(), list(itos), cur.input_ids, share.numpy(), title,
-                                   text=pca_words()), tr("file_pca"), key=f"emb_pca_{n}")
+            show_figure(cache.figure(pca_figure, coords.numpy(), list(itos), cur.input_ids, share.numpy(),
+                                     title, text=pca_words()), tr("file_pca"), key=f"emb_pca_{n}")
     output_rows(cur, k, word)
     labels = step_labels(cur.tokens)
     C = emb.cosine_matrix(E)[list(cur.input_ids)][:, list(cur.input_ids)]  # (T, T)
-    show_figure(heatmap(C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"), tr("fig_step_token"),
-                        "cos", zmid=0.0, hover_name="cos"), tr("file_cos"), key="emb_cos")
+    show_figure(cache.figure(heatmap, C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"),
+                             tr("fig_step_token"), "cos", zmid=0.0, hover_name="cos"), tr("file_cos"),
+                key="emb_cos")
 
 
 def drift_level(mean_cos: float) -> str:
@@ -87,8 +88,9 @@ def output_rows(cur: session.Current, k: int, word: str) -> None:
     say("similarity-compare", word=md_escape(word), near_out=near_text(W_o, k, cur.vocab.itos))
     with st.expander(tr("out_rows")):
         coords, share = emb.pca_2d(W_o)
-        show_figure(pca_figure(coords.numpy(), list(cur.vocab.itos), cur.input_ids, share.numpy(),
-                               tr("fig_pca_out"), text=pca_words()), tr("file_pca_out"), key="emb_pca_out")
+        show_figure(cache.figure(pca_figure, coords.numpy(), list(cur.vocab.itos), cur.input_ids,
+                                 share.numpy(), tr("fig_pca_out"), text=pca_words()), tr("file_pca_out"),
+                    key="emb_pca_out")
 
 
 def order_suggestions(cur: session.Current) -> tuple[str, str]:
@@ -123,7 +125,7 @@ def order(cur: session.Current, E) -> None:
                for name, toks, s in (("A", toks_a, r["sum_a"]), ("B", toks_b, r["sum_b"]))])
         for col, ids, X, name in zip(st.columns(2), (ids_a, ids_b), (r["X_a"], r["X_b"]), "AB"):
             with col:
-                show_figure(matrix_figure(X.numpy(), step_labels(cur.vocab.decode(ids)),
+                show_figure(cache.figure(matrix_figure, X.numpy(), step_labels(cur.vocab.decode(ids)),
                                           tr("fig_order", name=name, T=len(ids), d=E.shape[1]),
                                           colorbar=tr("fig_x_value"), hover_name="x",
                                           y_title=tr("fig_step_token"), **matrix_words()),
