@@ -3,7 +3,6 @@ Jacobians and all-pairs norms, vanishing / exploding, float32's limits, gradient
 clipping, and the notes beside the app. J is computed once here and passed to every view."""
 from ui import session
 from ui.sections import bptt
-from ui.widgets import by_step, step_control
 
 bptt.intro()
 cur = session.current()
@@ -12,9 +11,9 @@ bptt.look_here(cur)
 bptt.toc()
 bptt.not_elman(cur)
 
-step_control(bptt.step, cur)  # the step t; a move redraws only the by_step parts
-by_step(bptt.paths, cur)
-by_step(bptt.recursion, cur)
+t = bptt.step(cur)
+bptt.paths(cur, t)
+bptt.recursion(cur, t)
 bptt.shared(cur)
 bptt.notation_key(cur)
 bptt.vector_chain(cur)
@@ -22,7 +21,7 @@ bptt.backward_cost(cur)
 
 view = bptt.scale_control(cur, J)
 bptt.heatmap(cur, view)
-by_step(bptt.jacobian_view, cur, view)
+bptt.jacobian_view(cur, view, t)
 bptt.chain(cur, view)
 
 bptt.distance(cur, view)

@@ -3,20 +3,19 @@ row update (GD, weight decay, Adam, a tied model), similar words, word order, wo
 and a hand exercise. A table of contents: the sections are in ui/sections/embedding/."""
 from ui import session
 from ui.sections import embedding as emb
-from ui.widgets import by_step, step_control
 
 emb.upgrade_old_link()  # links made before the page used codes keep working
 emb.intro()
 cur = session.current()
 E = emb.embedding_matrix(cur)  # (V, d), float64
-step_control(emb.step_choice, cur)  # the step t; a move redraws only the by_step parts
-by_step(emb.guide, cur)
+t = emb.step_choice(cur)
+emb.guide(cur, t)
 emb.notes_numbers(cur)  # only on the notes model: the notes' own numbers
-by_step(emb.lookup, cur, E)
+emb.lookup(cur, E, t)
 emb.shapes(cur, E)
 emb.batch(cur, E)
-by_step(emb.gradient_and_update, cur, E)
-by_step(emb.similar, cur, E)
+emb.gradient_and_update(cur, E, t)
+emb.similar(cur, E, t)
 emb.order(cur, E)
 emb.representations(cur, E)
 emb.exercise_section(cur)

@@ -7,15 +7,14 @@ Jordan and bidirectional (folded); the hand exercise.
 """
 from ui import session
 from ui.sections import hidden, hidden_extra, hidden_more
-from ui.widgets import by_step, step_control
 
 cur = session.current()
 hidden.intro(cur)
-step_control(hidden.step_and_sentence, cur)  # what to look at, one step (Play), the heatmap
+t1 = hidden.step_and_sentence(cur)  # what to look at, one step (Play), the heatmap
 paths = hidden.trajectory(cur)  # [(name, trace, tokens)]: the sentence and a second one
 hidden_more.scalar_order()
 hidden_more.model_order(cur, paths)
-by_step(hidden_more.why_phi, cur)  # a step move redraws the by_step parts only
+hidden_more.why_phi(cur, t1)
 hidden_extra.params(cur)
-by_step(hidden_extra.variants, cur)
+hidden_extra.variants(cur, t1)
 hidden_extra.by_hand()

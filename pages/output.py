@@ -7,15 +7,14 @@ labels come from; 2 one step written out (and, on the notes model, the notes' ow
 """
 from ui import session
 from ui.sections import output, output_extra, output_more
-from ui.widgets import by_step, step_control
 
 cur = session.current()
 if output.intro(cur):  # a tagger predicts tags, not next tokens: the page says so and stops
-    step_control(output.labels_and_step, cur)  # what to look at, 1 · labels, 2 · the step: (t, k)
+    t1, k = output.labels_and_step(cur)  # what to look at, 1 · labels, 2 · the step
     output.notes_example(cur)  # the notes model: the notes' own p_t, L and p - y
-    by_step(output.one_step, cur)  # a step or top-k change redraws the by_step parts only
-    by_step(output_more.whole_sentence, cur)
+    output.one_step(cur, t1, k)
+    output_more.whole_sentence(cur, t1, k)
     output_more.padded_batch(cur)
     output_extra.generation(cur)
-    by_step(output_extra.gradient_step, cur)
+    output_extra.gradient_step(cur, t1, k)
     output_extra.by_hand()

@@ -9,7 +9,6 @@ import contextlib
 from typing import Callable
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from rnnviz.errors import InputError
 from rnnviz.explain.exercises.verdict import Verdict
@@ -105,8 +104,7 @@ def first_word_step(has_bos: bool) -> int:
 
 def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
     """The page's step slider, sharing one choice across pages: a page opened after the learner
-    chose t elsewhere starts at that t (unless its own link names a step). 1-based. Drawn inside
-    step_control, a move reruns the page's step parts and the share link only."""
+    chose t elsewhere starts at that t (unless its own link names a step). 1-based."""
     kept = st.session_state.get(SHARED_STEP)
     if key not in st.session_state and key not in st.query_params and isinstance(kept, int):
         st.session_state[key] = min(max(kept, 1), T)
@@ -118,47 +116,6 @@ def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
 
 def _share_step(key: str) -> None:
     st.session_state[SHARED_STEP] = st.session_state[key]
-    rerun_step_view()
-
-
-# ---- a control reruns only what it drives ------------------------------------------------------
-# A page's step control and the parts it drives are call sites of ONE fragment (STEP_VIEW): a
-# move of the control reruns those parts and the share link (SHARE_VIEW, ui/links.py), in page
-# order, and nothing else of the page. A widget inside a part reruns that part alone.
-
-STEP_VIEW = "step_view"    # fragment key of every page's step control and its parts
-SHARE_VIEW = "share_view"  # fragment key of the sidebar's share link
-_CHOSEN = "_step_view_chosen"  # session key: what the page's step control returned last
-
-
-@st.fragment(key=STEP_VIEW)
-def _step_site(draw: Callable, args: tuple, control: bool):
-    if control:
-        chosen = draw(*args)
-        st.session_state[_CHOSEN] = chosen if isinstance(chosen, tuple) else (chosen,)
-        return chosen
-    return draw(*args, *st.session_state[_CHOSEN])
-
-
-def step_control(draw: Callable, *args):
-    """The page's step control: `draw(*args)` draws it and returns the step (or a tuple of what
-    the parts need, e.g. (t, k)); its parts below get that value. Returns it."""
-    return _step_site(draw, args, True)
-
-
-def by_step(draw: Callable, *args):
-    """A part of the page that its step control drives: `draw(*args, *chosen)`, redrawn alone
-    (with the other parts) when the control moves. Call it after step_control."""
-    return _step_site(draw, args, False)
-
-
-def rerun_step_view() -> None:
-    """From a step control's callback: rerun the page's step parts and the share link only (a
-    control outside step_control, or a page without one: the usual rerun)."""
-    try:
-        st.rerun([STEP_VIEW, SHARE_VIEW])
-    except StreamlitAPIException:  # no such fragment drawn in this session: no narrower rerun
-        pass
 
 
 def exercise_number(key: str) -> int:

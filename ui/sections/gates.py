@@ -18,7 +18,7 @@ from rnnviz.text.tokenize import prepare
 
 from .. import cache, session
 from ..i18n import counted_frame, prose, t
-from ..widgets import first_word_step, guard, md_escape, shared_step, show_figure, step_control
+from ..widgets import first_word_step, guard, md_escape, shared_step, show_figure
 
 PAGE = "gates"
 TRIO = ("elman", "lstm", "gru")
@@ -246,10 +246,6 @@ def step_section(cur: session.Current, runs: dict) -> Run:
     """The 'one step' section: header, the model choice next to it, the step written out."""
     st.subheader(t("gates.step_header"), anchor="step")
     run = gated_run(cur, runs)
-    step_control(_guarded_step, run)  # a step move redraws this step alone
-    return run
-
-
-def _guarded_step(run: Run) -> None:
     with guard():
         one_step(run)
+    return run

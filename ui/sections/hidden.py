@@ -23,7 +23,7 @@ from .. import cache, session
 from ..cache import cached_trace
 from ..i18n import prose, t
 from ..model_text import prose_values
-from ..widgets import SHARED_STEP, guard, md_escape, rerun_step_view, shared_step, show_figure
+from ..widgets import guard, md_escape, shared_step, show_figure
 
 PAGE = "hidden"
 BIND = {"bind": "query-params"}
@@ -118,8 +118,6 @@ def advance(T: int) -> None:
 
 def _move(delta: int, T: int) -> None:
     st.session_state["hid_step"] = min(T, max(1, int(st.session_state.get("hid_step", 1)) + delta))
-    st.session_state[SHARED_STEP] = st.session_state["hid_step"]
-    rerun_step_view()  # the step's parts follow, as after a slider move
 
 
 def step_controls(cur: session.Current) -> int:

@@ -17,7 +17,7 @@ from rnnviz.text.tokenize import EOS
 
 from .. import cache, session
 from ..i18n import counted_frame, prose, t
-from ..widgets import md_escape, rerun_step_view, shared_step, show_figure
+from ..widgets import md_escape, shared_step, show_figure
 
 PAGE = "output"
 BIND = {"bind": "query-params"}
@@ -135,8 +135,7 @@ def step_controls(cur: session.Current) -> tuple[int, int]:
         )
     k_max = min(20, K)
     k = c2.number_input(
-        t("output.top_k"), 1, k_max, min(8, k_max), key="out_k", **BIND, help=t("output.top_k_help", K=K),
-        on_change=rerun_step_view,  # k is read by the step's parts too
+        t("output.top_k"), 1, k_max, min(8, k_max), key="out_k", **BIND, help=t("output.top_k_help", K=K)
     )
     return t1, int(k)
 
