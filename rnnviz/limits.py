@@ -78,6 +78,8 @@ MAX_SHOWN_DIMS = 32           # columns x_k g_j of the outer-product table (ever
 MAX_SHOWN_CELLS = 2_560        # numbers of such a view's heatmap (20 rows of d = 128)
 MAX_PICKER_OPTIONS = 2_000     # options of a word picker (the sentence's words first)
 MAX_LABEL_CHARS = 40           # characters of a token shown as a chart label (the rest: …)
+FIGURE_CACHE_ENTRIES = 256     # built figures kept per process as plain dicts (ui/cache.figure)
+MATRIX_ROWS_SHOWN = 80         # rows of a V x d heatmap sent to the page (all rows: its CSV download)
 # Work of one all-pairs Jacobian computation a page may start (rnnviz/engine/jacwindow.py), in units of
 # S^3 * T * (T - 1) (S: the recurrent state size; 2 per multiply-add of the pairs' products).
 # Chosen by measurement (bench/bench_heavy_jacobian.py, bench/results/heavy_jacobian.txt): the

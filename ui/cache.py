@@ -19,6 +19,7 @@ import functools
 import hashlib
 import inspect
 
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 
@@ -34,7 +35,7 @@ from rnnviz.explain import output as out
 from rnnviz.explain import units as unit_lessons
 from rnnviz.explain.notes import errata, notation
 from rnnviz.explain.tied import tied_gradient_parts
-from rnnviz.serve.bytecache import NamedCache
+from rnnviz.serve.bytecache import NamedCache, value_digest
 from rnnviz.text.corpora import known_examples as _known_examples
 
 from .resources import budget
@@ -387,3 +388,21 @@ def slot_clamp(model: RNNModel, vocab, lang: str, text: str, unit: int, value: f
 def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True) -> dict:
     """The run with one unit held at `value`, against the plain run (rnnviz.engine.units)."""
     return units.clamp_effect(model, [int(i) for i in ids], unit, value, lm)
+
+
+# ---- figures ----------------------------------------------------------------------------------
+# Plotly validates every property a builder sets (0.05-1 s a figure on this machine). A pure
+# builder's output is kept as a plain dict per (builder, arguments) and handed back as a
+# go.Figure made without validation (the dict came from a validated figure): a step move that
+# redraws a figure whose inputs did not change, or came back to a step, pays no validation.
+
+@st.cache_data(max_entries=limits.FIGURE_CACHE_ENTRIES, show_spinner=False)
+def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
+    return _build(*_args, **_kw).to_plotly_json()
+
+
+def figure(build, *args, **kw) -> go.Figure:
+    """build(*args, **kw) (a pure figure builder of rnnviz.figures), built once per input: keyed
+    by the builder's name and every value of its arguments. The caller gets its own copy."""
+    name = f"{build.__module__}.{build.__qualname__}"
+    return go.Figure(_figure(name, value_digest((args, kw)), build, args, kw), _validate=False)

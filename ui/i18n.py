@@ -54,10 +54,15 @@ def catalogue(lang: str) -> dict[str, str]:
 
 
 def languages() -> list[str]:
-    """The languages with a catalogue, English first."""
-    found = {p.stem for p in LOCALES_DIR.glob("*.toml")} | {p.name for p in LOCALES_DIR.iterdir()
-                                                             if p.is_dir()}
-    return [DEFAULT_LANG] + sorted(x for x in found if x != DEFAULT_LANG)
+    """The languages with a catalogue, English first (the folder is read once per process: t()
+    asks on every call)."""
+    return list(_languages_in(LOCALES_DIR))
+
+
+@functools.lru_cache(maxsize=None)
+def _languages_in(folder: Path) -> tuple[str, ...]:
+    found = {p.stem for p in folder.glob("*.toml")} | {p.name for p in folder.iterdir() if p.is_dir()}
+    return (DEFAULT_LANG, *sorted(x for x in found if x != DEFAULT_LANG))
 
 
 def lang_from_locale(locale: str | None) -> str:

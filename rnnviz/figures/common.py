@@ -73,18 +73,27 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
         layout["title"] = {"text": title}
     if height is not None:
         layout["height"] = height
-    fig.update_layout(**layout)
     font = {"color": AXIS_TEXT, "size": AXIS_FONT_PX}
-    for update in (fig.update_xaxes, fig.update_yaxes):
-        update(tickfont=font, title_font={"color": AXIS_TEXT, "size": AXIS_FONT_PX + 1},
-               exponentformat="power")  # one exponent style on every axis: 10⁻⁵, never "10μ"
-    for note in fig.layout.annotations:  # subplot titles: as dark as the axes (explicit colours kept)
-        if note.font.color is None:
-            note.font.color = AXIS_TEXT
-    fig.for_each_xaxis(_log_ticks)
-    fig.for_each_yaxis(_log_ticks)
+    axis = {"tickfont": font, "title": {"font": {"color": AXIS_TEXT, "size": AXIS_FONT_PX + 1}},
+            "exponentformat": "power"}  # one exponent style on every axis: 10⁻⁵, never "10μ"
+    given = fig.layout.to_plotly_json()  # plain dicts: reading them validates nothing
+    for name in _axis_names(given):
+        layout[name] = axis if given.get(name, {}).get("type") != "log" or "dtick" in given[name] \
+            else {**axis, **log_ticks()}
+    notes = given.get("annotations") or []  # subplot titles: as dark as the axes (explicit colours kept)
+    if any((n.get("font") or {}).get("color") is None for n in notes):
+        layout["annotations"] = [n if (n.get("font") or {}).get("color") is not None
+                                 else {**n, "font": {**(n.get("font") or {}), "color": AXIS_TEXT}}
+                                 for n in notes]
+    fig.update_layout(layout)  # one validated update for the whole style
     group_legend(fig)
     return fig
+
+
+def _axis_names(layout: dict) -> list[str]:
+    """xaxis, yaxis and every subplot's xaxis2, yaxis3 ... present in a layout dict."""
+    extra = [k for k in layout if k[:5] in ("xaxis", "yaxis") and k[5:].isdigit()]
+    return ["xaxis", "yaxis", *sorted(extra)]
 
 
 def log_ticks(span_decades: float | None = None) -> dict:

@@ -206,14 +206,16 @@ def unrolled(tokens, rec_label: str = "W_h", max_steps: int = 10, labels: dict |
     fig.add_scatter(x=xs[1:], y=[0] * T, mode="markers+text", marker={"size": 34, "color": "#c5e1f5"},
                     text=[f"x_{t}" for t in range(1, T + 1)], textposition="middle center",
                     hovertext=names, hoverinfo="text", showlegend=False)
+    notes = []  # set once: add_annotation re-validates every earlier note on each call (quadratic)
     for t in range(1, T + 1):
-        fig.add_annotation(x=t, y=0.82, ax=t, ay=0.18, xref="x", yref="y", axref="x", ayref="y",
-                           showarrow=True, arrowhead=2, text="")
-        fig.add_annotation(x=t - 0.22, y=1, ax=t - 0.78, ay=1, xref="x", yref="y", axref="x",
-                           ayref="y", showarrow=True, arrowhead=2, text="")
-        fig.add_annotation(x=t - 0.5, y=1.18, text=rec_label, showarrow=False)
-        fig.add_annotation(x=t + 0.18, y=0.5, text="W_x", showarrow=False)
-        fig.add_annotation(x=t, y=-0.3, text=tokens[t - 1], showarrow=False)
+        notes += [{"x": t, "y": 0.82, "ax": t, "ay": 0.18, "xref": "x", "yref": "y", "axref": "x",
+                   "ayref": "y", "showarrow": True, "arrowhead": 2, "text": ""},
+                  {"x": t - 0.22, "y": 1, "ax": t - 0.78, "ay": 1, "xref": "x", "yref": "y", "axref": "x",
+                   "ayref": "y", "showarrow": True, "arrowhead": 2, "text": ""},
+                  {"x": t - 0.5, "y": 1.18, "text": rec_label, "showarrow": False},
+                  {"x": t + 0.18, "y": 0.5, "text": "W_x", "showarrow": False},
+                  {"x": t, "y": -0.3, "text": tokens[t - 1], "showarrow": False}]
+    fig.update_layout(annotations=notes)
     more = "" if shown_all else _label(labels, "more", " (first {T} steps shown)").format(T=T)
     title = _label(labels, "title", "Unrolled: one layer per step, all with the same W_x, {rec}, b_h")
     fig.update_layout(xaxis={"visible": False, "range": [-0.5, T + 0.5]},

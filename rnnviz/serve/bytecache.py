@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import hashlib
 import sys
 import threading
 import time
@@ -333,3 +334,33 @@ def trim_to_budget(store: dict, max_bytes: int, keep=(), size=nbytes) -> list:
         total -= sizes[key]
         dropped.append(key)
     return dropped
+
+
+def _feed(h, x) -> None:
+    """Every value an argument holds into the hash h (arrays by dtype, shape and bytes)."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach().cpu().numpy()
+    if isinstance(x, np.ndarray):
+        h.update(f"nd{x.dtype}{x.shape}".encode())
+        h.update(repr(x.tolist()).encode() if x.dtype == object else np.ascontiguousarray(x).tobytes())
+    elif isinstance(x, dict):
+        h.update(b"{")
+        for k in sorted(x, key=repr):
+            _feed(h, k)
+            _feed(h, x[k])
+        h.update(b"}")
+    elif isinstance(x, (list, tuple, set, frozenset, range)):
+        h.update(f"{type(x).__name__}[".encode())
+        for v in (sorted(x, key=repr) if isinstance(x, (set, frozenset)) else x):
+            _feed(h, v)
+        h.update(b"]")
+    else:
+        h.update(repr((type(x).__name__, x)).encode())
+
+
+def value_digest(value) -> str:
+    """A key for any nest of arrays, tensors, dicts, sequences and plain values: two values with
+    the same contents (dtype, shape and bytes for arrays) get the same digest."""
+    h = hashlib.blake2b(digest_size=20)
+    _feed(h, value)
+    return h.hexdigest()

@@ -7,9 +7,11 @@ import streamlit as st
 
 from rnnviz import limits
 from rnnviz.explain import embedding as emb
+from rnnviz.figures.embedding import matrix_figure
 
-from ... import session
+from ... import cache, session
 from ...i18n import counted_frame, prose, t
+from ...widgets import download_csv, show_figure
 
 PAGE = "embedding"
 RADIUS = 3  # rows shown either side of the looked-up row in the term-by-term tables
@@ -51,6 +53,21 @@ def row_labels(cur: session.Current) -> list[str]:
 
 def step_labels(tokens) -> list[str]:
     return [f"t={s + 1} {tok}" for s, tok in enumerate(tokens)]
+
+
+def matrix_view(cur: session.Current, M, title: str, name: str, key: str, **fig_kw) -> None:
+    """A V x d matrix (E, dL/dE) as a heatmap of the rows the view needs: the sentence's rows
+    (boxed) and their neighbours, at most limits.MATRIX_ROWS_SHOWN; the whole matrix is a CSV."""
+    ids, labels, V = list(cur.input_ids), row_labels(cur), M.shape[0]
+    rows = emb.shown_rows(ids, V, RADIUS, limits.MATRIX_ROWS_SHOWN)
+    at = {k: n for n, k in enumerate(rows)}
+    boxed = [at[i] for i in ids if i in at]
+    show_figure(cache.figure(matrix_figure, M[rows], [labels[k] for k in rows], title, boxed=boxed, **fig_kw,
+                              **matrix_words()), name, key=key)
+    if len(rows) < V:
+        st.caption(tr("rows_shown", n=len(rows), V=V, n_ids=len(set(ids))))
+        dims = [tr("fig_dim", j=j + 1) for j in range(M.shape[1])]
+        download_csv(pd.DataFrame(M, index=labels, columns=dims), name, key=key)
 
 
 def matrix_words() -> dict:

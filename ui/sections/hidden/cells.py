@@ -34,13 +34,13 @@ def params(cur: session.Current) -> None:
         )
         with c2:
             show_figure(
-                fh.params_vs_T(tot["shared"], max(2 * T, 20), T, labels=params_labels()),
+                cache.figure(fh.params_vs_T, tot["shared"], max(2 * T, 20), T, labels=params_labels()),
                 t("hidden.fig_params"),
                 key="hid_fig_params",
             )
         rec = "W_y" if cfg.cell == "jordan" else "W_h"
         show_figure(
-            fh.unrolled(
+            cache.figure(fh.unrolled,
                 cur.tokens,
                 rec,
                 labels=figure_labels(title="hidden.fig_unrolled", more="hidden.fig_unrolled_more"),
@@ -114,7 +114,8 @@ def variant_compare(cur: session.Current, kind: str, t1: int) -> None:
         t("hidden.fig_variant_bidi") if split else ""
     )
     show_figure(
-        fh.time_heatmap(v_tr.h.numpy(), cur.tokens, t1 - 1, "h", split, title=title, labels=heat_labels("h")),
+        cache.figure(fh.time_heatmap, v_tr.h.numpy(), cur.tokens, t1 - 1, "h", split, title=title,
+                     labels=heat_labels("h")),
         title,
         key="hid_fig_variant",
     )

@@ -134,7 +134,7 @@ def saturation(cur: session.Current) -> None:
         labels = figure_labels(title=("hidden.fig_sat", {"thr": hd.SATURATION}), hover="hidden.sat_hover")
     labels |= figure_labels(x="hidden.ax_step", y="hidden.ax_share")
     show_figure(
-        fh.saturation_bar(per_step, cur.tokens, hd.SATURATION, labels),
+        cache.figure(fh.saturation_bar, per_step, cur.tokens, hd.SATURATION, labels),
         labels["title"],
         key="hid_fig_saturation",
     )

@@ -14,7 +14,7 @@ from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
-from ... import session
+from ... import cache, session
 from ...i18n import prose, t
 from ...model_text import prose_values
 from ...page import figure_labels
@@ -188,7 +188,7 @@ def step_view(cur: session.Current, t1: int) -> None:
     )
     st.dataframe(x_row.style.format(num), width="stretch")
     show_figure(
-        fh.step_terms_bar(
+        cache.figure(fh.step_terms_bar,
             terms,
             rec,
             vals["activation_short"],
@@ -269,7 +269,7 @@ def sentence(cur: session.Current, t1: int) -> None:
     )
     if picked:
         show_figure(
-            fh.unit_lines(
+            cache.figure(fh.unit_lines,
                 values,
                 cur.tokens,
                 picked,

@@ -12,7 +12,7 @@ from rnnviz.formatting import num
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import PAD, prepare
 
-from ... import session
+from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
@@ -63,7 +63,7 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
     table(out.sentence_rows(tr, vocab, k_table, cur.tokens))
     title = t("output.fig_loss")
     show_figure(
-        figs.loss_bars(
+        cache.figure(figs.loss_bars,
             names,
             tr.loss_t.numpy(),
             [x or t("output.cell_none") for x in targets],
@@ -169,7 +169,7 @@ def batch_view(cur: session.Current, pairs: list, batch, red: str) -> None:
         "pad": "pad"
     }
     show_figure(
-        figs.batch_loss_heatmap(
+        cache.figure(figs.batch_loss_heatmap,
             batch.loss_t.numpy(),
             batch.mask.numpy(),
             (batch.targets != out.IGNORE).numpy(),

@@ -11,7 +11,7 @@ from rnnviz.formatting import num
 from rnnviz.store.catalog import NOTES_VOCAB
 from rnnviz.text.tokenize import EOS
 
-from ... import session
+from ... import cache, session
 from ...i18n import prose, t
 from ...page import figure_labels
 from ...widgets import md_escape, shared_step, show_figure
@@ -135,7 +135,7 @@ def one_step(cur: session.Current, t1: int, k: int) -> None:
         step_prose(view, jordan=model.cfg.cell == "jordan")
     title = t("output.fig_step", t=t1, tok=cur.tokens[t1 - 1])
     show_figure(
-        figs.prob_and_grad_bars(
+        cache.figure(figs.prob_and_grad_bars,
             [view.labels[i] for i in shown],
             view.p[shown],
             view.p_minus_y[shown],
@@ -188,7 +188,7 @@ def notes_example(cur: session.Current) -> None:
         table(out.softmax_rows(view, list(range(len(view.p)))))
         title = t("output.fig_notes")
         show_figure(
-            figs.prob_and_grad_bars(
+            cache.figure(figs.prob_and_grad_bars,
                 list(view.labels), view.p, view.p_minus_y, view.target, title, fig_text()
             ),
             title,
