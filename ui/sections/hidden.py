@@ -312,8 +312,7 @@ def _pair(a: str, b: str) -> None:
 def overlay_input(cur: session.Current) -> tuple[str, bool]:
     """Preset pairs and the second sentence box; (text to trace, typed by the learner?)."""
     st.header(t("hidden.h_trajectory"), anchor="hid-trajectory")
-    default, note = hd.default_overlay(cur.tokens, cur.vocab, cur.level,
-                                       text=hd.reversal_source(cur.level, cur.tokens, cur.text))
+    default, note = hd.default_overlay(cur.tokens, cur.vocab, cur.level, text=cur.text)
     row = st.container(horizontal=True)
     for a, b in hd.order_presets(cur.vocab):
         row.button(f"{a} ⇄ {b}", key=f"hid_pair_{a}", on_click=_pair, args=(a, b), help=t("hidden.pair_help"))
@@ -343,8 +342,9 @@ def trajectory(cur: session.Current) -> list:
             if typed:  # only text the learner typed gets an error; a derived default stays off
                 st.error(t("hidden.second_error", err=md_escape(str(err))))
         else:
-            for notice in prep.notices:
-                st.caption(md_escape(t("hidden.second_prefix") + notice))
+            for name, values in prep.notice_items:  # in the learner's language, never empty
+                notice = t(f"notices.{name}", **{k: md_escape(v) for k, v in values.items()})
+                st.caption(md_escape(t("hidden.second_prefix")) + notice)
             paths.append((t("hidden.second"), cached_trace(cur.model, ids, targets), cur.vocab.decode(ids)))
     with guard():
         pca_view(cur, paths)
