@@ -262,7 +262,7 @@ def load_model_file(up) -> None:
     try:
         model, vocab, meta = read_model_file(up.getvalue(), up.name)
     except InputError as err:
-        st.error(f"{md_escape(up.name)}: {err}")
+        st.error(f"{md_escape(up.name)}: {error_text(err)}")
         return
     session.use_model(meta["name"], model, vocab, meta)
     st.rerun()
@@ -274,4 +274,5 @@ def try_current(cur: session.Current) -> None:
     df = token_frame(cur.trace, cur.vocab)
     st.markdown(prose(PAGE, "try", label=md_escape(cur.label), T=cur.trace.T, loss=float(cur.trace.loss),
                       hits=int((df["guess"] == df["target"]).sum()), n=int(cur.trace.valid.sum())))
-    st.dataframe(df[["t", "token", "guess", "p_guess", "target", "p_target", "loss_t"]], hide_index=True)
+    cols = ["t", "token", "guess", "p_guess", "target", "p_target", "loss_t"]
+    st.dataframe(df[cols].rename(columns={c: t(f"train.try_col.{c}") for c in cols}), hide_index=True)
