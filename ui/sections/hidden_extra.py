@@ -13,7 +13,7 @@ from rnnviz.formatting import num
 from .. import cache, session
 from ..cache import cached_trace
 from ..i18n import prose, t
-from ..widgets import exercise, exercise_number, show_figure
+from ..widgets import code_radio, exercise, exercise_number, show_figure
 from .hidden import heat_labels
 
 PAGE = "hidden"
@@ -66,14 +66,7 @@ def variants(cur: session.Current, t1: int) -> None:
     """Folded: the chosen cell kind on the same sentence (weights shared where names match)."""
     st.header(t("hidden.h_variants"), anchor="hid-variants")
     with st.expander(t("hidden.variants_expander"), expanded=False):
-        kind = st.radio(
-            t("hidden.cell"),
-            hd.VARIANTS,
-            horizontal=True,
-            key="hid_cell",
-            bind="query-params",
-            format_func=lambda k: t(f"hidden.kind_{k}"),
-        )
+        kind = code_radio(t("hidden.cell"), hd.VARIANTS, "hid_cell", lambda k: t(f"hidden.kind_{k}"))
         for eq in hd.variant_equations(kind):
             st.latex(eq)
         H = cur.model.cfg.hidden_size
