@@ -184,9 +184,11 @@ def _seed_code(key: str, codes: list, names: list, default: int) -> None:
     st.session_state[key] = codes[default] if code is None else code
 
 
-def _keep_code(key: str, value, default) -> None:
-    """The URL follows the widget: its code, or nothing for the default."""
-    if value == default:
+def _keep_code(key: str, value, default, sticky: bool = False) -> None:
+    """The URL follows the widget: its code, or nothing for the default. `sticky`: a code the
+    URL holds stays (as the default's code) when the default itself depends on the language or
+    the sentence, so switching language cannot change what the link opens."""
+    if value == default and not (sticky and key in st.query_params):
         st.query_params.pop(key, None)
     elif st.query_params.get(key) != str(value):
         st.query_params[key] = str(value)
@@ -216,5 +218,5 @@ def labelled_choice(widget, label: str, codes, names, key: str, **kw):
     _seed_code(key, codes, names, default)
     shown = dict(zip(codes, names))
     value = widget(label, codes, key=key, format_func=lambda c: shown.get(c, str(c)), **kw)
-    _keep_code(key, value, codes[default])
+    _keep_code(key, value, codes[default], sticky=True)
     return value
