@@ -44,3 +44,11 @@ def test_full_width_punctuation_between_chinese_characters():
         for m in re.finditer("[\u4e00-\u9fff][,;:?!][\u4e00-\u9fff]", value):
             bad.append((key, m.group(0)))
     assert not bad, bad[:10]
+
+
+def test_zh_prose_has_no_line_break_inside_a_sentence():
+    """A line break between two Chinese characters would show as a stray space."""
+    from rnnviz.store.prose import sections
+    for path in sorted((ROOT / "prose/zh").glob("*.md")):
+        for key, text in sections(path.stem, "zh").items():
+            assert not re.search("[\u4e00-\u9fff，。；：、）]\n[\u4e00-\u9fff（“]", text), (path.stem, key)
