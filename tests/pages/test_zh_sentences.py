@@ -13,6 +13,7 @@ from rnnviz.explain import word2vec as w2v
 from rnnviz.store.catalog import load_builtin, start_model
 from rnnviz.text.corpora import zh_everyday_lines, zh_travel_corpus
 from rnnviz.text.tokenize import prepare
+from ui.i18n import catalogue
 
 from ..apptest_helpers import no_exception
 
@@ -25,6 +26,7 @@ SENTENCES = (
 )
 PAGES = ("pages/home.py", "pages/embedding.py", "pages/hidden.py", "pages/output.py", "pages/bptt.py",
          "pages/slots.py", "pages/train.py", "pages/origins.py", "pages/gates.py")
+UNKNOWN = tuple(catalogue("zh")[k].split("{")[0] for k in ("words.unknown", "notices.unknown"))
 BAD = re.compile(r"<unk>|&lt;unk&gt;|<0x[0-9A-Fa-f]{2}>|\\<0x")
 
 
@@ -46,10 +48,12 @@ def test_the_zh_start_model_and_page_7_corpus_read_every_sentence():
 
 
 def page_text(at) -> str:
-    """Everything the page shows as text: markdown, messages, tables, chart JSON, widget labels."""
+    """Everything the page shows as tokens: code spans in its text, tables, chart JSON and the
+    options of its choices (the prose may name <unk> when it explains it: not a token read)."""
     parts = []
-    for kind in ("markdown", "caption", "info", "warning", "error", "success", "latex", "code"):
-        parts += [str(e.value) for e in getattr(at, kind)]
+    for kind in ("markdown", "caption", "info", "warning", "error", "success"):
+        parts += [m for e in getattr(at, kind) for m in re.findall(r"`[^`]*`", str(e.value))]
+    parts += [str(e.value) for e in at.code]
     parts += [e.value.to_string() for e in at.dataframe]
     parts += [el.proto.spec for el in at.get("plotly_chart")]
     for kind in ("selectbox", "radio", "multiselect"):
@@ -65,5 +69,7 @@ def test_no_unknown_and_no_byte_token_on_any_page(app, page):
         at.sidebar.text_area(key="text").input(s).run()
         no_exception(at)
         assert at.session_state["model"] == "zh"
+        said = [w.value for w in [*at.warning, *at.sidebar.warning] if w.value.startswith(UNKNOWN)]
+        assert not said, (s, page, said)
         found = BAD.search(page_text(at))
         assert found is None, (s, page, found and page_text(at)[max(0, found.start() - 80):found.end() + 40])
