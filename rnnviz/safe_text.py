@@ -57,3 +57,15 @@ def quote(text, n: int = 40) -> str:
     """A stranger's value for a message: shortened first, then escaped (escaping adds
     backslashes, so it must come last or a cut could split an escape)."""
     return escape_md(short(text, n))
+
+
+def code_span(text) -> str:
+    """str(text) as an inline Markdown code span, shown exactly as it is (a code span takes no
+    escapes, no HTML, no LaTeX and no link): fenced by one backtick more than the longest run
+    inside, padded with a space when it starts or ends with a backtick. Line breaks become
+    spaces and control characters go, as in escape_md."""
+    flat = _CONTROL.sub("", _BREAKS.sub(" ", str(text)))
+    longest = max((len(m) for m in re.findall("`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"

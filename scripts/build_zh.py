@@ -4,6 +4,7 @@
     python scripts/build_zh.py lm         # only the language model
     python scripts/build_zh.py taggers    # only the taggers (the five of them)
     python scripts/build_zh.py flat       # only the flattened FNN (the other files are kept)
+    python scripts/build_zh.py gated      # the LSTM and GRU twins of the language model (page 8)
 
 Writes zh_lm.pt (a model bundle: a character-level Elman LM over the everyday and travel
 corpora in rnnviz/corpora/) and zh_lm.json (its held-out perplexity next to a uniform
@@ -77,7 +78,13 @@ class EarlyStop:
         return record["step"] - self.best_step < PATIENCE * CHECK_EVERY
 
 
-def build_lm() -> dict:
+ZH_LM_FILES = {"elman": "zh_lm", "lstm": "zh_lstm_lm", "gru": "zh_gru_lm"}  # cell -> file stem
+
+
+def build_lm(cell: str = "elman") -> dict:
+    """The Chinese character-level LM with `cell`: the LSTM and GRU twins share the Elman's
+    corpus, split, vocabulary, d, H and training run (early stopping included); only the cell
+    differs. Writes ZH_LM_FILES[cell].pt and .json."""
     torch.manual_seed(0)
     splits = lm_splits()
     fit_val = {k: split_heldout(tr, frac=0.1, seed=3) for k, (tr, _) in splits.items()}
@@ -85,13 +92,13 @@ def build_lm() -> dict:
     val_s = [s for _, val in fit_val.values() for s in val]
     test_s = [s for _, te in splits.values() for s in te]
     vocab = Vocab.build(fit_s + val_s + test_s)
-    model = RNNModel(RNNConfig(vocab_size=len(vocab), **ZH_LM_CFG), seed=0)
+    model = RNNModel(RNNConfig(vocab_size=len(vocab), **{**ZH_LM_CFG, "cell": cell}), seed=0)
     x_tr, y_tr = lm_tensors(fit_s, vocab)  # (N, T), (N, T)
     stop = EarlyStop(model, lm_tensors(val_s, vocab))
     start = time.perf_counter()
     history = train(model, x_tr, y_tr, ZH_LM_TRAIN, stop)
     model.load_state_dict(stop.best_state)
-    print(f"zh LM: trained in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    print(f"zh LM ({cell}): trained in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     report = {
         "train_sentences": len(fit_s), "validation_sentences": len(val_s),
         "heldout_sentences": len(test_s), "best_step": stop.best_step,
@@ -105,8 +112,12 @@ def build_lm() -> dict:
         "uniform_perplexity": float(len(vocab)),
         "config": model.cfg.to_dict(), "train_config": ZH_LM_TRAIN.__dict__,
     }
-    (PRETRAINED / "zh_lm.pt").write_bytes(save_bundle(model, vocab, {"report": report}))
-    (PRETRAINED / "zh_lm.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+    if cell != "elman":
+        report["elman_heldout_perplexity"] = json.loads(
+            (PRETRAINED / "zh_lm.json").read_text(encoding="utf-8"))["heldout_perplexity"]
+    stem = ZH_LM_FILES[cell]
+    (PRETRAINED / f"{stem}.pt").write_bytes(save_bundle(model, vocab, {"report": report}))
+    (PRETRAINED / f"{stem}.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                                            encoding="utf-8")
     return report
 
@@ -141,11 +152,13 @@ def build_taggers(only: tuple = ALL_KINDS) -> dict:
 
 
 def build(what: str = "all") -> dict:
-    if what not in ("all", "lm", "taggers", FLAT):
-        raise SystemExit("usage: python scripts/build_zh.py [all|lm|taggers|flat]")
+    if what not in ("all", "lm", "taggers", FLAT, "gated"):
+        raise SystemExit("usage: python scripts/build_zh.py [all|lm|taggers|flat|gated]")
     out = {}
     if what in ("all", "lm"):
         out["lm"] = build_lm()
+    if what in ("all", "gated"):
+        out |= {cell: build_lm(cell) for cell in ("lstm", "gru")}
     if what in ("all", "taggers"):
         out["taggers"] = build_taggers()
     if what == FLAT:

@@ -97,6 +97,24 @@ def current_lang() -> str:
     return lang if lang in languages() else DEFAULT_LANG
 
 
+def same_label(label: str, names) -> str | None:
+    """The one of `names` (labels in the learner's language) that says what `label` says in any
+    language: `label` itself, or the catalogue string with the same key. None when none does."""
+    names = list(names)
+    if label in names:
+        return label
+    for lang in languages():
+        for key, value in catalogue(lang).items():
+            if value == label:
+                try:
+                    mine = t(key)
+                except (KeyError, IndexError, ValueError):
+                    continue
+                if mine in names:
+                    return mine
+    return None
+
+
 def has(key: str) -> bool:
     """Whether the English catalogue defines `key` (models added later may have no entry yet)."""
     return key in catalogue(DEFAULT_LANG)

@@ -87,6 +87,7 @@ def read_link(options: list[str]) -> None:
         del st.query_params["model"]
     else:
         st.session_state["model"] = asked
+        st.session_state["_model_pinned"] = True  # a link's model stays, whatever is typed
 
 
 def _drop_overflowing_params() -> None:

@@ -16,7 +16,7 @@ from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
 from rnnviz.serve.bytecache import trim_to_budget
 from rnnviz.serve.links import OWN_PREFIX
-from rnnviz.store.catalog import BUILTINS, START_MODEL
+from rnnviz.store.catalog import BUILTINS, START_MODEL, ordered_for, start_model
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import Prepared, Vocab, prepare
 
@@ -64,7 +64,8 @@ def own_models() -> dict:
 
 
 def model_options() -> list[str]:
-    return list(BUILTINS) + [OWN_PREFIX + name for name in own_models()]
+    """The built-ins (those reading the interface language first), then this session's own."""
+    return ordered_for(BUILTINS, current_lang()) + [OWN_PREFIX + name for name in own_models()]
 
 
 def get_model(key: str) -> tuple[RNNModel, Vocab, dict]:
@@ -94,13 +95,14 @@ def model_description(key: str) -> str:
 def default_sentence(key: str) -> str:
     if key in BUILTINS:
         return BUILTINS[key].default_sentence
-    return get_model(key)[2].get("default_sentence", START_TEXT)
+    return get_model(key)[2].get("default_sentence", BUILTINS[start_model(current_lang())].default_sentence)
 
 
 def selected_key() -> str:
-    """The chosen model; the start model (subword English) when none is chosen or it is gone."""
-    key = st.session_state.get("model", START_MODEL)
-    return key if key in model_options() else START_MODEL
+    """The chosen model; the start model of the interface language (the subword English model,
+    the Chinese model in 中文) when none is chosen or it is gone."""
+    key = st.session_state.get("model")
+    return key if key in model_options() else start_model(current_lang())
 
 
 def model_has_effect(page: str) -> bool:

@@ -11,12 +11,12 @@ import streamlit as st
 
 from rnnviz import limits
 from rnnviz.errors import InputError
-from rnnviz.store.catalog import START_MODEL
+from rnnviz.store.catalog import model_for_text, start_model
 from rnnviz.text.tokenize import decode_upload, upload_lines
 
 from . import links, navigation, session
-from .i18n import LANG_NAMES, error_text, first_visit_lang, languages, t
-from .widgets import labels_of
+from .i18n import LANG_NAMES, current_lang, error_text, first_visit_lang, languages, t
+from .widgets import labels_of, md_escape
 from .words import unknown_help
 
 
@@ -36,9 +36,10 @@ def sidebar():
     notices_slot, link_slot = sb.empty(), sb.empty()
     links.show_notices(notices_slot, dismiss=False)  # redrawn with a Dismiss button by share_link
     chosen = _model_select(sb)
+    _moved_notice()
     sb.text_area(t("sidebar.sentence"), value=session.default_sentence(chosen), key="text",
                  bind="query-params", height=90, max_chars=limits.MAX_TEXT_CHARS,  # a link sentence is cut
-                 help=t("sidebar.sentence_help", max_tokens=limits.MAX_TOKENS))
+                 help=t("sidebar.sentence_help", max_tokens=limits.MAX_TOKENS), on_change=_on_text_change)
     with sb:
         unknown_help(chosen, st.session_state.get("text", ""))
     _line_picker(sb)
@@ -54,7 +55,10 @@ def _model_select(sb) -> str:
     if st.session_state.get("model") not in options:
         # lost widget state (a fresh session, an own model of a lost one): the URL names the model
         asked = st.query_params.get("model")
-        st.session_state["model"] = asked if asked in options else START_MODEL
+        if asked not in options:  # no model in the link: the interface language's, or the link text's
+            asked = start_model(current_lang())
+            asked = model_for_text(asked, st.query_params.get("text") or "") or asked
+        st.session_state["model"] = asked
     chosen = sb.selectbox(t("sidebar.model"), options, format_func=labels_of(options, session.model_label),
                           key="model", help=t("sidebar.model_help"))
     if st.session_state.get("_shown_model", chosen) != chosen:
@@ -62,6 +66,44 @@ def _model_select(sb) -> str:
     st.session_state["_shown_model"] = chosen
     links.sync_model_param(chosen)
     return chosen
+
+
+# ---- a sentence in the other script moves to the matching built-in model (with an undo) ---------
+
+def _on_text_change() -> None:
+    """The learner typed a sentence in the other script than the built-in model reads: move to the
+    built-in that reads it, unless a link (or an undo) pinned the model. Runs before the script,
+    so the model menu is drawn on the new model and the sentence is kept."""
+    if st.session_state.get("_model_pinned"):
+        return
+    old = st.session_state.get("model")
+    new = model_for_text(old, st.session_state.get("text", ""))
+    if new and new in session.model_options():
+        st.session_state["model"] = st.session_state["_shown_model"] = new
+        st.session_state["_model_moved"] = (old, new, st.session_state.get("text", ""))
+
+
+def _undo_move() -> None:
+    old, _, _ = st.session_state.pop("_model_moved")
+    st.session_state["model"] = st.session_state["_shown_model"] = old
+    st.session_state["_model_pinned"] = True  # the learner chose it: no second move
+
+
+def _moved_notice() -> None:
+    """At the top of the page, while the moved-to model and the sentence that moved it stay: what
+    happened, and a button that goes back."""
+    moved = st.session_state.get("_model_moved")
+    if not moved:
+        return
+    old, new, text = moved
+    if st.session_state.get("model") != new or st.session_state.get("text") != text:
+        st.session_state.pop("_model_moved")
+        return
+    box = st.container(border=True)
+    box.info(t("sidebar.moved", new=md_escape(session.model_label(new)),
+               old=md_escape(session.model_label(old))), icon=":material/swap_horiz:")
+    box.button(t("sidebar.moved_undo", old=md_escape(session.model_label(old))), key="model_move_undo",
+               on_click=_undo_move, icon=":material/undo:")
 
 
 def _line_picker(sb) -> None:

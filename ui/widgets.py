@@ -15,7 +15,7 @@ from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.safe_text import escape_md
 from rnnviz.store import export
 
-from .i18n import error_text, t
+from .i18n import error_text, same_label, t
 
 
 def md_escape(text: str) -> str:
@@ -175,29 +175,57 @@ def exercise(key: str, ask: Callable[[], object], check: Callable[[object], Verd
 
 # ---- choices kept in the link -----------------------------------------------------------------
 
+def _seed_code(key: str, codes: list, names: list, default: int) -> None:
+    """Before a coded widget exists: its value from the link. A code is taken as is; a label (the
+    way links were written before they held codes, in either language) is read as its code, and
+    the link check then compares the code; anything else is the default (the check says so)."""
+    if key in st.session_state:
+        return
+    asked = st.query_params.get(key)
+    by_code = {str(c): c for c in codes}
+    code = by_code.get(asked)
+    if code is None and asked is not None:
+        label = same_label(asked, names)
+        code = codes[names.index(label)] if label is not None else None
+        if code is not None:
+            st.session_state.setdefault("_link_initial", {})[key] = [str(code)]
+            st.query_params[key] = str(code)
+    st.session_state[key] = codes[default] if code is None else code
+
+
+def _keep_code(key: str, value, default, sticky: bool = False) -> None:
+    """The URL follows the widget: its code, or nothing for the default. `sticky`: a code the
+    URL holds stays (as the default's code) when the default itself depends on the language or
+    the sentence, so switching language cannot change what the link opens."""
+    if value == default and not (sticky and key in st.query_params):
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != str(value):
+        st.query_params[key] = str(value)
+
+
 def code_radio(label: str, codes, key: str, shown: Callable[[str], str], default: int = 0, **kw) -> str:
     """A horizontal radio whose URL value is the option's short code (emb_rule=wd), whatever the
     language (bind="query-params" would write the shown label, which differs between languages
     and made the app's own links warn). Seeded once from the link (an unknown code: the default,
-    and the link check says so), then the URL follows the widget; the default leaves the URL.
-    `shown(code)` is the label in the learner's language."""
+    and the link check says so; an old link's label: its code), then the URL follows the widget;
+    the default leaves the URL. `shown(code)` is the label in the learner's language."""
     codes = list(codes)
-    if key not in st.session_state:
-        asked = st.query_params.get(key)
-        st.session_state[key] = asked if asked in codes else codes[default]
     names = {c: shown(c) for c in codes}  # now, in this run's language (AppTest formats later)
+    _seed_code(key, codes, list(names.values()), default)
     value = st.radio(label, codes, key=key, format_func=names.__getitem__, horizontal=True, **kw)
-    if value == codes[default]:
-        st.query_params.pop(key, None)
-    elif st.query_params.get(key) != value:
-        st.query_params[key] = value
+    _keep_code(key, value, codes[default])
     return value
 
 
 def labelled_choice(widget, label: str, codes, names, key: str, **kw):
-    """A radio / selectbox bound to the URL whose options are the learner's labels (Streamlit
-    writes the shown label into the link, and the link check compares it with the widget's
-    value: so the value IS the label), mapped back to a short code for the code."""
+    """A radio / selectbox kept in the link by its short code (bptt_ord=fro), shown with the
+    learner's labels `names` (one per code): switching language keeps the choice, and a link
+    written before, with a label in either language, opens on the same choice. `index=` is the
+    default. Returns the chosen code."""
     codes, names = list(codes), list(names)
-    value = widget(label, names, key=key, bind="query-params", **kw)
-    return codes[names.index(value)] if value in names else codes[0]
+    default = kw.pop("index", 0)
+    _seed_code(key, codes, names, default)
+    shown = dict(zip(codes, names))
+    value = widget(label, codes, key=key, format_func=lambda c: shown.get(c, str(c)), **kw)
+    _keep_code(key, value, codes[default], sticky=True)
+    return value

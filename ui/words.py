@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rnnviz.errors import InputError
+from rnnviz.safe_text import code_span
 from rnnviz.store.catalog import BUILTINS, SUBWORD_FILES
 from rnnviz.text.tokenize import Prepared, has_cjk, prepare
 
@@ -32,7 +33,7 @@ def unknown_help(key: str, text: str) -> None:
         _other_models(key, text)
         return
     toks = prep.tokens[:MAX_SHOWN_TOKENS]
-    shown = " · ".join(f"`{md_escape(tok)}`" if tok.strip() else "`␣`" for tok in toks)
+    shown = " · ".join(code_span(tok) if tok.strip() else "`␣`" for tok in toks)  # the text, no escapes
     rest = len(prep.tokens) - len(toks)
     more = t("words.more", n=rest) if rest else ""
     st.caption(t("words.tokenizer", name=t(f"tokenizer.{prep.tokenizer}"), n=len(prep.tokens)))

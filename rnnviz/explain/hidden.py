@@ -22,7 +22,8 @@ from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.facts import first_step_without_h0
 from rnnviz.formatting import vector
 from rnnviz.text.corpora import lm_pair, zh_order_presets
-from rnnviz.text.tokenize import BOS, EOS, PAD, UNK, Prepared, Vocab, prepare
+from rnnviz.text.tokenize import BOS, EOS, PAD, UNK, Prepared, Vocab, prepare, tokenize
+from rnnviz.text.zh import has_chinese
 
 SATURATION = 0.95  # |h| above this counts as saturated (tanh' < 0.1 there)
 
@@ -261,23 +262,41 @@ def reversed_words(tokens) -> str:
     return " ".join(reversed(plain_words(tokens)))
 
 
-def reversed_text(text: str) -> str:
-    """The learner's words (split at spaces, as typed) in reverse order. An unknown word stays a
-    word, so it is <unk> again at its mirrored place; subwords are rebuilt from whole words."""
-    return " ".join(reversed(text.split()))
+def reversed_text(text: str, level: str | None = "word") -> str:
+    """The learner's sentence with its tokens in reverse order, as text the same tokenizer reads
+    back into those tokens: characters (level "char") joined as they are (a space stays a
+    token); words, Chinese characters and punctuation (every other level; subwords are rebuilt
+    from whole words) joined by join_tokens. An unknown token keeps its text, so it is <unk>
+    again at its mirrored place."""
+    if level == "char":
+        return "".join(reversed(tokenize(text, "char")))
+    raw = tokenize(text, "zh_word" if level == "zh_word" else "word")
+    return join_tokens(list(reversed(raw)))
+
+
+def join_tokens(tokens) -> str:
+    """Tokens as a sentence: a space between two tokens only where neither is Chinese or
+    full-width punctuation ("man bites dog", "狗咬人。")."""
+    out = ""
+    for tok in tokens:
+        if out and not (_tight(out[-1]) or _tight(tok[:1])):
+            out += " "
+        out += tok
+    return out
+
+
+def _tight(ch: str) -> bool:
+    return has_chinese(ch) or (bool(ch) and not ch.isascii() and not ch.isalnum())
 
 
 def reversal_source(level: str, tokens, text: str) -> str | None:
     """The text default_overlay should reverse word by word, or None to reverse the tokens.
 
-    Subwords (level "bpe") carry the word-start mark "▁" and split words; joined back with
-    spaces they are not a sentence the model reads (the mark itself is byte-encoded), so the
-    words as typed are reversed. So are word-level sentences with <unk>, which tokens cannot
-    give back. Characters and Chinese words have no spaces to split at: their tokens reverse.
+    Always the text as typed: subwords (level "bpe") carry the word-start mark "▁" and split
+    words, and <unk> cannot give back the word it stands for, so reversed_text re-tokenizes the
+    sentence itself (characters for "char", words and Chinese characters otherwise).
     """
-    if level == "bpe" or (level == "word" and UNK in tokens):
-        return text
-    return None
+    return text
 
 
 def compared_tokens(text_a: str, text_b: str, vocab: Vocab, level: str | None = "word") -> dict:
@@ -304,7 +323,7 @@ def default_overlay(tokens, vocab: Vocab, level: str = "word", text: str | None 
     model knows no preset either. Without `text`, tokens with <unk> cannot be turned back
     into words, so they count as unusable rather than being silently dropped.
     """
-    rev = reversed_text(text) if text is not None else reversed_words(tokens)
+    rev = reversed_text(text, level) if text is not None else reversed_words(tokens)
     if rev and (text is not None or UNK not in rev.split()):
         try:
             _, _, prep = sentence_pair(rev, vocab, level)

@@ -11,10 +11,17 @@ from rnnviz.explain import word2vec as w2v
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import num
 from rnnviz.text.bpe import BPE, pretokenize
-from rnnviz.text.corpora import english_sentences, everyday_corpus, split_heldout, travel_corpus
+from rnnviz.text.corpora import (
+    english_sentences,
+    everyday_corpus,
+    split_heldout,
+    travel_corpus,
+    zh_everyday_corpus,
+)
 from rnnviz.text.tokenize import tokenize
+from rnnviz.text.zh import has_chinese
 
-CORPORA = ("travel", "english")  # the built-in corpora Word2Vec can train on (codes in the URL)
+CORPORA = ("travel", "english", "zh")  # the built-in corpora Word2Vec can train on (codes in the URL)
 MAX_WORD_CHARS = 60              # an "unknown word" the learner types for BPE to split
 
 
@@ -28,7 +35,10 @@ def subword_corpus() -> tuple[list[str], list[str]]:
 
 def corpus_sentences(code: str) -> list[list[str]]:
     """A built-in corpus as word tokens: "travel" (the default model's travel + everyday
-    sentences) or "english" (the subword model's training sentences)."""
+    sentences), "english" (the subword model's training sentences) or "zh" (the Chinese
+    everyday sentences, one token per Han character, as the Chinese model reads them)."""
+    if code == "zh":
+        return zh_everyday_corpus()
     if code == "travel":
         return w2v.builtin_sentences()
     if code == "english":
@@ -36,9 +46,41 @@ def corpus_sentences(code: str) -> list[list[str]]:
     raise InputError(f"Unknown corpus {code!r}: choose one of {', '.join(CORPORA)}.")
 
 
+def default_corpus(lang: str, text: str, tokenizer: str | None, has_page6: bool) -> str:
+    """The corpus Word2Vec starts on: page 6's text when there is one, else the built-in corpus
+    in the sentence's script (Chinese everyday for Chinese; the subword model's English for a
+    BPE model, the travel corpus otherwise), the interface language's when the sentence has
+    neither."""
+    if has_page6:
+        return "page6"
+    latin = any("a" <= ch.lower() <= "z" for ch in text)
+    if has_chinese(text) or (lang == "zh" and not latin):
+        return "zh"
+    return "english" if tokenizer == "bpe" else "travel"
+
+
 def sentence_words(text: str) -> list[str]:
     """The sidebar sentence as words (the window slides over words, whatever the model reads)."""
     return tokenize(text, "word")
+
+
+def known_pair(words, centre: int, radius: int, vocab) -> tuple[int | None, list[str]]:
+    """The worked pair's centre: the position nearest `centre` (0-based) whose word the corpus
+    knows and that has a context word the corpus knows within `radius`, with those context
+    words (sorted). (None, []) when no two words of the sentence make such a pair."""
+    known = [p for p in w2v.window_pairs(words, radius)
+             if vocab.id_of(p.centre) is not None and vocab.id_of(p.context) is not None]
+    if not known:
+        return None, []
+    pos = min({p.centre_pos for p in known}, key=lambda q: (abs(q - centre), q))
+    return pos, sorted({p.context for p in known if p.centre_pos == pos})
+
+
+def corpus_pair(pc) -> tuple[str, str]:
+    """A pair the corpus itself makes (its first window pair): the fallback when the sentence
+    has no known pair."""
+    itos = pc.vocab.itos
+    return itos[int(pc.centres[0])], itos[int(pc.contexts[0])]
 
 
 def known_words(words, vocab) -> list[str]:

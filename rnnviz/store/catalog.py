@@ -25,6 +25,7 @@ from rnnviz.store.tagger_files import load_tagger
 from rnnviz.text.bpe import BPE, bpe_vocab
 from rnnviz.text.corpora import ZH_DEFAULT_SENTENCE, TaggingData, split_heldout, zh_travel_corpus
 from rnnviz.text.tokenize import Vocab
+from rnnviz.text.zh import has_chinese
 
 PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"  # rnnviz/pretrained
 
@@ -75,6 +76,10 @@ BUILTINS = {
                   "and travel sentences; English words read as <unk>.", ZH_DEFAULT_SENTENCE),
 }
 START_MODEL = "subword"  # what a session opens with no model in its link (see the docstring)
+# The language each built-in reads (English unless named here), and the model a fresh session
+# opens in each interface language when its link names no model.
+BUILTIN_LANGS = {"zh": "zh"}
+START_MODELS = {"en": START_MODEL, "zh": "zh"}
 TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords",
                     "zh_char": "Chinese characters", "zh_word": "Chinese words (jieba)"}
 GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem in pretrained/
@@ -87,6 +92,41 @@ ATTENTION_FILES = {"subword": "bpe_attn_lm", "zh": "zh_attn_lm"}
 ATTENTION_TWIN_OF = {"subword": "subword", "subword_lstm": "subword", "subword_gru": "subword",
                      "zh": "zh"}
 ATTENTION_OF_LANG = {"en": "subword", "zh": "zh"}
+
+
+def start_model(lang: str) -> str:
+    """The built-in a fresh session opens in the interface language `lang`."""
+    return START_MODELS.get(lang, START_MODEL)
+
+
+def builtin_lang(key: str) -> str:
+    """The language of the text a built-in model reads ("en" or "zh")."""
+    return BUILTIN_LANGS.get(key, "en")
+
+
+def text_lang(text: str) -> str | None:
+    """The script of a sentence: "zh" with any Han character, "en" with Latin letters and no Han,
+    None when it says neither (digits, punctuation, empty)."""
+    if has_chinese(text):
+        return "zh"
+    return "en" if any("a" <= c.lower() <= "z" for c in text) else None
+
+
+def ordered_for(keys, lang: str) -> list[str]:
+    """Model keys with the built-ins reading `lang` first (own models keep their place, last)."""
+    keys = list(keys)
+    built = [k for k in keys if k in BUILTINS]
+    first = [k for k in built if builtin_lang(k) == lang]
+    return first + [k for k in built if k not in first] + [k for k in keys if k not in BUILTINS]
+
+
+def model_for_text(key: str, text: str) -> str | None:
+    """The built-in to move to when `text` is in the other script than the built-in `key` reads
+    (None when it matches, says no language, or `key` is not a built-in)."""
+    lang = text_lang(text)
+    if key not in BUILTINS or lang is None or lang == builtin_lang(key):
+        return None
+    return start_model(lang)
 
 
 def notes_model() -> tuple[RNNModel, Vocab]:

@@ -13,6 +13,9 @@ from pathlib import Path
 PROSE_ROOT = Path(__file__).resolve().parents[2] / "prose"
 PROSE_DIR = PROSE_ROOT / "en"  # the English source (kept for callers of the old name)
 _MARK = re.compile(r"^<!--\s*([\w-]+)\s*-->\s*$", re.M)
+# A line break inside a Chinese sentence: Markdown would show it as a space ("侧边栏 选中").
+_CJK = "\u2018\u2019\u201c\u201d\u2026\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_CJK_BREAK = re.compile(f"(?<=[{_CJK}])\n(?=[{_CJK}])")
 
 
 @functools.lru_cache(maxsize=None)
@@ -22,7 +25,8 @@ def sections(page: str, lang: str = "en") -> dict[str, str]:
     if not path.exists():
         return {}
     parts = _MARK.split(path.read_text(encoding="utf-8"))
-    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    join = (lambda x: x) if lang == "en" else (lambda x: _CJK_BREAK.sub("", x))
+    return {parts[i]: join(parts[i + 1].strip()) for i in range(1, len(parts) - 1, 2)}
 
 
 def section(page: str, key: str, lang: str = "en", **values) -> str:

@@ -151,3 +151,12 @@ def test_share_links_keep_only_the_widgets_drawn_in_this_run():
     url = share_url("http://h/p", params, keep={"emb_preset", "text", "model"})
     assert url == "http://h/p?emb_preset=Notes+example&text=a+b"
     assert "emb_gsrc" in share_url("http://h/p", params)  # without keep: everything, as before
+
+
+def test_code_span_shows_a_token_as_it_is():
+    from rnnviz.safe_text import code_span
+    assert code_span("<0xE6>") == "`<0xE6>`"
+    assert code_span("don't!") == "`don't!`"
+    assert code_span("a`b") == "``a`b``"
+    assert code_span("`") == "`` ` ``"
+    assert code_span("x\ny") == "`x y`"

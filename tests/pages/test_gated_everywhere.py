@@ -24,7 +24,7 @@ def test_every_page_opens_on_a_gated_model(app, page, model):
 @pytest.mark.parametrize("cell", ["lstm", "gru"])
 def test_page6_offers_and_trains_gated_cells(app, cell):
     at = app("pages/train.py")
-    assert {"lstm", "gru"} <= set(at.selectbox(key="train_cell").options)
+    assert {"LSTM", "GRU"} <= set(at.selectbox(key="train_cell").options)  # labels; the values are codes
     at.selectbox(key="train_cell").set_value(cell)
     at.number_input(key="train_steps").set_value(5)
     at.button(key="train_go").click().run()

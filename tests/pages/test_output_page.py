@@ -298,7 +298,7 @@ def test_page_in_chinese(model, sentence):
     expect = np.where(tr.valid.numpy(), tr.loss_t.numpy(), np.nan)  # no target: no bar
     assert np.allclose(np.asarray(f["data"][0]["y"], float), expect, atol=1e-6, equal_nan=True)
     if model == "notes":
-        assert "0.9163" in text(at) and fig(at, "笔记中的例子")
+        assert "0.9163" in text(at) and fig(at, "讲义中的例子")
 
 
 def test_what_to_look_at_and_contents(app):

@@ -16,7 +16,7 @@ from rnnviz.serve.jobs import LANES, Pacer
 from .. import resources
 from ..i18n import prose, t
 from ..running import client_id, interrupt_watch
-from ..widgets import download_csv, exercise, exercise_number, guard, show_figure
+from ..widgets import download_csv, exercise, exercise_number, guard, labelled_choice, show_figure
 
 PAGE = "gates"
 CELLS = ("elman", "lstm", "gru")
@@ -93,11 +93,13 @@ def train_one() -> None:
     with st.expander(t("gates.now_header", seconds=seconds), icon=":material/model_training:"):
         st.markdown(prose(PAGE, "now", seconds=seconds))
         c1, c2, c3 = st.columns(3)
-        cell = c1.selectbox(t("gates.now_cell"), list(CELLS), key="gates_now_cell", bind="query-params")
+        names = [t(f"gates.cell.{c}") for c in CELLS]
+        cell = labelled_choice(c1.selectbox, t("gates.now_cell"), CELLS, names, "gates_now_cell")
         dist = c2.selectbox(t("gates.now_distance"), [10, 25, 50, 100, 200], index=2, key="gates_now_dist",
                             bind="query-params")
-        schedule = c3.selectbox(t("gates.now_schedule"), list(longrange.SCHEDULES), key="gates_now_sched",
-                                bind="query-params", help=t("gates.now_schedule_help"))
+        schedule = labelled_choice(c3.selectbox, t("gates.now_schedule"), longrange.SCHEDULES,
+                                   [t(f"gates.schedule.{k}") for k in longrange.SCHEDULES], "gates_now_sched",
+                                   help=t("gates.now_schedule_help"))
         steps = c1.number_input(t("gates.now_steps"), 10, longrange.MAX_STEPS, 400, step=50,
                                 key="gates_now_steps")
         bias = c2.number_input(t("gates.now_bias"), -5.0, 5.0, 1.0, step=1.0, key="gates_now_bias",

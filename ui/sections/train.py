@@ -34,7 +34,7 @@ from rnnviz.text.corpora import everyday_corpus
 from .. import session
 from ..i18n import error_text, prose, t
 from ..running import client_id
-from ..widgets import download_csv, guard, labels_of, md_escape, show_figure
+from ..widgets import download_csv, guard, labelled_choice, md_escape, show_figure
 
 PAGE = "train"
 EXAMPLE = "\n".join(" ".join(s) for s in everyday_corpus(60))
@@ -51,11 +51,11 @@ def intro() -> None:
 def source() -> tuple[str, str]:
     """(paste | upload, word | char): where the corpus comes from and how it is tokenized."""
     c1, c2 = st.columns(2)
-    src = c1.radio(t("train.source"), ["paste", "upload"], key="train_source", horizontal=True, **BIND,
-                   format_func=labels_of(["paste", "upload"], lambda k: t(f"train.source_{k}")))
-    level = c2.radio(t("train.level"), list(LEVELS), key="train_level", horizontal=True, **BIND,
-                     format_func=labels_of(LEVELS, lambda k: t(f"train.level_{k}")),
-                     help=t("train.level_help"))
+    srcs = ("paste", "upload")  # kept in the link by code (labelled_choice), whatever the language
+    src = labelled_choice(c1.radio, t("train.source"), srcs, [t(f"train.source_{k}") for k in srcs],
+                          "train_source", horizontal=True)
+    level = labelled_choice(c2.radio, t("train.level"), LEVELS, [t(f"train.level_{k}") for k in LEVELS],
+                            "train_level", horizontal=True, help=t("train.level_help"))
     return src, level
 
 
@@ -101,10 +101,15 @@ def settings() -> dict:
     out["vocab_slot"] = c1.empty()  # "V used = N", filled once the vocabulary is built
     out["d"] = c1.number_input(t("train.d"), 1, limits.MAX_EMBED, 16, key="train_d", **BIND)
     out["H"] = c1.number_input(t("train.H"), 1, limits.MAX_HIDDEN, 32, key="train_H", **BIND)
-    out["cell"] = c2.selectbox(t("train.cell"), ["elman", "jordan", "lstm", "gru", ATTENTION_CELL],
-                               key="train_cell", **BIND, help=t("train.cell_help"))
-    out["nonlin"] = c2.selectbox(t("train.nonlin"), ["tanh", "relu", "linear"], key="train_nonlin", **BIND)
-    out["optimizer"] = c2.selectbox(t("train.optimizer"), ["adam", "sgd"], key="train_opt", **BIND)
+    choice = {"cell": ("elman", "jordan", "lstm", "gru", ATTENTION_CELL),
+              "nonlin": ("tanh", "relu", "linear"), "opt": ("adam", "sgd")}
+    names = {k: [t(f"train.{k}_{c}") for c in codes] for k, codes in choice.items()}
+    out["cell"] = labelled_choice(c2.selectbox, t("train.cell"), choice["cell"], names["cell"], "train_cell",
+                                  help=t("train.cell_help"))
+    out["nonlin"] = labelled_choice(c2.selectbox, t("train.nonlin"), choice["nonlin"], names["nonlin"],
+                                    "train_nonlin")
+    out["optimizer"] = labelled_choice(c2.selectbox, t("train.optimizer"), choice["opt"], names["opt"],
+                                       "train_opt")
     out["lr"] = c3.number_input(t("train.lr"), 0.0001, 10.0, 0.01, format="%.4f", key="train_lr", **BIND)
     out["clip"] = c3.number_input(t("train.clip"), 0.0, 100.0, 1.0, key="train_clip", **BIND)
     out["steps"] = c3.number_input(t("train.steps"), 1, limits.MAX_TRAIN_STEPS, 300, key="train_steps",
@@ -264,7 +269,7 @@ def load_model_file(up) -> None:
     try:
         model, vocab, meta = read_model_file(up.getvalue(), up.name)
     except InputError as err:
-        st.error(f"{md_escape(up.name)}: {err}")
+        st.error(f"{md_escape(up.name)}: {error_text(err)}")
         return
     session.use_model(meta["name"], model, vocab, meta)
     st.rerun()
@@ -276,4 +281,5 @@ def try_current(cur: session.Current) -> None:
     df = token_frame(cur.trace, cur.vocab)
     st.markdown(prose(PAGE, "try", label=md_escape(cur.label), T=cur.trace.T, loss=float(cur.trace.loss),
                       **try_counts(df, cur.trace)))
-    st.dataframe(df[["t", "token", "guess", "p_guess", "target", "p_target", "loss_t"]], hide_index=True)
+    cols = ["t", "token", "guess", "p_guess", "target", "p_target", "loss_t"]
+    st.dataframe(df[cols].rename(columns={c: t(f"train.try_col.{c}") for c in cols}), hide_index=True)

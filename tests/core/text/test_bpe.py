@@ -249,10 +249,8 @@ def test_subword_sentence_reverses_by_words_not_by_marked_tokens(bpe, word):
     rev, note = hd.default_overlay(tokens, bvocab, "bpe", text=src)
     assert rev == "mat the on sat cat the" and note == ""
     assert "▁" not in rev and not any(t.startswith("<0x") for t in hd.compared_tokens(text, rev, bvocab)["tokens_b"])
-    # word level without <unk> and characters keep reversing their tokens
-    _, wvocab, _ = word
-    assert hd.reversal_source("word", ["<bos>", "the", "cat"], "the cat") is None
-    assert hd.reversal_source("char", ["我", "爱"], "我爱") is None
+    # every level reverses the text as typed, re-tokenized (issue 25: never characters + spaces)
+    assert hd.reversal_source("char", ["我", "爱"], "我爱") == "我爱"
     assert hd.reversal_source("word", ["<bos>", UNK, "cat"], "zzq cat") == "zzq cat"
 
 

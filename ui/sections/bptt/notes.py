@@ -82,9 +82,9 @@ def notation_key(cur: session.Current) -> None:
                         c["note"]: r["note 002"],
                         c["app"]: r["app"],
                         c["shape"]: r["shape"],
-                        c["meaning"]: r["meaning"],
+                        c["meaning"]: t(f"bptt.meaning.{i}"),  # the core's English, translated
                     }
-                    for r in notation.key_rows()
+                    for i, r in enumerate(notation.key_rows())
                 ]
             ),
             hide_index=True,

@@ -14,7 +14,7 @@ from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import show_figure
+from ...widgets import code_radio, show_figure
 from .common import PAGE, heat_labels
 
 
@@ -66,14 +66,7 @@ def variants(cur: session.Current, t1: int) -> None:
     """Folded: the chosen cell kind on the same sentence (weights shared where names match)."""
     st.header(t("hidden.h_variants"), anchor="hid-variants")
     with st.expander(t("hidden.variants_expander"), expanded=False):
-        kind = st.radio(
-            t("hidden.cell"),
-            hd.VARIANTS,
-            horizontal=True,
-            key="hid_cell",
-            bind="query-params",
-            format_func=lambda k: t(f"hidden.kind_{k}"),
-        )
+        kind = code_radio(t("hidden.cell"), hd.VARIANTS, "hid_cell", lambda k: t(f"hidden.kind_{k}"))
         for eq in hd.variant_equations(kind):
             st.latex(eq)
         H = cur.model.cfg.hidden_size

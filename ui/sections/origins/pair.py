@@ -29,19 +29,28 @@ def one_pair(words: list[str], centre: int, radius: int, pc, cfg, run: dict | No
     if pc is None or cfg is None:
         st.info(t("origins.no_corpus"))
         return
-    contexts = [p.context for p in w2v.window_pairs(words, radius) if p.centre_pos == centre]
-    if not contexts:
+    if len(words) < 2:
         st.info(t("origins.no_pairs"))
         return
+    pos, contexts = origins.known_pair(words, centre, radius, pc.vocab)
+    if pos is None:  # no two words of the sentence the corpus knows: one of the corpus's own pairs
+        c_word, o_word = origins.corpus_pair(pc)
+        st.info(t("origins.pair_none", c=md_escape(c_word), o=md_escape(o_word),
+                  examples=t("origins.list_sep").join(md_escape(w) for w in pc.vocab.itos[:8])))
+        contexts = [o_word]
+    else:
+        c_word = words[pos]
+        if pos != centre:
+            st.info(t("origins.pair_moved", word=md_escape(words[centre]), c=md_escape(c_word)))
     trained = run is not None and run["pc"].vocab.itos == pc.vocab.itos and run["pc"].radius == pc.radius
     start = (run["result"].V, run["result"].U) if trained else None
     V, U = start or w2v.init_vectors(len(pc.vocab), cfg.dim, cfg.seed)
     o = st.selectbox(t("origins.context_pick"), sorted(set(contexts)), key="origins_context")
     with guard():
-        ex = w2v.pair_example(V, U, pc.vocab, pc.counts, words[centre], o, k=cfg.negatives, lr=cfg.lr,
+        ex = w2v.pair_example(V, U, pc.vocab, pc.counts, c_word, o, k=cfg.negatives, lr=cfg.lr,
                               seed=cfg.seed)
         which = t("origins.vectors_trained" if trained else "origins.vectors_start")
-        st.markdown(prose(PAGE, "pair", c=md_escape(words[centre]), o=md_escape(o), K=cfg.negatives,
+        st.markdown(prose(PAGE, "pair", c=md_escape(c_word), o=md_escape(o), K=cfg.negatives,
                           d=V.shape[1], which=which, loss=num(ex["loss"])))
         st.latex(LOSS_TEX)
         st.dataframe(_terms_frame(ex, o), hide_index=True)

@@ -24,8 +24,7 @@ from .intro import PAGE, header
 BIND = {"bind": "query-params"}
 RUN = "origins_w2v_run"        # session key: this session's one Word2Vec run (bounded below)
 MAX_VOCAB = 2_000              # words kept from a learner's text (keeps a run under ~5 MB)
-SOURCES = ("travel", "english", "page6", "paste")
-PASTE_EXAMPLE = "the cat sat on the mat\nthe dog sat on the rug\na cat and a dog played"
+SOURCES = ("travel", "english", "zh", "page6", "paste")
 
 
 def source(cur: session.Current) -> tuple[str, list | None]:
@@ -33,7 +32,8 @@ def source(cur: session.Current) -> tuple[str, list | None]:
     training run, or a text box. The default follows the current model's corpus."""
     header("settings")
     st.markdown(prose(PAGE, "settings"))
-    default = "english" if cur.prepared.tokenizer == "bpe" else "travel"
+    default = origins.default_corpus(cur.lang, cur.text, cur.prepared.tokenizer,
+                                     st.session_state.get(session.TRAIN_RUN) is not None)
     code = code_radio(t("origins.source"), SOURCES, "origins_source", lambda k: t(f"origins.source_{k}"),
                       default=SOURCES.index(default))
     if code in origins.CORPORA:
@@ -44,7 +44,7 @@ def source(cur: session.Current) -> tuple[str, list | None]:
         return code, origins.sentences_of(run.corpus.sequences, run.corpus.level)
     if code == "page6":
         st.info(t("origins.page6_none"))
-    text = st.text_area(t("origins.paste"), PASTE_EXAMPLE, key="origins_text", height=120,
+    text = st.text_area(t("origins.paste"), t("origins.paste_example"), key="origins_text", height=120,
                         max_chars=limits.MAX_UPLOAD_BYTES)
     with guard():
         return code, w2v.text_sentences(text)

@@ -29,8 +29,19 @@ COLUMNS = {
     "p under model": "col_p_model",
     "row": "col_row",
     "word": "col_word",
+    "p(target)": "col_p_target",
+    "L_t (nats)": "col_loss_nats",
 }
 CELLS = {"(none: no next token)": "cell_none_next", "(none)": "cell_none", "◀ target": "cell_target"}
+
+
+def _header(k: str) -> str:
+    """A column's header in the learner's language ("top 3" keeps its number)."""
+    if k in COLUMNS:
+        return t(f"output.{COLUMNS[k]}")
+    if k.startswith("top ") and k[4:].isdigit():
+        return t("output.col_top", k=k[4:])
+    return k
 
 
 def table(rows: list[dict], **kw) -> None:
@@ -38,7 +49,7 @@ def table(rows: list[dict], **kw) -> None:
     headers and its few fixed words in the learner's language; every column wide enough."""
     rows = [
         {
-            t(f"output.{COLUMNS[k]}") if k in COLUMNS else k: (
+            _header(k): (
                 t(f"output.{CELLS[v]}") if isinstance(v, str) and v in CELLS else v
             )
             for k, v in r.items()

@@ -9,6 +9,7 @@ from rnnviz.explain import output as out
 
 from ... import cache, session
 from ...i18n import prose, t
+from ...widgets import labelled_choice
 from .common import BIND, PAGE, table
 
 
@@ -27,14 +28,10 @@ def _generation(cur: session.Current) -> None:
         else 1
     )
     c = st.columns(4)
-    strategy = c[0].radio(
-        t("output.choose_by"),
-        ["greedy", "sample"],
-        key="out_strategy",
-        **BIND,
-        format_func=lambda s: t(f"output.strategy_{s}"),
-        help=t("output.choose_help"),
-    )
+    strategies = ("greedy", "sample")
+    strategy = labelled_choice(c[0].radio, t("output.choose_by"), strategies,
+                               [t(f"output.strategy_{s}") for s in strategies], "out_strategy",
+                               help=t("output.choose_help"))
     off = strategy == "greedy"
     temp = c[1].slider(
         t("output.temperature"),

@@ -16,7 +16,7 @@ from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import guard, md_escape, show_figure
+from ...widgets import guard, labelled_choice, md_escape, show_figure
 from .common import BIND, PAGE, table
 
 
@@ -114,17 +114,13 @@ def padded_batch(cur: session.Current) -> None:
     )
     with guard():
         prep2 = prepare(other, vocab, cur.level)
-        for notice in prep2.notices:
-            st.warning(md_escape(t("output.second_prefix") + notice))
+        for name, values in prep2.notice_items:  # in the learner's language
+            st.warning(md_escape(t("output.second_prefix"))
+                       + t(f"notices.{name}", **{k: md_escape(v) for k, v in values.items()}))
         pairs = [(list(cur.input_ids), list(cur.target_ids)), lm_pair(list(prep2.ids), vocab)]
-        red = st.radio(
-            t("output.reduction"),
-            ["sum", "mean"],
-            key="out_batch_red",
-            **BIND,
-            horizontal=True,
-            format_func=lambda r: t(f"output.red_{r}"),
-        )
+        reds = ("sum", "mean")
+        red = labelled_choice(st.radio, t("output.reduction"), reds, [t(f"output.red_{r}") for r in reds],
+                              "out_batch_red", horizontal=True)
         batch = out.padded_batch(cur.model, pairs, vocab.stoi.get(PAD, 0), red)
         batch_view(cur, pairs, batch, red)
 

@@ -20,6 +20,7 @@ from .common import BIND, PAGE, table
 TOC = ("labels", "step", "sentence", "batch", "generation", "gradstep", "byhand")
 
 
+
 def intro(cur: session.Current) -> bool:
     """Title and intro; False (with a note) when the model predicts tags, not next tokens."""
     st.title(t("output.title"))

@@ -15,7 +15,6 @@ from ... import cache
 from ...i18n import t
 from ...widgets import labelled_choice as coded
 from .common import (
-    BIND,
     SlotSetup,
     anchor,
     fmt_table,
@@ -103,7 +102,9 @@ def heldout(s: SlotSetup) -> dict:
     cols = {"tagger": t("slots.col.tagger"), "accuracy": t("slots.col.accuracy")}
     cols |= {f"F1 {name}": f"F1 {t(f'slots.slot.{key}')}" for key, name in slots.SLOTS.items()}
     st.dataframe(fmt_table(slots.score_rows(scores), fixed=True).rename(columns=cols), hide_index=True)
-    label = st.selectbox(t("slots.cm_tagger"), list(models), index=0, key="slot_cm_tagger", **BIND)
+    names = list(models)  # the shipped taggers in order, then this session's own one
+    codes = [*s.shipped, "own"][: len(names)]
+    label = names[codes.index(coded(st.selectbox, t("slots.cm_tagger"), codes, names, "slot_cm_tagger"))]
     st.plotly_chart(
         figs.confusion_figure(
             scores[label]["confusion"],
