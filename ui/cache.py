@@ -396,7 +396,7 @@ def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True)
 # go.Figure made without validation (the dict came from a validated figure): a step move that
 # redraws a figure whose inputs did not change, or came back to a step, pays no validation.
 
-@st.cache_data(max_entries=limits.FIGURE_CACHE_ENTRIES, show_spinner=False)
+@kept("figure")
 def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
     return _build(*_args, **_kw).to_plotly_json()
 

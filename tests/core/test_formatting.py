@@ -29,4 +29,4 @@ def test_one_number_format_four_significant_digits():
     assert emb.num is formatting.num  # old names, one function
     assert formatting.vector(torch.tensor([[0.5, -2.0]])) == "[0.5, -2]"
     assert formatting.vector(np.arange(8.0), shown=3) == "[0, 1, 2, … (8 in all)]"
-    assert formatting.vector([0.123456, 1.0]) == emb.vector_text([0.123456, 1.0]) == "[0.1235, 1]"
+    assert formatting.vector([0.123456, 1.0]) == formatting.vector([0.123456, 1.0]) == "[0.1235, 1]"

@@ -7,7 +7,7 @@ from rnnviz import limits
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.explain import embedding as emb
 from rnnviz.text.tokenize import SPECIALS, Vocab
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 V, D = 5000, 128
@@ -22,6 +22,7 @@ def big_page():
     at.session_state["own_models"] = {"big": (model, vocab, {"level": "word"})}
     sentence = [words[4000], words[10], words[2500], words[10]]
     at.session_state["model"], at.session_state["text"] = "own:big", " ".join(sentence)
+    skip_checkpoints(at)  # the figures a checkpoint guards are what this test reads
     at.run()
     return at, model, vocab
 

@@ -13,7 +13,7 @@ from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.pages
@@ -28,6 +28,7 @@ def _page(path: str, text: str = TEXT, model: str = "default", **state):
     at.session_state["model"], at.session_state["text"] = model, text
     for k, v in state.items():
         at.session_state[k] = v
+    skip_checkpoints(at)  # the heatmaps a checkpoint guards are what these tests click
     at.run()
     no_exception(at)
     return at

@@ -102,7 +102,7 @@ def _lm_search(cur: session.Current, p: str, source: str) -> None:
         st.caption(t("probe.span_is", words=md_escape(" ".join(tokens[span[0]:span[1] + 1]))))
     if kind == "after":
         word = st.text_input(t("probe.after_word"), tokens[min(1, T - 1)], key=f"{p}_word",
-                             max_chars=limits.MAX_LABEL_CHARS * 4, bind="query-params")
+                             max_chars=limits.MAX_LABEL_CHARS * 4)  # not in the link: free text
     if source == "sentence":
         found = cache.search_sentence(cur.model, cur.trace, tokens, kind, span, word)
     else:

@@ -12,6 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from rnnviz.engine import gradcheck
+from rnnviz.engine.finite import norm2, spectral_radius
 from rnnviz.engine.jacobians import hand_bptt, jacobian_norms, output_error, step_jacobians
 from rnnviz.engine.model import RNNModel, activation_slope
 from rnnviz.engine.trace import Trace
@@ -104,7 +105,7 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
     H = model.cfg.hidden_size
     with torch.no_grad():
         W = model.W_h.detach().double()  # (H, H)
-        rho_W = float(torch.linalg.eigvals(W).abs().max())
+        rho_W = spectral_radius(W)
         J = (step_jacobians(model, tr) if J is None else J).double()[start:]  # (w, H, H)
         rho_J = step_radii(J)  # (w-1,)
         N = jacobian_norms(model, tr, 2, start=start) if N is None else N  # (w, w)
@@ -112,10 +113,10 @@ def note002_eigen_claim(model: RNNModel, tr: Trace, threshold: float = SATURATIO
         by_distance = [float(torch.diagonal(N, -d).max()) for d in range(1, T)]
         peak_d = int(torch.tensor(by_distance).argmax()) + 1 if by_distance else 0
         slope = activation_slope(tr.a[start:, :H].double(), model.cfg.nonlinearity)  # (w, H)
-        norm_power = float(torch.linalg.matrix_norm(torch.linalg.matrix_power(W, T - 1), 2))
+        norm_power = float(norm2(torch.linalg.matrix_power(W, T - 1)))  # NaN on a diverged model
     return {"rho_w": rho_W, "rho_j": float(rho_J.mean()), "rho_j_max": float(rho_J.max()),
             "saturated": float((slope < 1 - threshold ** 2).double().mean()), "thr": threshold,
-            "slope_thr": 1 - threshold ** 2, "norm_w": float(torch.linalg.matrix_norm(W, 2)),
+            "slope_thr": 1 - threshold ** 2, "norm_w": float(norm2(W)),
             "norm_power": norm_power, "above_one": rho_W >= 1,
             "peak": max(by_distance) if by_distance else 1.0, "peak_d": peak_d, "n": T - 1,
             "by_distance": by_distance, "last": by_distance[-1] if by_distance else 1.0,

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import torch
 
+from rnnviz.engine.finite import norm2, spectral_radius
 from rnnviz.engine.jacobians import step_jacobians
 from rnnviz.engine.model import RNNModel, activation_slope
 from rnnviz.engine.trace import Trace
@@ -85,13 +86,13 @@ def product_rate(model: RNNModel, tr: Trace, J: torch.Tensor | None = None) -> d
     P, total, logs = torch.eye(H, dtype=torch.float64), 0.0, []
     for t in range(1, T):
         P = J[t] @ P  # (H, H)
-        c = float(torch.linalg.matrix_norm(P, 2))
+        c = float(norm2(P))  # NaN where a diverged model made P non-finite: the fit stops there
         if not (c > 0 and math.isfinite(c)):
             break
         total += math.log(c)
         P = P / c
         logs.append((t, total))
-    rho_w = float(torch.linalg.eigvals(model.W_h.detach().double()).abs().max())
+    rho_w = spectral_radius(model.W_h.detach().double())
     rho_j = float(step_radii(J).mean())
     if len(logs) < 2:
         return {"n": len(logs), "rate": float("nan"), "root": float("nan"), "rho_w": rho_w, "rho_j": rho_j,
