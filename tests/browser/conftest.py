@@ -57,17 +57,25 @@ def server():
 
 
 @pytest.fixture(scope="session")
-def browser(server):
+def chromium():
+    """The one Playwright (sync API) of a pytest worker: a second sync_playwright() in the same
+    thread fails ("Sync API inside the asyncio loop"), so tests with a server of their own use it too."""
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
-        warm = b.new_page()  # a fresh server's first request runs in pages/-folder mode, where
-        warm.goto(server)    # /overview is "not found" until app.py has run once (test_deep_link)
-        wait_ready(warm)
-        warm.close()
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def browser(server, chromium):
+    warm = chromium.new_page()  # a fresh server's first request runs in pages/-folder mode, where
+    warm.goto(server)           # /overview is "not found" until app.py has run once (test_deep_link)
+    wait_ready(warm)
+    warm.close()
+    return chromium
 
 
 @pytest.fixture
@@ -104,3 +112,14 @@ def screenshot(pg, name: str) -> Path:
         pg.wait_for_timeout(800)
     pg.screenshot(path=str(path), full_page=True)
     return path
+
+
+def skip_checkpoints(pg, rounds: int = 4) -> None:
+    """Click every predict-first checkpoint's Skip: the figures they guard are what a browser test
+    looks at (tests/pages/test_checkpoints_page.py tests the checkpoints themselves)."""
+    for _ in range(rounds):
+        buttons = pg.locator('[class*="st-key-checkpoint_"][class*="_skip"] button')
+        if buttons.count() == 0:
+            return
+        buttons.first.click()
+        wait_ready(pg)

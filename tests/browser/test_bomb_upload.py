@@ -8,8 +8,6 @@ bomb took the server from 547 MB to 8.7 GB; this one declares 1.2 GB.
 from __future__ import annotations
 
 from tests.browser.conftest import (
-    CHROME_ARGS,
-    CHROMIUM,
     app_process,
     exceptions_on,
     require_browser,
@@ -27,16 +25,13 @@ def server_rss_kb(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def upload_and_measure(tmp_path, data: bytes, log: str, expect: str) -> None:
+def upload_and_measure(chromium, tmp_path, data: bytes, log: str, expect: str) -> None:
     require_browser()
-    from playwright.sync_api import sync_playwright
-
     bomb = tmp_path / "bomb.pt"
     bomb.write_bytes(data)
-    with app_process(log) as (url, proc), sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+    with app_process(log) as (url, proc):
+        pg = chromium.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            pg = browser.new_page(viewport={"width": 1400, "height": 1000})
             pg.goto(f"{url}/train")
             wait_ready(pg)
             before = server_rss_kb(proc.pid)
@@ -54,15 +49,15 @@ def upload_and_measure(tmp_path, data: bytes, log: str, expect: str) -> None:
             health = pg.request.get(f"{url}/_stcore/health")
             assert health.ok
         finally:
-            browser.close()
+            pg.close()
 
 
-def test_a_bomb_upload_is_refused_and_server_memory_stays_flat(tmp_path):
-    upload_and_measure(tmp_path, deflate_bomb(1200 << 20), "streamlit-bomb.log", "compressed entry")
+def test_a_bomb_upload_is_refused_and_server_memory_stays_flat(chromium, tmp_path):
+    upload_and_measure(chromium, tmp_path, deflate_bomb(1200 << 20), "streamlit-bomb.log", "compressed entry")
 
 
-def test_a_two_directory_bomb_is_refused_and_server_memory_stays_flat(tmp_path):
+def test_a_two_directory_bomb_is_refused_and_server_memory_stays_flat(chromium, tmp_path):
     """Issue 22, R1: zipfile sees a harmless directory, torch.load would read the bomb's. The
     issue's file: about 4 MB declaring about 4 GB (3,800 MiB, under zip's 32-bit sizes)."""
-    upload_and_measure(tmp_path, two_directories(3800 << 20), "streamlit-bomb2.log",
+    upload_and_measure(chromium, tmp_path, two_directories(3800 << 20), "streamlit-bomb2.log",
                        "central directory is not where")

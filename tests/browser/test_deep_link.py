@@ -5,8 +5,6 @@ st.navigation call, so the very first request for /hidden would run pages/hidden
 sidebar, no navigation) unless ui.links.page_runs_alone repairs it. Needs its own fresh server.
 """
 from tests.browser.conftest import (
-    CHROME_ARGS,
-    CHROMIUM,
     exceptions_on,
     require_browser,
     running_app,
@@ -15,14 +13,11 @@ from tests.browser.conftest import (
 )
 
 
-def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view():
+def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view(chromium):
     require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with running_app("streamlit-deep-link.log") as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+    with running_app("streamlit-deep-link.log") as url:
+        pg = chromium.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            pg = browser.new_page(viewport={"width": 1400, "height": 1000})
             pg.goto(f"{url}/hidden?model=notes&text=I+like+dogs")
             wait_ready(pg)
             # the first run may be the page alone; it reruns through app.py, which draws the sidebar
@@ -35,4 +30,4 @@ def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view():
             assert "Notes example" in main and "Step 1 of 3" in main
             screenshot(pg, "deep-link-hidden")
         finally:
-            browser.close()
+            pg.close()

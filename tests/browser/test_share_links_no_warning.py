@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, wait_ready
+from tests.browser.conftest import exceptions_on, skip_checkpoints, wait_ready
 from ui.navigation import existing_pages
 
 PlaywrightError = pytest.importorskip("playwright.sync_api").Error
@@ -35,6 +35,7 @@ def open_view(pg, url: str) -> None:
     pg.goto(url)
     pg.wait_for_selector('[data-testid="stSidebar"] textarea', timeout=90_000)
     wait_ready(pg)
+    skip_checkpoints(pg)
 
 
 def link_of(pg) -> str:

