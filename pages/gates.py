@@ -2,7 +2,7 @@
 moves the state, one gated step written out, the gates over the sentence, a long-range task
 measured for the three cells, and one LSTM step by hand."""
 from ui import session
-from ui.sections import checkpoints, gates, gates_task
+from ui.sections import checkpoints, gates
 
 gates.intro()
 cur = session.current()
@@ -12,6 +12,6 @@ if checkpoints.gates(runs):  # predict first: the reach numbers are in both sect
     gates.compare(runs)
 run = gates.step_section(cur, runs)
 gates.over_sentence(run)
-gates_task.long_range()
-gates_task.train_one()  # in an expander: at most 18 s of training
-gates_task.hand_exercise()
+gates.long_range()
+gates.train_one()  # in an expander: at most 18 s of training
+gates.hand_exercise()

@@ -52,3 +52,11 @@ def skip_checkpoints(at) -> None:
     the checkpoints themselves)."""
     for key in CHECKPOINTS:
         at.session_state[f"_{key}_done"] = {"skipped": True, "question": ""}
+
+
+def finish_job(at, key: str, timeout: float = 300.0):
+    """A page's job (ui.running) trains in a worker thread after the click's run: wait for it to
+    end, then run the page again, as its poller does in a browser. Returns the AppTest."""
+    job = at.session_state[key]
+    assert job.join(timeout), f"the job under {key} did not end"
+    return at.run()

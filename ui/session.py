@@ -20,7 +20,7 @@ from rnnviz.store.catalog import BUILTINS, START_MODEL, ordered_for, start_model
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import Prepared, Vocab, prepare
 
-from . import cache, links, resources
+from . import cache, links, resources, running
 from .i18n import current_lang, error_text, has, t
 from .widgets import md_escape
 
@@ -28,6 +28,7 @@ DEFAULT_MODEL = "default"  # the word-level model: what ?model=default opens (li
 DEFAULT_TEXT = BUILTINS[DEFAULT_MODEL].default_sentence
 START_TEXT = BUILTINS[START_MODEL].default_sentence  # a fresh session with no model in its link
 TRAIN_RUN = "train_run"  # session key of the training page's current TrainingRun
+TRAIN_JOB = "train_job"  # session key of its job while it waits or trains (ui.running)
 
 
 @dataclass(frozen=True)
@@ -145,11 +146,16 @@ def keep_run(run) -> str:
 
 
 def finish_interrupted_training() -> None:
-    """A run still marked running was interrupted (stop button, or any click during training):
-    keep what it learned. Called at the top of every run, since the learner may have left the
-    training page."""
+    """A training that has ended (done, stopped by its Stop button, its time cap or a missed
+    heartbeat) keeps what it learned, once; a run left marked running by no job (one whose
+    training was interrupted) too. Called at the top of every run, since the learner may have
+    left the training page."""
+    job = running.take(TRAIN_JOB)
+    if job is not None and job.result is not None:
+        job.result.stop_reason = "time" if job.reason == "time" else ""
+        keep_run(job.result)
     run = st.session_state.get(TRAIN_RUN)
-    if run is not None and run.status == "running":
+    if run is not None and run.status == "running" and running.active(TRAIN_JOB) is None:
         run.finish("stopped")
         keep_run(run)
 

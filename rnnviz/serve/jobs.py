@@ -12,6 +12,9 @@ pure-Python tools (threading only, no streamlit) bound that:
   behind an hour-long training, and one job per client (session) at a time (`ClientBusy`).
 - `RunCap(max_seconds, stopped)`: the callback that ends a run at its wall-time cap or when its
   session's stop flag is set, and projects from the measured step rate where the cap falls.
+- `Job(work, lane, client)`: one learner's job in a worker thread, through a lane's slot, paced
+  and capped, ended by its stop Event or by a missed heartbeat (nobody is watching any more: the
+  tab closed or the learner left the page), its progress and result read by the page.
 """
 from __future__ import annotations
 
@@ -168,10 +171,7 @@ class Lanes:
         this client already holds or waits for a slot; yields the ticket (None if cancelled()
         turned true while queued); frees the slot and the client however the block ends."""
         gate = self.gates[lane]
-        with self._lock:
-            if client in self._clients:
-                raise ClientBusy()
-            self._clients[client] = lane
+        self.claim(lane, client)
         try:
             ticket = gate.acquire(on_wait, poll_s, cancelled)
             try:
@@ -180,8 +180,18 @@ class Lanes:
                 if ticket is not None:
                     gate.release(ticket)
         finally:
-            with self._lock:
-                self._clients.pop(client, None)
+            self.unclaim(client)
+
+    def claim(self, lane: str, client) -> None:
+        """Mark the client's one job (ClientBusy if it has one); `unclaim` ends the mark."""
+        with self._lock:
+            if client in self._clients:
+                raise ClientBusy()
+            self._clients[client] = lane
+
+    def unclaim(self, client) -> None:
+        with self._lock:
+            self._clients.pop(client, None)
 
 
 class RunCap:
@@ -226,6 +236,115 @@ class RunCap:
             self.reason = "time"
             return False
         return True
+
+
+HEARTBEAT_SECONDS = 90.0  # a job nobody has watched for this long stops (browsers slow a hidden
+                          # tab's timers to about once a minute, so well above that)
+
+
+class Job:
+    """One learner's job, run in a worker thread so that the page stays free to draw it and to
+    take a Stop click: `work(on_step)` calls on_step(record) after each step (a dict with
+    "step") and stops when it returns False; its return value is the result, kept with what was
+    learned up to a stop.
+
+    `start()` claims the client's one job in `lanes` (ClientBusy if it already has one) and
+    starts the thread, which waits in the lane's queue (`status` "queued", `position`), then
+    runs ("running") paced to `share` of the wall clock and capped at `max_seconds` from its
+    slot, and ends "done", "stopped" (`reason`: "stop" = the Stop button, "heartbeat" = nobody
+    watched for `heartbeat_s`, "time" = the cap) or "failed" (`error`). The page calls `beat()`
+    whenever it looks (its poller); `stop()` sets the stop Event. `total` (optional) is the
+    number of steps the job asked for, for its progress bar. Nothing here knows Streamlit."""
+
+    def __init__(self, work, lane: str, client, lanes: Lanes | None = None, max_seconds: float | None = None,
+                 share: float = limits.TRAINING_TIME_SHARE, heartbeat_s: float = HEARTBEAT_SECONDS,
+                 clock=time.monotonic, poll_s: float = 0.2, total: int | None = None):
+        self.work, self.lane, self.client, self.total = work, lane, client, total
+        self.lanes = LANES if lanes is None else lanes
+        self.max_seconds = limits.SHORT_JOB_SECONDS if max_seconds is None else max_seconds
+        self.share, self.heartbeat_s, self._clock, self._poll_s = share, heartbeat_s, clock, poll_s
+        self.stop_event = threading.Event()
+        self.status, self.reason, self.position = "new", "", 0
+        self.progress: dict | None = None      # the last step's record
+        self.result = self.error = None
+        self.cap = RunCap(self.max_seconds, self._should_stop, clock)
+        self.collected = False                 # the page has taken the result (once)
+        self._last_beat = clock()
+        self._thread = threading.Thread(target=self._main, name=f"job-{lane}", daemon=True)
+
+    # ---- the page's side -----------------------------------------------------------------
+    def start(self) -> Job:
+        self.lanes.claim(self.lane, self.client)
+        self.status = "queued"
+        self.beat()
+        self._thread.start()
+        return self
+
+    def beat(self) -> None:
+        """The page is still watching (its poller calls this on every look)."""
+        self._last_beat = self._clock()
+
+    def stop(self) -> None:
+        if not self.reason:
+            self.reason = "stop"
+        self.stop_event.set()
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ("done", "stopped", "failed")
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread (tests, shutdown); True once it has ended."""
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # ---- the worker's side ---------------------------------------------------------------
+    def _expired(self) -> bool:
+        if self._clock() - self._last_beat > self.heartbeat_s:
+            if not self.reason:
+                self.reason = "heartbeat"
+            self.stop_event.set()
+        return self.stop_event.is_set()
+
+    def _should_stop(self) -> bool:
+        return self._expired()
+
+    def _on_wait(self, position: int) -> None:
+        self.position = position
+
+    def _on_step(self, record: dict) -> bool:
+        self.progress = record
+        self._pacer.step_done()
+        if self.cap.check(record["step"]):
+            return True
+        if self.cap.reason == "time":
+            self.reason = self.reason or "time"
+        return False
+
+    def _main(self) -> None:
+        status = "failed"
+        try:
+            status = self._run()
+        except Exception as err:  # shown by the page (an InputError as its message)
+            self.error = err
+        finally:
+            self.lanes.unclaim(self.client)   # free before "ended" shows: a new start is allowed
+            self.status = status
+
+    def _run(self) -> str:
+        gate = self.lanes.gates[self.lane]
+        ticket = gate.acquire(self._on_wait, self._poll_s, cancelled=self._expired)
+        if ticket is None:   # stopped (or abandoned) while queued: nothing was learned
+            return "stopped"
+        try:
+            self.status, self.position = "running", 0
+            self._pacer = Pacer(self.share, clock=time.perf_counter)
+            self.cap.start()   # the cap counts from the slot, not from the queue
+            self.result = self.work(self._on_step)
+        finally:
+            gate.release(ticket)
+        return "stopped" if self.reason else "done"
 
 
 def queued_message(position: int) -> str:

@@ -16,7 +16,7 @@ from rnnviz.explain.exercises import gates as gx
 from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
-from tests.apptest_helpers import figures, no_exception, skip_checkpoints
+from tests.apptest_helpers import figures, finish_job, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 PAGE = "pages/gates.py"
@@ -176,6 +176,7 @@ def test_train_one_now_shows_the_runs_numbers():
     at.selectbox(key="gates_now_dist").set_value(10)
     at.number_input(key="gates_now_steps").set_value(20)
     at.button(key="gates_now_go").click().run()
+    finish_job(at, "gates_now_job")
     no_exception(at)
     want = longrange.train_now(longrange.LongRangeConfig(cell="gru", distance=10, steps=20))
     line = next(m.value for m in at.markdown if m.value.startswith("**GRU at distance 10**"))

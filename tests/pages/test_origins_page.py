@@ -13,7 +13,7 @@ from rnnviz.explain import word2vec as w2v
 from rnnviz.formatting import num, vector
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.bpe import BPE, compare_tokenizers
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, finish_job, no_exception
 
 PAGE = "pages/origins.py"
 TEXT = "Arrive Taipei on November 2nd"
@@ -67,6 +67,7 @@ def test_training_fills_the_curve_checkpoints_neighbours_and_overlap(app):
     at = app(PAGE, {"model": "default", "text": TEXT})
     at.number_input(key="origins_steps").set_value(120)
     at.button(key="origins_go").click().run()
+    finish_job(at, "origins_w2v_job")
     no_exception(at)
     # the same run, redone here: seeded, so every number must agree
     pc = w2v.pair_corpus(w2v.builtin_sentences(), 2, 2000)

@@ -19,7 +19,7 @@ from rnnviz.explain.train import (
 from rnnviz.store.bundle import FORMAT, load_bundle, save_bundle
 from rnnviz.store.export import token_frame
 from rnnviz.text.corpora import lm_pair
-from tests.apptest_helpers import figures, no_exception
+from tests.apptest_helpers import figures, finish_job, no_exception
 from ui import session as ui
 from ui.navigation import APP_ROOT
 
@@ -61,7 +61,7 @@ def train(at, steps=30, **settings):
     for key, value in settings.items():
         at.number_input(key=key).set_value(value)
     at.button(key="train_go").click().run()
-    return at
+    return finish_job(at, ui.TRAIN_JOB)
 
 
 def test_page_opens_with_an_example_corpus_and_its_numbers(app):

@@ -2,8 +2,6 @@
 model files, and the current model on the sidebar's sentence."""
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 import streamlit as st
 
@@ -26,14 +24,13 @@ from rnnviz.explain.train import (
 from rnnviz.explain.upload import read_model_file
 from rnnviz.figures.train import CURVE_LABELS, loss_curve, moving_average
 from rnnviz.formatting import num
-from rnnviz.serve.jobs import LANES, ClientBusy, Pacer, RunCap
+from rnnviz.serve.jobs import LANES, ClientBusy
 from rnnviz.store.bundle import save_bundle
 from rnnviz.store.export import safe_filename, token_frame
 from rnnviz.text.corpora import everyday_corpus
 
-from .. import session
+from .. import running, session
 from ..i18n import error_text, prose, t
-from ..running import client_id
 from ..widgets import download_csv, guard, labelled_choice, md_escape, show_figure
 
 PAGE = "train"
@@ -133,7 +130,8 @@ def vocab_info(corpus, s: dict) -> None:
 
 
 def train_button(corpus, s: dict) -> None:
-    """'Train': build the run and train it here (live bar and curve), then keep the model."""
+    """'Train': build the run and start it (ui.running); while it waits or trains, the live bar,
+    curve and samples and a Stop button. The model is kept when the run ends (session)."""
     st.subheader(t("train.train_header"))
     st.markdown(prose(PAGE, "training"))
     go = st.button(t("train.train"), key="train_go", type="primary", disabled=corpus is None,
@@ -142,60 +140,51 @@ def train_button(corpus, s: dict) -> None:
     if go and corpus is not None:
         with guard():
             train_now(corpus, s)
+    running.watch(session.TRAIN_JOB, live_view, lambda pos: t("train.queued", position=pos,
+                                                               k=limits.MAX_CONCURRENT_TRAININGS),
+                  t("train.stop"), every=1.0)
 
 
 def train_now(corpus, s: dict) -> None:
-    """Build the run, train it with a live bar and curve, keep the model, rerun."""
+    """Build the run and start training it in the long lane (one job per session)."""
     cfg = TrainConfig(steps=int(s["steps"]), batch_size=int(s["batch"]), optimizer=s["optimizer"],
                       lr=float(s["lr"]), clip=float(s["clip"]) or None, seed=int(s["seed"]))
-    client = client_id()
-    if LANES.busy(client):
+    if LANES.busy(running.client_id()):
         raise ClientBusy()  # before this session's last run is replaced
     run = start_run(corpus, int(s["vocab"]), int(s["d"]), int(s["H"]), s["cell"], s["nonlin"],
                     cfg, s["name"])
+    running.start(session.TRAIN_JOB, lambda on_step: _train(run, on_step), "long", limits.MAX_TRAIN_SECONDS)
     st.session_state[session.TRAIN_RUN] = run
-    st.button(t("train.stop"), key="train_stop", icon=":material/stop:")
-    wait_box = st.empty()
-    on_wait = lambda pos: wait_box.info(t("train.queued", position=pos,  # noqa: E731
-                                          k=limits.MAX_CONCURRENT_TRAININGS), icon=":material/hourglass:")
-    with LANES.slot("long", client, on_wait=on_wait):
-        wait_box.empty()
-        cap = RunCap(limits.MAX_TRAIN_SECONDS)  # counted from the slot, not from the queue
-        pacer, on_step = Pacer(limits.TRAINING_TIME_SHARE), live_view(cfg.steps, cap)
-        run.run(lambda record, run: (pacer.step_done(), cap.check(record["step"])
-                                     and on_step(record, run))[1])  # yields between steps
-        run.stop_reason = cap.reason
-    session.keep_run(run)
-    st.rerun()
 
 
-def live_view(total: int, cap: RunCap | None = None):
-    """on_step(record, run) for TrainingRun.run: a progress bar (5 a second), the curve (once a
-    second) and the samples table (when a sample is added)."""
-    bar, chart, box = st.progress(0.0, text=t("train.starting")), st.empty(), st.empty()
-    start, shown = time.perf_counter(), {"bar": -1.0, "chart": -1.0, "samples": 0}
-
-    def on_step(record, run):
-        now, last = time.perf_counter() - start, record["step"] == total
-        if now - shown["bar"] > 0.2 or last:
-            at = cap.steps_within_cap(total) if cap is not None else total
-            bar.progress(record["step"] / total, text=progress_text(record["step"], total, now)
-                         + t("train.loss_suffix", loss=record["loss"])
-                         + (t("train.cap_suffix", minutes=num(limits.MAX_TRAIN_MINUTES), step=at)
-                            if at < total else ""))
-            shown["bar"] = now
-        if now - shown["chart"] > 1.0 or last:
-            chart.plotly_chart(curve(run), width="stretch", key=f"train_live_{record['step']}")
-            shown["chart"] = now
-        if len(run.samples) != shown["samples"]:
-            box.dataframe(samples_frame(run), hide_index=True)
-            shown["samples"] = len(run.samples)
-    return on_step
+def _train(run, on_step):
+    """The worker's job (no st call): the run trains in place, so a stop keeps every step done."""
+    run.run(lambda record, run: on_step(record))
+    return run
 
 
-def curve(run):
-    steps = [r["step"] for r in run.history]
-    return loss_curve(steps, [r["loss"] for r in run.history], window=smoothing(run),
+def live_view(job) -> None:
+    """The run as it trains: a progress bar (with where the time cap falls), the curve and the
+    samples so far."""
+    run = st.session_state.get(session.TRAIN_RUN)
+    history = list(run.history) if run is not None else []
+    if not history:
+        st.progress(0.0, text=t("train.starting"))
+        return
+    total, step, now = run.cfg.steps, len(history), job.cap.elapsed()
+    at = job.cap.steps_within_cap(total)
+    cap = t("train.cap_suffix", minutes=num(limits.MAX_TRAIN_MINUTES), step=at) if at < total else ""
+    st.progress(step / total, text=progress_text(step, total, now)
+                + t("train.loss_suffix", loss=history[-1]["loss"]) + cap)
+    st.plotly_chart(curve(run, history), width="stretch")
+    if run.samples:
+        st.dataframe(samples_frame(run), hide_index=True)
+
+
+def curve(run, history: list | None = None):
+    history = run.history if history is None else history
+    steps = [r["step"] for r in history]
+    return loss_curve(steps, [r["loss"] for r in history], window=smoothing(run),
                       vocab_size=len(run.vocab), labels={k: t(f"train.fig_{k}") for k in CURVE_LABELS})
 
 
@@ -204,7 +193,7 @@ def smoothing(run) -> int:
 
 
 def samples_frame(run) -> pd.DataFrame:
-    return pd.DataFrame(run.samples, columns=[t("train.col_after"), t("train.col_wrote")])
+    return pd.DataFrame(list(run.samples), columns=[t("train.col_after"), t("train.col_wrote")])
 
 
 def result(run) -> None:

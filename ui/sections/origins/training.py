@@ -2,27 +2,23 @@
 and a stop button, what it learned at each checkpoint, and the vectors beside the RNN's E."""
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
 
 from rnnviz import limits
 from rnnviz.explain import origins
 from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import loss_curve, overlap_figure, projection_figure
 from rnnviz.formatting import num
-from rnnviz.serve.jobs import LANES, ClientBusy, Pacer, RunCap
 
-from ... import cache, resources, session
+from ... import cache, resources, running, session
 from ...i18n import prose, t
-from ...running import client_id
 from ...widgets import code_radio, guard, md_escape, show_figure
 from .intro import PAGE, header
 
 BIND = {"bind": "query-params"}
-RUN = "origins_w2v_run"        # session key: this session's one Word2Vec run (bounded below)
+RUN = "origins_w2v_run"        # session key: this session's last Word2Vec run (bounded below)
+JOB = "origins_w2v_job"        # session key: its job while it waits or trains (ui.running)
 MAX_VOCAB = 2_000              # words kept from a learner's text (keeps a run under ~5 MB)
 SOURCES = ("travel", "english", "zh", "page6", "paste")
 
@@ -82,71 +78,43 @@ def settings(pc) -> w2v.W2VConfig | None:
     return None
 
 
-def kept_run(wait_s: float = 5.0) -> dict | None:
-    """This session's Word2Vec run: result, corpus, views; None before the first run.
-
-    A Stop click starts this page run while the interrupted one is still finishing its last
-    step (Streamlit stops the old run and starts a new one at once): wait for it, briefly."""
-    box = st.session_state.get(RUN)  # {"running": True} while a run trains, then its result
-    deadline = time.perf_counter() + wait_s
-    while box is not None and box.get("running") and time.perf_counter() < deadline:
-        time.sleep(0.05)
-    return box if box and not box.get("running") else None
+def kept_run() -> dict | None:
+    """This session's Word2Vec run: result, corpus, views; None before the first run. A run that
+    ended since the last page run (done, or stopped: it keeps what it learned) is kept here."""
+    job = running.take(JOB)
+    if job is not None and job.result is not None:
+        st.session_state[RUN] = job.result
+    return st.session_state.get(RUN)
 
 
 def train(pc, cfg: w2v.W2VConfig | None, code: str) -> None:
-    """The Train button: a progress bar, a stop button, then the run kept in the session."""
+    """The Train button; while the run waits or trains, its progress bar and a Stop button."""
     header("train")
     st.markdown(prose(PAGE, "train"))
     go = st.button(t("origins.train"), key="origins_go", type="primary", icon=":material/model_training:",
                    disabled=pc is None or cfg is None)
     st.caption(t("origins.cap", seconds=num(limits.SHORT_JOB_SECONDS)))
     if go and pc is not None and cfg is not None:
-        st.button(t("origins.stop"), key="origins_stop", icon=":material/stop:")
         with guard():
-            _run(pc, cfg, code)
-            st.rerun()
+            running.start(JOB, lambda on_step: _work(pc, cfg, code, on_step), "short")
+    running.watch(JOB, _progress, lambda pos: t("origins.queued", position=pos), t("origins.stop"))
 
 
-def _run(pc, cfg: w2v.W2VConfig, code: str) -> None:
-    """Train with a live bar; a click during training (stop or any other) ends the run, which
-    keeps what it learned, and the interrupted page run goes on afterwards."""
-    bar, wait_box, caught = st.progress(0.0, text=t("origins.starting")), st.empty(), {}
-    pacer, start = Pacer(limits.TRAINING_TIME_SHARE), time.perf_counter()
-    cap, client = RunCap(limits.SHORT_JOB_SECONDS), client_id()
-    if LANES.busy(client):
-        raise ClientBusy()  # before the kept run is replaced
-    box = st.session_state[RUN] = {"running": True}
+def _work(pc, cfg: w2v.W2VConfig, code: str, on_step) -> dict:
+    """The worker's job (no st call): train, then the views of every checkpoint."""
+    result = w2v.train_word2vec(pc, cfg, on_step)
+    return {"result": result, "pc": pc, "source": code, "cfg": cfg,
+            "views": w2v.checkpoint_views(result, [], 5)}
 
-    def on_step(record):
-        pacer.step_done()
-        if not cap.check(record["step"]):
-            return False
-        if record["step"] % 20 and record["step"] != record["steps"]:
-            return True
-        try:
-            bar.progress(record["step"] / record["steps"], text=t(
-                "origins.progress", step=record["step"], steps=record["steps"], loss=num(record["loss"]),
-                s=num(time.perf_counter() - start, 2)))
-        except (RerunException, StopException) as interrupt:
-            caught["x"] = interrupt
-            return False
-        return True
 
-    on_wait = lambda pos: wait_box.info(t("origins.queued", position=pos), icon=":material/hourglass:")
-    try:
-        with LANES.slot("short", client, on_wait=on_wait):
-            wait_box.empty()
-            cap.start()
-            result = w2v.train_word2vec(pc, cfg, on_step)
-        # a plain dict put in the session before training and filled here: Streamlit may
-        # already run the page again (kept_run waits for this), and st calls would raise
-        box.update({"result": result, "pc": pc, "source": code, "cfg": cfg,
-                    "views": w2v.checkpoint_views(result, [], 5)})
-    finally:
-        box.pop("running", None)  # filled, or empty if the run failed: never waited for again
-    if "x" in caught:
-        raise caught["x"]
+def _progress(job) -> None:
+    rec = job.progress
+    if rec is None:
+        st.progress(0.0, text=t("origins.starting"))
+        return
+    st.progress(rec["step"] / rec["steps"], text=t(
+        "origins.progress", step=rec["step"], steps=rec["steps"], loss=num(rec["loss"]),
+        s=num(job.cap.elapsed(), 2)))
 
 
 def checkpoints(run: dict | None, words: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""Page 8 sections (second part): the long-range task, read from the shipped measurements
+"""Page 8 sections: the long-range task, read from the shipped measurements
 (rnnviz/pretrained/longrange.json, made by scripts/build_longrange.py), and the LSTM step
 "try it by hand". Every number comes from rnnviz (longrange, gated_exercise)."""
 from __future__ import annotations
@@ -6,17 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rnnviz import limits
 from rnnviz.explain import longrange
 from rnnviz.explain.exercises import gates as gx
 from rnnviz.figures.gates import longrange_figures
 from rnnviz.formatting import num, vector
-from rnnviz.serve.jobs import LANES, Pacer
 
-from .. import resources
-from ..i18n import prose, t
-from ..running import client_id, interrupt_watch
-from ..widgets import download_csv, exercise, exercise_number, guard, labelled_choice, show_figure
+from ... import resources, running
+from ...i18n import prose, t
+from ...widgets import download_csv, exercise, exercise_number, guard, labelled_choice, show_figure
 
 PAGE = "gates"
 CELLS = ("elman", "lstm", "gru")
@@ -85,11 +82,15 @@ def _ask() -> tuple:
 
 
 NOW_KEY = "gates_now_result"  # session key: the last "train one now" result
+NOW_JOB = "gates_now_job"     # session key: its job while it waits or trains (ui.running)
 
 
 def train_one() -> None:
     """Train one (cell, distance) here, at most TRAIN_NOW_SECONDS, and compare with the file."""
     seconds = num(longrange.TRAIN_NOW_SECONDS)
+    job = running.take(NOW_JOB)
+    if job is not None and job.result is not None:
+        st.session_state[NOW_KEY] = job.result | {"stopped_by": job.reason}
     with st.expander(t("gates.now_header", seconds=seconds), icon=":material/model_training:"):
         st.markdown(prose(PAGE, "now", seconds=seconds))
         c1, c2, c3 = st.columns(3)
@@ -107,28 +108,20 @@ def train_one() -> None:
         cfg = longrange.LongRangeConfig(cell=cell, distance=int(dist), schedule=schedule, steps=int(steps),
                                         forget_bias=float(bias) if cell == "lstm" else 1.0)
         if c3.button(t("gates.now_go"), key="gates_now_go", type="primary"):
-            with guard():
-                _train_now(cfg)
+            with guard():  # the short lane: one job per session, paced, its own time limit
+                running.start(NOW_JOB, lambda on_step: longrange.train_now(cfg, callback=on_step), "short",
+                              total=cfg.steps)
+        running.watch(NOW_JOB, _progress, lambda pos: t("gates.now_queued", position=pos),
+                      t("gates.now_stop"))
         _now_result(st.session_state.get(NOW_KEY))
 
 
-def _train_now(cfg: longrange.LongRangeConfig) -> None:
-    """Through the short lane (one job per session) and the pacer; a progress bar that, as on
-    page 6, ends the run when the tab closes or the learner clicks (then the run re-raises)."""
-    bar, wait_box = st.progress(0.0, text=t("gates.now_running")), st.empty()
-    on_wait = lambda pos: wait_box.info(t("gates.now_queued", position=pos),  # noqa: E731
-                                        icon=":material/hourglass:")
-    show = lambda rec: bar.progress(rec["step"] / cfg.steps, text=t(  # noqa: E731
-        "gates.now_progress", step=rec["step"], steps=cfg.steps))
-    watch, caught = interrupt_watch(show)
-    pacer = Pacer(limits.TRAINING_TIME_SHARE)
-    with LANES.slot("short", client_id(), on_wait=on_wait):
-        wait_box.empty()
-        res = longrange.train_now(cfg, callback=lambda rec: (pacer.step_done(), watch(rec))[1])
-    if "x" in caught:
-        raise caught["x"]
-    st.session_state[NOW_KEY] = res
-    bar.empty()
+def _progress(job) -> None:
+    rec, steps = job.progress, job.total
+    if rec is None:
+        st.progress(0.0, text=t("gates.now_running"))
+        return
+    st.progress(rec["step"] / steps, text=t("gates.now_progress", step=rec["step"], steps=steps))
 
 
 def _now_result(res: dict | None) -> None:
@@ -139,7 +132,8 @@ def _now_result(res: dict | None) -> None:
                       steps=res["steps_done"], acc=num(100 * res["accuracy"]),
                       g0=num(res["grad_first_before"]), g1=num(res["grad_first_after"])))
     if res["stopped_early"]:
-        st.warning(t("gates.now_stopped", steps=res["steps_done"], asked=c["steps"]))
+        why = "now_stopped_here" if res.get("stopped_by") in ("stop", "heartbeat") else "now_stopped"
+        st.warning(t(f"gates.{why}", steps=res["steps_done"], asked=c["steps"]))
     row = longrange.shipped_row(resources.longrange_results(), longrange.LongRangeConfig(**c))
     if row is not None:
         st.caption(t("gates.now_shipped", acc=num(100 * row["accuracy"])))
