@@ -8,11 +8,11 @@ about how a click is caught is here: when Streamlit reports heatmap cells, only 
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rnnviz.figures.pick import MAX_POINTS, clickable, picked
 
 from .i18n import t
+from .links import in_fragment_rerun
 from .widgets import clamp_kept, download_figure
 
 
@@ -45,8 +45,7 @@ def _full_run_if_asked() -> None:
     once, so the sidebar's share link carries it (a fragment rerun leaves the link as it was)."""
     if not st.session_state.pop(FULL_RUN, False):
         return
-    ctx = get_script_run_ctx()
-    if ctx is not None and getattr(ctx, "fragment_ids_this_run", None):
+    if in_fragment_rerun():
         st.rerun(scope="app")
 
 

@@ -162,3 +162,37 @@ def share_box(slot) -> None:
                 wrap_lines=True)
         if st.session_state.get("model", "").startswith(OWN_PREFIX):
             st.caption(t("links.own_model"))
+
+
+# ---- Streamlit internals: the one contained workaround --------------------------------------
+# Nothing else in ui/ imports streamlit.runtime (tests/core/test_layering.py checks it). Each
+# helper says what it reaches for; on a Streamlit without it, it does nothing.
+
+def set_initial_param(key: str, value: str) -> None:
+    """Streamlit's private copy of the first URL, so that a widget seeds from `value`."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+    with get_session_state().query_params() as qp:
+        qp._initial_query_params[key] = [value]
+
+
+def in_fragment_rerun() -> bool:
+    """Whether this run is a fragment's own rerun (ctx.fragment_ids_this_run in 1.67)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
+def expire_closed_sessions(manager=None) -> int:
+    """Drop the sessions kept past server.disconnectedSessionTTL from Streamlit's session store,
+    under its own lock (1.67's runtime._session_mgr._session_storage._cache); how many."""
+    from streamlit import runtime
+    if manager is None:
+        if not runtime.exists():
+            return 0
+        manager = runtime.get_instance()._session_mgr
+    lock = getattr(manager, "_storage_lock", None)
+    store = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+    if lock is None or not hasattr(store, "expire"):
+        return 0
+    with lock:
+        return len(store.expire())

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 
 import streamlit as st
-from streamlit import runtime
 
 from rnnviz import limits
 from rnnviz.engine import gradcheck, taggers
@@ -22,6 +21,8 @@ from rnnviz.store import catalog, tagger_files
 from rnnviz.text.bpe import BPE, compare_tokenizers
 from rnnviz.text.corpora import TaggingData
 
+from .links import expire_closed_sessions
+
 
 def reap_closed_sessions(manager=None) -> int:
     """Drop the closed tabs' sessions kept past server.disconnectedSessionTTL; returns how many.
@@ -29,18 +30,9 @@ def reap_closed_sessions(manager=None) -> int:
     Streamlit keeps a closed tab's session (its models, its uploads) for a reconnect, but its
     store drops an expired one only when another session connects or disconnects: on a quiet
     server a hostile session's memory stayed until the next visitor. The sweeper calls this so
-    it goes within the TTL + one sweep. It uses Streamlit 1.67's session manager internals
-    under that manager's own lock; on another version without them it does nothing."""
-    if manager is None:
-        if not runtime.exists():
-            return 0
-        manager = runtime.get_instance()._session_mgr
-    lock = getattr(manager, "_storage_lock", None)
-    store = getattr(getattr(manager, "_session_storage", None), "_cache", None)
-    if lock is None or not hasattr(store, "expire"):
-        return 0
-    with lock:
-        reaped = len(store.expire())
+    it goes within the TTL + one sweep. Streamlit's internals are reached in ui.links (the one
+    place); on another version without them it does nothing."""
+    reaped = expire_closed_sessions(manager)
     if reaped:
         gc.collect()   # a session's objects form cycles: on a quiet server the collector may
     return reaped      # not run for a long time, and the session's models would stay

@@ -267,3 +267,42 @@ def test_the_maths_check_catches_planted_maths():
 def test_ui_never_imports_pages_or_app(path):
     for name in imported_modules(path):
         assert name.split(".")[0] not in ("pages", "app"), (path, name)
+
+
+STREAMLIT_INTERNALS_HOME = ROOT / "ui" / "links.py"  # the one contained workaround (ui/README.md)
+
+
+def streamlit_internals(source: str) -> list[str]:
+    """'line: module' for every import of Streamlit's internals (streamlit.runtime and below,
+    `from streamlit import runtime` included), at any depth of the file."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        found += [f"{node.lineno}: {n}" for n in names if n == "streamlit.runtime"
+                  or n.startswith("streamlit.runtime.")][:1]
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in UI_FILES if p != STREAMLIT_INTERNALS_HOME],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_streamlit_internals_only_in_ui_links(path):
+    assert streamlit_internals(path.read_text(encoding="utf-8")) == [], path
+
+
+def test_the_internals_check_catches_a_planted_import():
+    planted = (
+        "import streamlit as st\n"
+        "from streamlit.runtime.scriptrunner import get_script_run_ctx\n"
+        "from streamlit import runtime\n"
+        "def f():\n"
+        "    import streamlit.runtime.state as s\n"
+        "from streamlit import config\n"
+    )
+    assert streamlit_internals(planted) == ["2: streamlit.runtime.scriptrunner", "3: streamlit.runtime",
+                                            "5: streamlit.runtime.state"]
+    assert streamlit_internals(STREAMLIT_INTERNALS_HOME.read_text(encoding="utf-8"))  # the home has them

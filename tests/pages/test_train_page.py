@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from rnnviz import limits
 from rnnviz.engine.trace import trace
 from rnnviz.engine.train import TrainConfig
 from rnnviz.explain.train import (
@@ -150,6 +151,30 @@ def test_stop_keeps_the_model_trained_so_far(app):
     assert run.status == "stopped" and run.steps_done == 12
     assert at.session_state["own_models"]["half-done"][0] is run.model
     assert "12 of 500 steps (stopped early)" in text(at)
+
+
+def test_the_stop_button_ends_a_running_training_which_keeps_its_steps(app):
+    """The run trains in a worker thread (ui.running): a second Train is refused while it runs,
+    and Stop (the poller's button) ends it; the next page run keeps the model as trained."""
+    at = app(PAGE)
+    at.text_area(key="train_text").input(CORPUS)
+    at.number_input(key="train_steps").set_value(limits.MAX_TRAIN_STEPS)
+    at.button(key="train_go").click().run()
+    no_exception(at)
+    job = at.session_state[ui.TRAIN_JOB]
+    assert not job.ended and at.button(key="train_job_stop")
+    at.button(key="train_go").click().run()
+    assert any("already has a training running" in e.value for e in at.error)
+    assert at.session_state[ui.TRAIN_JOB] is job and not job.ended   # refused: the first goes on
+    while job.progress is None and not job.ended:
+        job.join(0.05)
+    at.button(key="train_job_stop").click().run()
+    finish_job(at, ui.TRAIN_JOB)
+    no_exception(at)
+    run = at.session_state[ui.TRAIN_RUN]
+    assert (job.reason, run.status) == ("stop", "stopped") and 0 < run.steps_done < limits.MAX_TRAIN_STEPS
+    assert at.session_state["own_models"]["my-model"][0] is run.model
+    assert f"{run.steps_done} of {limits.MAX_TRAIN_STEPS:,} steps (stopped early)" in text(at)
 
 
 def test_diverging_settings_are_shown_not_crashed(app):

@@ -1,4 +1,5 @@
-"""The training gate (at most k at once, FIFO, positions) and the pacer (time share)."""
+"""The training gate (at most k at once, FIFO, positions), the pacer (time share), the lanes and
+the Job runner (stop, heartbeat, cap, one job per client)."""
 import threading
 import time
 
@@ -10,6 +11,7 @@ from rnnviz.serve.jobs import (
     LANES,
     TRAINING_GATE,
     ClientBusy,
+    Job,
     Lanes,
     Pacer,
     RunCap,
@@ -240,3 +242,125 @@ def test_a_run_stops_when_its_sessions_stop_flag_is_set():
 def test_process_lanes_share_the_training_gate():
     assert LANES.gates["long"] is TRAINING_GATE
     assert LANES.gates["short"].slots == limits.MAX_SHORT_JOBS
+
+
+# ---- Job: the one runner behind pages 6, 7 and 8 (ui.running) ---------------------------------
+
+def counting_work(pause_at: int, paused: threading.Event, go: threading.Event, steps: int = 200):
+    """work(on_step): counts steps (what it 'learned'), pausing at step pause_at until go is set."""
+    def work(on_step):
+        done = []
+        for step in range(1, steps + 1):
+            done.append(step)
+            if step == pause_at:
+                paused.set()
+                assert go.wait(10)
+            if on_step({"step": step, "steps": steps}) is False:
+                break
+        return done
+    return work
+
+
+def paused_job(client="a", lanes=None, **kw):
+    paused, go = threading.Event(), threading.Event()
+    job = Job(counting_work(5, paused, go), "short", client, lanes or Lanes(1, 1), share=1.0, **kw)
+    return job, paused, go
+
+
+def test_job_runs_to_the_end_and_keeps_its_result():
+    job, paused, go = paused_job()
+    go.set()
+    job.start()
+    assert job.join(10)
+    assert (job.status, job.reason, job.error) == ("done", "", None)
+    assert job.result == list(range(1, 201)) and job.progress == {"step": 200, "steps": 200}
+    assert not job.lanes.busy("a")
+
+
+def test_stop_ends_the_job_and_keeps_what_it_learned():
+    job, paused, go = paused_job()
+    job.start()
+    assert paused.wait(10) and job.status == "running"
+    job.stop()
+    go.set()
+    assert job.join(10)
+    assert (job.status, job.reason) == ("stopped", "stop")
+    assert job.result == [1, 2, 3, 4, 5]   # the steps done up to the stop
+    assert not job.lanes.busy("a")         # its slot and its client are free
+
+
+@pytest.mark.parametrize("beats, want", [(False, ("stopped", "heartbeat", 5)), (True, ("done", "", 200))])
+def test_a_missed_heartbeat_stops_the_job_and_a_beat_keeps_it_going(beats, want):
+    now = [0.0]
+    job, paused, go = paused_job(heartbeat_s=10.0, clock=lambda: now[0])
+    job.start()
+    assert paused.wait(10)
+    now[0] = 11.0        # nobody looked for 11 s (the tab closed)...
+    if beats:
+        job.beat()       # ...unless the page's poller looked just now
+    go.set()
+    assert job.join(10)
+    assert (job.status, job.reason, len(job.result)) == want
+
+
+def test_the_cap_stops_the_job_from_its_slot():
+    now = [0.0]
+    job, paused, go = paused_job(max_seconds=30.0, heartbeat_s=1e9, clock=lambda: now[0])
+    job.start()
+    assert paused.wait(10)
+    now[0] = 31.0
+    go.set()
+    assert job.join(10)
+    assert (job.status, job.reason, job.result) == ("stopped", "time", [1, 2, 3, 4, 5])
+
+
+def test_a_second_start_while_one_runs_is_refused():
+    lanes = Lanes(1, 2)
+    first, paused, go = paused_job(lanes=lanes)
+    first.start()
+    assert paused.wait(10)
+    second, _, go2 = paused_job(lanes=lanes)
+    go2.set()
+    with pytest.raises(ClientBusy):
+        second.start()                 # the same client: refused at once, nothing started
+    assert second.status == "new"
+    other, _, go3 = paused_job("b", lanes=lanes)
+    go3.set()
+    other.start()                      # another client may run beside it
+    assert other.join(10) and other.status == "done"
+    go.set()
+    assert first.join(10) and first.status == "done"
+    again, _, go4 = paused_job(lanes=lanes)
+    go4.set()
+    again.start()                      # once the first has ended, the client may start again
+    assert again.join(10) and again.status == "done"
+
+
+def test_a_queued_job_shows_its_place_and_can_be_stopped_before_it_starts():
+    lanes = Lanes(1, 1)
+    first, paused, go = paused_job(lanes=lanes)
+    first.start()
+    assert paused.wait(10)
+    queued, _, go2 = paused_job("b", lanes=lanes, poll_s=0.01)
+    go2.set()
+    queued.start()
+    while queued.position != 1:
+        time.sleep(0.001)
+    assert queued.status == "queued"
+    queued.stop()
+    assert queued.join(10)
+    assert (queued.status, queued.reason, queued.result) == ("stopped", "stop", None)  # nothing learned
+    assert first.status == "running"   # the running job is untouched
+    go.set()
+    assert first.join(10) and first.status == "done"
+
+
+def test_a_failing_job_keeps_its_error_and_frees_its_client():
+    def work(on_step):
+        on_step({"step": 1})
+        raise InputError("bad corpus", "bad")
+
+    job = Job(work, "short", "a", Lanes(1, 1), share=1.0).start()
+    assert job.join(10)
+    assert job.status == "failed" and str(job.error) == "bad corpus" and job.result is None
+    assert not job.lanes.busy("a")

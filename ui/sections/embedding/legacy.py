@@ -6,7 +6,8 @@ model to the notes model (where the notes' numbers now appear)."""
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.state.session_state_proxy import get_session_state
+
+from ...links import set_initial_param
 
 OLD_VALUES = {
     "emb_rule": {"Plain gradient descent": "gd", "SGD + weight decay": "wd", "Adam (its 2nd step)": "adam",
@@ -21,8 +22,7 @@ NOTES_PRESETS = {"Notes example (V=5, d=3)", "Travel vocabulary (note 004)", "no
 def _set_link_value(key: str, value: str) -> None:
     """The URL, Streamlit's private copy of the first URL, and the link check's copy, at once."""
     st.query_params[key] = value
-    with get_session_state().query_params() as qp:
-        qp._initial_query_params[key] = [value]
+    set_initial_param(key, value)
     initial = st.session_state.get("_link_initial")
     if isinstance(initial, dict) and key in initial:
         initial[key] = [value]
