@@ -26,6 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from rnnviz.conventions import IGNORE
+from rnnviz.engine.gradcheck import seeded_linear
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.errors import InputError
 from rnnviz.store.catalog import PRETRAINED
@@ -88,18 +89,29 @@ def make_batch(distance: int, n: int, gen: torch.Generator) -> tuple[torch.Tenso
 
 class LongRangeNet(nn.Module):
     """Embedding -> torch.nn.RNN / LSTM / GRU (one layer, tanh) -> linear head on the last h
-    (cell "attention": an nn.RNN whose head reads [h_T; c_T], c_T attending over h_1..h_T)."""
+    (cell "attention": an nn.RNN whose head reads [h_T; c_T], c_T attending over h_1..h_T).
 
-    def __init__(self, cfg: LongRangeConfig):
+    Initialised as PyTorch's modules initialise themselves (Embedding: N(0, 1); the recurrence:
+    U(-1/sqrt(H), 1/sqrt(H)) for every tensor in its order; the head: engine.gradcheck's
+    seeded_linear), every draw from `gen` in that order (a fresh generator seeded with cfg.seed
+    if none is given): the same weights as the modules built after torch.manual_seed(cfg.seed),
+    and the server's global generator is left alone."""
+
+    def __init__(self, cfg: LongRangeConfig, gen: torch.Generator | None = None):
         super().__init__()
+        gen = torch.Generator().manual_seed(cfg.seed) if gen is None else gen
         self.cfg = cfg
         H = cfg.hidden_size
-        self.E = nn.Embedding(len(VOCAB), cfg.embed_dim)
-        self.rnn = RECURRENCE[cfg.cell](cfg.embed_dim, H, batch_first=True)
+        self.E = nn.utils.skip_init(nn.Embedding, len(VOCAB), cfg.embed_dim)
+        nn.init.normal_(self.E.weight, generator=gen)
+        rnn = RECURRENCE[cfg.cell](cfg.embed_dim, H, batch_first=True, device="meta")  # nothing drawn
+        self.rnn = rnn.to_empty(device="cpu")
+        for w in self.rnn.parameters():  # weight_ih, weight_hh, bias_ih, bias_hh, as reset_parameters
+            nn.init.uniform_(w, -1 / math.sqrt(H), 1 / math.sqrt(H), generator=gen)
         attend = cfg.cell == ATTENTION
-        self.head = nn.Linear(2 * H if attend else H, N_LABELS)
+        self.head = seeded_linear(2 * H if attend else H, N_LABELS, gen)
         if attend:  # drawn last: the other cells draw exactly what they drew before
-            self.W_a = nn.Parameter((torch.rand(H, H) * 2 - 1) / math.sqrt(H))
+            self.W_a = nn.Parameter((torch.rand(H, H, generator=gen) * 2 - 1) / math.sqrt(H))
         if cfg.cell == "lstm":
             with torch.no_grad():
                 self.rnn.bias_hh_l0[H:2 * H] += cfg.forget_bias  # rows of f (order i, f, g, o)
@@ -129,8 +141,7 @@ def _distance_for_step(cfg: LongRangeConfig, gen: torch.Generator) -> int:
 def train_longrange(cfg: LongRangeConfig, callback=None) -> tuple[LongRangeNet, list[dict]]:
     """Adam with gradient clipping at 1, cfg.steps batches; callback(record) -> False stops.
     Each record: step, distance, loss, accuracy (of that batch)."""
-    torch.manual_seed(cfg.seed)  # the nn modules' initialisation
-    net = LongRangeNet(cfg)
+    net = LongRangeNet(cfg)  # its initialisation drawn from its own generator seeded with cfg.seed
     gen = torch.Generator().manual_seed(cfg.seed)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     history = []
@@ -211,7 +222,6 @@ def run_experiment(cells=("elman", "lstm", "gru"), distances=(10, 25, 50, 100, 2
         for dist in distances:
             cfg = LongRangeConfig(cell=cell, distance=int(dist), schedule=schedule, steps=steps,
                                   seed=seed, forget_bias=forget_bias)
-            torch.manual_seed(cfg.seed)
             fresh = LongRangeNet(cfg)
             before = gradient_to_first(fresh, int(dist))
             net, history = train_longrange(cfg)
@@ -288,7 +298,6 @@ def train_now(cfg: LongRangeConfig, max_seconds: float = TRAIN_NOW_SECONDS, cloc
     callback(record) after each step (the page's pacer and closed-tab check): False stops."""
 
     clock = clock or time.monotonic
-    torch.manual_seed(cfg.seed)
     before = gradient_to_first(LongRangeNet(cfg), cfg.distance)
     start = clock()
 

@@ -154,3 +154,32 @@ def test_shipped_row_is_found_for_its_own_config():
     cfg = lr.LongRangeConfig(**row["config"])
     assert lr.shipped_row(res, cfg) is row
     assert lr.shipped_row(res, lr.LongRangeConfig(cell="gru", distance=7)) is None
+
+
+@pytest.mark.parametrize("cell", ["elman", "lstm", "gru", "attention"])
+def test_the_net_draws_the_modules_seeded_weights_from_its_own_generator(cell):
+    """Oracle: PyTorch's own modules built after torch.manual_seed(seed) (inside fork_rng). The
+    net draws the same weights from a generator of its own and leaves the global one alone."""
+    seed, H, d = 3, 16, 8
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        E, rnn = torch.nn.Embedding(len(lr.VOCAB), d), lr.RECURRENCE[cell](d, H, batch_first=True)
+        head = torch.nn.Linear(2 * H if cell == "attention" else H, lr.N_LABELS)
+        W_a = (torch.rand(H, H) * 2 - 1) / H ** 0.5 if cell == "attention" else None
+    before = torch.random.get_rng_state()
+    net = lr.LongRangeNet(lr.LongRangeConfig(cell=cell, seed=seed, hidden_size=H, embed_dim=d))
+    assert torch.equal(torch.random.get_rng_state(), before)
+    want = dict(rnn.state_dict())
+    if cell == "lstm":
+        want["bias_hh_l0"] = want["bias_hh_l0"].clone()
+        want["bias_hh_l0"][H:2 * H] += 1.0   # the forget-gate bias the net adds
+    for k, v in want.items():
+        assert torch.equal(net.rnn.state_dict()[k], v), k
+    assert torch.equal(net.E.weight, E.weight)
+    assert torch.equal(net.head.weight, head.weight) and torch.equal(net.head.bias, head.bias)
+    if W_a is not None:
+        assert torch.equal(net.W_a, W_a)
+    rnn.load_state_dict(want)   # the net's recurrence runs on its own (flat) weights
+    x = E(torch.zeros(2, 4, dtype=torch.long)).detach()
+    with torch.no_grad():
+        assert torch.equal(net.rnn(x)[0], rnn(x)[0])
