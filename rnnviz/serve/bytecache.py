@@ -136,12 +136,7 @@ class ByteLRU:
     def get_or_compute(self, key, compute):
         """The cached value, or compute() stored and returned. Two sessions asking at once may
         both compute: cheaper than holding the lock through a model run."""
-        sentinel = object()
-        value = self.get(key, sentinel)
-        if value is sentinel:
-            value = compute()
-            self.put(key, value)
-        return value
+        return _get_or_compute(self, key, compute)
 
 
 class Budget:
@@ -311,12 +306,17 @@ class NamedCache:
 
     def get_or_compute(self, key, compute):
         """As ByteLRU.get_or_compute."""
-        sentinel = object()
-        value = self.get(key, sentinel)
-        if value is sentinel:
-            value = compute()
-            self.put(key, value)
-        return value
+        return _get_or_compute(self, key, compute)
+
+
+def _get_or_compute(cache, key, compute):
+    """cache.get(key), or compute() put in the cache and returned (ByteLRU and a Budget's view)."""
+    missing = object()
+    value = cache.get(key, missing)
+    if value is missing:
+        value = compute()
+        cache.put(key, value)
+    return value
 
 
 def trim_to_budget(store: dict, max_bytes: int, keep=(), size=nbytes) -> list:

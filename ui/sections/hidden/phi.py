@@ -104,34 +104,18 @@ def saturation(cur: session.Current) -> None:
     if phi == "linear":
         st.markdown(prose(PAGE, "saturation-linear"))
         return
-    if phi == "relu":
-        dead = dead_units(h)
-        st.markdown(
-            prose(
-                PAGE,
-                "saturation-relu",
-                dead_count=dead["count"],
-                dead_total=dead["total"],
-                dead_share=f"{dead['share']:.1%}",
-            )
-        )
+    if phi == "relu":  # ReLU: the units that are off (zero slope)
+        stats, key, name, extra = dead_units(h), "saturation-relu", "dead", {}
         per_step = hd.dead_per_step(h)  # (T,)
         labels = figure_labels(title="hidden.fig_dead", hover="hidden.dead_hover")
-    else:
-        sat = hd.saturation(h)
-        st.markdown(
-            prose(
-                PAGE,
-                "saturation",
-                sat_count=sat["count"],
-                sat_total=sat["total"],
-                sat_share=f"{sat['share']:.1%}",
-                thr=hd.SATURATION,
-                slope=num(1 - hd.SATURATION**2),
-            )
-        )
-        per_step = sat["per_step"]
+    else:  # tanh: the saturated units (slope below 1 - thr^2)
+        stats, key, name = hd.saturation(h), "saturation", "sat"
+        extra = {"thr": hd.SATURATION, "slope": num(1 - hd.SATURATION**2)}
+        per_step = stats["per_step"]
         labels = figure_labels(title=("hidden.fig_sat", {"thr": hd.SATURATION}), hover="hidden.sat_hover")
+    counts = {f"{name}_count": stats["count"], f"{name}_total": stats["total"],
+              f"{name}_share": f"{stats['share']:.1%}"}
+    st.markdown(prose(PAGE, key, **counts, **extra))
     labels |= figure_labels(x="hidden.ax_step", y="hidden.ax_share")
     show_figure(
         cache.figure(fh.saturation_bar, per_step, cur.tokens, hd.SATURATION, labels),
