@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.train import perplexity, train
 from rnnviz.store.bundle import save_bundle
-from rnnviz.store.catalog import PRETRAINED, subword_model, subword_report, zh_model, zh_training_report
+from rnnviz.store.catalog import PRETRAINED, subword_report, zh_model, zh_training_report
 from rnnviz.text.corpora import lm_tensors, split_heldout
 from rnnviz.text.tokenize import Vocab
 from scripts import build_bpe, build_zh  # noqa: E402
@@ -41,25 +41,9 @@ TWINS = ("bpe", "zh")
 
 
 def build_bpe_twin() -> dict:
-    torch.manual_seed(0)
-    train_s, test_s, table, vocab = build_bpe.bpe_data()
-    if vocab.itos != subword_model()[1].itos:
-        raise SystemExit("the re-learned BPE vocabulary differs from bpe_lm.pt: rebuild it first")
-    model = RNNModel(RNNConfig(vocab_size=len(vocab), **build_bpe.BPE_CFG, attention=True), seed=0)
-    x_tr, y_tr = lm_tensors([table.tokenize(s) for s in train_s], vocab)
-    x_te, y_te = lm_tensors([table.tokenize(s) for s in test_s], vocab)
-    x_ev, y_ev = lm_tensors([table.tokenize(s) for s in build_bpe.heldout_everyday()], vocab)
-    start = time.perf_counter()
-    history = train(model, x_tr, y_tr, build_bpe.TRAIN_CFG)
-    seconds = time.perf_counter() - start
+    model, vocab, table, report, seconds = build_bpe.train_beside_bpe_lm(attention=True)
     elman = subword_report()
-    report = {
-        "train_sentences": len(train_s), "heldout_sentences": len(test_s),
-        "merges": len(table.merges), "vocab_size": len(vocab), "steps": build_bpe.TRAIN_CFG.steps,
-        "final_train_loss": round(history[-1]["loss"], 4),
-        "heldout_perplexity": round(perplexity(model, x_te, y_te), 3),
-        "everyday50_perplexity": round(perplexity(model, x_ev, y_ev), 3),
-        "uniform_perplexity": float(len(vocab)),
+    report |= {
         "twin": "bpe_lm", "twin_heldout_perplexity": elman["heldout_perplexity"],
         "twin_everyday50_perplexity": elman["everyday50_perplexity"],
         **sizes(model),
@@ -67,15 +51,13 @@ def build_bpe_twin() -> dict:
                    "of the subword Elman model bpe_lm; adds W_a (H x H) and doubles W_o's columns",
         "config": model.cfg.to_dict(), "train_config": build_bpe.TRAIN_CFG.__dict__,
     }
-    meta = {"level": "bpe", "bpe": table.to_dict(), "default_sentence": build_bpe.DEFAULT_SENTENCE,
-            "report": report}
+    meta = build_bpe.bpe_meta(table, report)
     _write("bpe_attn_lm", model, vocab, meta, report)
     print(f"bpe attention: trained in {seconds:.1f} s", file=sys.stderr)
     return report
 
 
 def build_zh_twin() -> dict:
-    torch.manual_seed(0)
     splits = build_zh.lm_splits()
     fit_val = {k: split_heldout(tr, frac=0.1, seed=3) for k, (tr, _) in splits.items()}
     fit_s = [s for fit, _ in fit_val.values() for s in fit]

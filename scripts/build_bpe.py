@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from rnnviz.engine.model import RNNConfig, RNNModel  # noqa: E402
 from rnnviz.engine.train import TrainConfig, perplexity, train  # noqa: E402
 from rnnviz.store.bundle import save_bundle  # noqa: E402
-from rnnviz.store.catalog import PRETRAINED, default_model  # noqa: E402
+from rnnviz.store.catalog import PRETRAINED, default_model, subword_model  # noqa: E402
 from rnnviz.text.bpe import BPE, bpe_vocab, compare_tokenizers, learn_bpe  # noqa: E402
 from rnnviz.text.corpora import (  # noqa: E402
     CORPORA,
@@ -78,8 +78,39 @@ def bpe_data() -> tuple[list[str], list[str], BPE, Vocab]:
     return train_s, test_s, table, bpe_vocab(table)
 
 
+def train_beside_bpe_lm(**changes) -> tuple[RNNModel, Vocab, BPE, dict, float]:
+    """A subword model that differs from bpe_lm only by `changes` to its config (a gated cell,
+    attention), trained on this script's split, merge table and vocabulary (checked against the
+    shipped bpe_lm.pt) with its training run: scripts/build_gated.py --bpe and
+    scripts/build_attention.py bpe both train through here. Returns (model, vocab, table,
+    report, seconds): the report's numbers up to the uniform perplexity (the caller adds its own)."""
+    train_s, test_s, table, vocab = bpe_data()
+    if vocab.itos != subword_model()[1].itos:
+        raise SystemExit("the re-learned BPE vocabulary differs from bpe_lm.pt: rebuild it first")
+    model = RNNModel(RNNConfig(vocab_size=len(vocab), **{**BPE_CFG, **changes}), seed=0)
+    x_tr, y_tr = lm_tensors([table.tokenize(s) for s in train_s], vocab)
+    x_te, y_te = lm_tensors([table.tokenize(s) for s in test_s], vocab)
+    x_ev, y_ev = lm_tensors([table.tokenize(s) for s in heldout_everyday()], vocab)
+    start = time.perf_counter()
+    history = train(model, x_tr, y_tr, TRAIN_CFG)
+    seconds = time.perf_counter() - start
+    report = {
+        "train_sentences": len(train_s), "heldout_sentences": len(test_s),
+        "merges": len(table.merges), "vocab_size": len(vocab), "steps": TRAIN_CFG.steps,
+        "final_train_loss": round(history[-1]["loss"], 4),
+        "heldout_perplexity": round(perplexity(model, x_te, y_te), 3),
+        "everyday50_perplexity": round(perplexity(model, x_ev, y_ev), 3),
+        "uniform_perplexity": float(len(vocab)),
+    }
+    return model, vocab, table, report, seconds
+
+
+def bpe_meta(table: BPE, report: dict) -> dict:
+    """A subword bundle's metadata: its tokenizer (the merge table) and default sentence."""
+    return {"level": "bpe", "bpe": table.to_dict(), "default_sentence": DEFAULT_SENTENCE, "report": report}
+
+
 def build() -> dict:
-    torch.manual_seed(0)
     train_s, test_s, table, vocab = bpe_data()
     model = RNNModel(RNNConfig(vocab_size=len(vocab), **BPE_CFG), seed=0)
     everyday = heldout_everyday()

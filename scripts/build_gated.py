@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.train import perplexity, train
 from rnnviz.store.bundle import save_bundle
-from rnnviz.store.catalog import PRETRAINED, subword_model, subword_report
+from rnnviz.store.catalog import PRETRAINED, subword_report
 from rnnviz.text.corpora import lm_tensors, split_heldout
 from rnnviz.text.tokenize import Vocab
 from scripts import build_bpe  # noqa: E402
@@ -48,7 +48,6 @@ def sizes(model: RNNModel) -> dict:
 
 
 def build(cell: str) -> dict:
-    torch.manual_seed(0)
     train_s, test_s = split_heldout(corpus_sentences())
     vocab = Vocab.build(corpus_sentences())
     model = RNNModel(RNNConfig(vocab_size=len(vocab), **{**DEFAULT_CFG, "cell": cell}), seed=0)
@@ -75,25 +74,9 @@ def build(cell: str) -> dict:
 
 def build_bpe_cell(cell: str) -> dict:
     """The subword (BPE) LSTM or GRU: build_bpe.py's data and run, only the cell differs."""
-    torch.manual_seed(0)
-    train_s, test_s, table, vocab = build_bpe.bpe_data()
-    if vocab.itos != subword_model()[1].itos:
-        raise SystemExit("the re-learned BPE vocabulary differs from bpe_lm.pt: rebuild it first")
-    model = RNNModel(RNNConfig(vocab_size=len(vocab), **{**build_bpe.BPE_CFG, "cell": cell}), seed=0)
-    x_tr, y_tr = lm_tensors([table.tokenize(s) for s in train_s], vocab)
-    x_te, y_te = lm_tensors([table.tokenize(s) for s in test_s], vocab)
-    x_ev, y_ev = lm_tensors([table.tokenize(s) for s in build_bpe.heldout_everyday()], vocab)
-    start = time.perf_counter()
-    history = train(model, x_tr, y_tr, build_bpe.TRAIN_CFG)
-    seconds = time.perf_counter() - start
+    model, vocab, table, report, seconds = build_bpe.train_beside_bpe_lm(cell=cell)
     elman = subword_report()
-    report = {
-        "train_sentences": len(train_s), "heldout_sentences": len(test_s),
-        "merges": len(table.merges), "vocab_size": len(vocab), "steps": build_bpe.TRAIN_CFG.steps,
-        "final_train_loss": round(history[-1]["loss"], 4),
-        "heldout_perplexity": round(perplexity(model, x_te, y_te), 3),
-        "everyday50_perplexity": round(perplexity(model, x_ev, y_ev), 3),
-        "uniform_perplexity": float(len(vocab)),
+    report |= {
         "elman_heldout_perplexity": elman["heldout_perplexity"],
         "elman_everyday50_perplexity": elman["everyday50_perplexity"],
         **sizes(model),
@@ -101,8 +84,7 @@ def build_bpe_cell(cell: str) -> dict:
                    "of the subword Elman model bpe_lm (not its parameter count)",
         "config": model.cfg.to_dict(), "train_config": build_bpe.TRAIN_CFG.__dict__,
     }
-    meta = {"level": "bpe", "bpe": table.to_dict(), "default_sentence": build_bpe.DEFAULT_SENTENCE,
-            "report": report}
+    meta = build_bpe.bpe_meta(table, report)
     PRETRAINED.mkdir(exist_ok=True)
     (PRETRAINED / f"bpe_{cell}_lm.pt").write_bytes(save_bundle(model, vocab, meta))
     (PRETRAINED / f"bpe_{cell}_lm.json").write_text(json.dumps(report, indent=2) + "\n")

@@ -32,7 +32,6 @@ def corpus_sentences() -> list[list[str]]:
 
 
 def build() -> dict:
-    torch.manual_seed(0)
     train_s, test_s = split_heldout(corpus_sentences())
     vocab = Vocab.build(corpus_sentences())
     model = RNNModel(RNNConfig(vocab_size=len(vocab), **DEFAULT_CFG), seed=0)

@@ -85,7 +85,6 @@ def build_lm(cell: str = "elman") -> dict:
     """The Chinese character-level LM with `cell`: the LSTM and GRU twins share the Elman's
     corpus, split, vocabulary, d, H and training run (early stopping included); only the cell
     differs. Writes ZH_LM_FILES[cell].pt and .json."""
-    torch.manual_seed(0)
     splits = lm_splits()
     fit_val = {k: split_heldout(tr, frac=0.1, seed=3) for k, (tr, _) in splits.items()}
     fit_s = [s for fit, _ in fit_val.values() for s in fit]
