@@ -29,6 +29,7 @@ from rnnviz.engine.model import RNNModel
 from rnnviz.engine.trace import Trace, trace
 from rnnviz.errors import InputError
 from rnnviz.explain import longrange
+from rnnviz.explain.exercises.checker import smallest_gap
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import vector
 from rnnviz.store.catalog import ATTENTION_OF_LANG, ATTENTION_TWIN_OF
@@ -239,10 +240,8 @@ def make_exercise(seed: int) -> AttentionExercise:
         ex = AttentionExercise(tuple(tuple(val() for _ in range(2)) for _ in range(3)),
                                tuple(tuple(val() for _ in range(2)) for _ in range(2)))
         cands = [exercise_answers(ex, m)["context"] for m in (None,) + MISTAKES]
-        gaps = [np.abs(cands[a] - cands[b]).max() for a in range(len(cands))
-                for b in range(a + 1, len(cands))]
         right = exercise_answers(ex)
-        if min(gaps) > 5 * TOL and np.abs(np.diff(right["scores"])).min() > 0.1:
+        if smallest_gap(cands) > 5 * TOL and np.abs(np.diff(right["scores"])).min() > 0.1:
             return ex
 
 

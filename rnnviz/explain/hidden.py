@@ -17,7 +17,7 @@ from rnnviz.engine.cells import ELMAN_ONLY, GATED
 from rnnviz.engine.model import RNNConfig, RNNModel, activate
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
-from rnnviz.explain.exercises.checker import numbers, parts_match, verdict
+from rnnviz.explain.exercises.checker import numbers, parts_match, smallest_gap, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.facts import first_step_without_h0
 from rnnviz.formatting import vector
@@ -501,10 +501,8 @@ def make_exercise(seed: int) -> Exercise:
     while True:
         ex = _draw(rng)
         cands = [np.concatenate(exercise_answers(ex, m)) for m in (None,) + MISTAKES]
-        gaps = [np.abs(cands[i] - cands[j]).max() for i in range(len(cands))
-                for j in range(i + 1, len(cands))]
         # forgot h_{t-1} only shows at step 2, so compare full (h_1, h_2) answers.
-        if min(gaps) > 5 * TOL and np.abs(cands[0]).max() < 0.95:
+        if smallest_gap(cands) > 5 * TOL and np.abs(cands[0]).max() < 0.95:
             return ex
 
 

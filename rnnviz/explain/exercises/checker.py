@@ -15,6 +15,14 @@ from rnnviz.errors import InputError
 from rnnviz.explain.exercises.verdict import Verdict
 
 
+def smallest_gap(answers) -> float:
+    """The smallest largest-entry difference between any two of the answers (the right one and
+    each slip's): an exercise is drawn again until it clears the page's margin, so that every
+    slip gives a visibly different answer."""
+    return min(float(np.abs(np.asarray(answers[a]) - np.asarray(answers[b])).max())
+               for a in range(len(answers)) for b in range(a + 1, len(answers)))
+
+
 def numbers(values, shape: tuple, message: str, not_numbers: str | None = None) -> np.ndarray:
     """The learner's values as a float array of `shape`, every entry finite. Anything else is an
     InputError: `not_numbers` (or `message`) when they are not numbers at all, else `message`."""

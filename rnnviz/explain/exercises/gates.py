@@ -14,7 +14,7 @@ import random
 import numpy as np
 
 from rnnviz.errors import InputError
-from rnnviz.explain.exercises.checker import numbers, parts_match, verdict
+from rnnviz.explain.exercises.checker import numbers, parts_match, smallest_gap, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import vector
 
@@ -64,9 +64,7 @@ def make_exercise(seed: int) -> LSTMExercise:
     while True:
         ex = _draw(rng)
         cands = [np.concatenate(exercise_answers(ex, m)) for m in (None,) + MISTAKES]
-        gaps = [np.abs(cands[a] - cands[b]).max() for a in range(len(cands))
-                for b in range(a + 1, len(cands))]
-        if min(gaps) > 5 * TOL:
+        if smallest_gap(cands) > 5 * TOL:
             return ex
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rnnviz.errors import InputError
-from rnnviz.explain.exercises.checker import first_slip, numbers, parts_match, verdict
+from rnnviz.explain.exercises.checker import first_slip, numbers, parts_match, smallest_gap, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 
 
@@ -36,3 +36,11 @@ def test_first_slip_and_verdict():
     assert v == Verdict(False, "There are 3 steps; c_{t-1} stays.", "bptt.hint.n", {"n": 3}, "x = 1")
     v = verdict(True, "ok", {"ok": "Right."}, {"ok": "gates.ex_right"})
     assert v.ok and v.hint_key == "gates.ex_right" and v.message == "Right." and v.values == {}
+
+
+def test_smallest_gap_is_the_closest_pair_of_answers():
+    """By hand: the pairs' largest differences are 0.5 (first, second), 3 (first, third) and 2.5."""
+    answers = [np.array([1.0, 2.0]), np.array([1.5, 2.0]), np.array([1.0, -1.0])]
+    assert smallest_gap(answers) == 0.5
+    assert smallest_gap(answers[::2]) == 3.0
+    assert smallest_gap([np.zeros(3), np.zeros(3)]) == 0.0
