@@ -176,7 +176,7 @@ def live_view(job) -> None:
     cap = t("train.cap_suffix", minutes=num(limits.MAX_TRAIN_MINUTES), step=at) if at < total else ""
     st.progress(step / total, text=progress_text(step, total, now)
                 + t("train.loss_suffix", loss=history[-1]["loss"]) + cap)
-    st.plotly_chart(curve(run, history), width="stretch")
+    st.plotly_chart(curve(run, history), width="stretch", key="train_live_curve")  # one element, updated
     if run.samples:
         st.dataframe(samples_frame(run), hide_index=True)
 
