@@ -267,7 +267,7 @@ class Job:
         self.status, self.reason, self.position = "new", "", 0
         self.progress: dict | None = None      # the last step's record
         self.result = self.error = None
-        self.cap = RunCap(self.max_seconds, self._should_stop, clock)
+        self.cap = RunCap(self.max_seconds, self._expired, clock)
         self.collected = False                 # the page has taken the result (once)
         self._last_beat = clock()
         self._thread = threading.Thread(target=self._main, name=f"job-{lane}", daemon=True)
@@ -301,14 +301,12 @@ class Job:
 
     # ---- the worker's side ---------------------------------------------------------------
     def _expired(self) -> bool:
+        """Whether the job must stop: Stop was pressed, or nobody has looked for heartbeat_s."""
         if self._clock() - self._last_beat > self.heartbeat_s:
             if not self.reason:
                 self.reason = "heartbeat"
             self.stop_event.set()
         return self.stop_event.is_set()
-
-    def _should_stop(self) -> bool:
-        return self._expired()
 
     def _on_wait(self, position: int) -> None:
         self.position = position
