@@ -78,3 +78,12 @@ def pg_server():
 def pg_url(pg_server):
     """A fresh, empty PostgreSQL database of the session's server."""
     return pg_server.new_database()
+
+
+def pytest_runtest_logreport(report):
+    """With RNNVIZ_DURATIONS=path set, append "seconds<TAB>phase<TAB>test id" per phase as each test ends,
+    so a run cut short still says where its time went (pytest's --durations prints only at the end)."""
+    path = os.environ.get("RNNVIZ_DURATIONS")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"{report.duration:.2f}\t{report.when}\t{report.nodeid}\n")
