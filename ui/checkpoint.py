@@ -61,17 +61,31 @@ def ask(q: Question | None) -> bool:
     with st.container(border=True):
         question = t(f"checkpoint.{q.page}.ask", **_values(q.values))
         if done and not new_round:
-            _result(q, done)
-            if done.get("round") and classroom.code():
-                _watch(q.key, done["round"])
+            _shown(q, done)
             return True
-        st.markdown(f"**{t('checkpoint.title')}** · {question}")
-        if new_round:
-            st.info(t("checkpoint.new_round", round=open_round))
-        else:
-            st.caption(t("checkpoint.lead"))
-        _pose(q, question)
-    return st.session_state.get(_done_key(q)) is not None
+        slot = st.empty()  # the question; replaced by the result in the run that commits
+        with slot.container():
+            st.markdown(f"**{t('checkpoint.title')}** · {question}")
+            if new_round:
+                st.info(t("checkpoint.new_round", round=open_round))
+            else:
+                st.caption(t("checkpoint.lead"))
+            done = _pose(q, question)
+        if done is None:  # not yet; in a new round the figure stays (this session has seen it)
+            return st.session_state.get(_done_key(q)) is not None
+        if done.get("pending"):  # committed just now: to the class (a failure is a notice, kept)
+            done["round"] = classroom.record(q.key, *done["pending"])
+            if done["round"] is not None or not classroom.code():
+                done["pending"] = None
+        with slot.container():  # the answer beside the truth in this same run: no second run
+            _shown(q, done)
+    return True
+
+
+def _shown(q: Question, done: dict) -> None:
+    _result(q, done)
+    if done.get("round") and classroom.code():
+        _watch(q.key, done["round"])
 
 
 def reopened(done: dict | None, open_round: int | None) -> bool:
@@ -101,12 +115,14 @@ def send_pending() -> None:
             done.pop("pending")
 
 
-def _pose(q: Question, question: str) -> None:
+def _pose(q: Question, question: str) -> dict | None:
+    """The question's input, Commit and Skip; the session's new answer (or skip) once given."""
     t0 = st.session_state.setdefault(f"_{q.key}_t0", time.time())
     names = {c: option_text(q, c) for c in q.options}
     if q.kind == "number":
-        value = st.number_input(t(f"checkpoint.{q.page}.your_number"), value=None, step=0.5, format="%.2f",
-                                min_value=-NUMBER_RANGE, max_value=NUMBER_RANGE, key=q.key)
+        value = st.number_input(t(f"checkpoint.{q.page}.your_number", **_values(q.values)), value=None,
+                                step=0.5, format="%.2f", min_value=-NUMBER_RANGE, max_value=NUMBER_RANGE,
+                                key=q.key)
         answer = None if value is None else number_text(value)
         names = {answer: answer} if answer is not None else {}
     else:
@@ -117,18 +133,16 @@ def _pose(q: Question, question: str) -> None:
     skip = c2.button(t("checkpoint.skip"), key=f"{q.key}_skip")
     if commit and answer is None:
         st.warning(t("checkpoint.choose_first"))
-    elif commit:
+        return None
+    if commit:
         ok = grade(q, answer)
-        sent = (answer, ok, time.time() - t0, q.label_of(answer))
-        rnd = classroom.record(q.key, *sent)
         st.session_state[_done_key(q)] = {
-            "answer": names.get(answer, ""), "truth": option_text(q, q.truth), "ok": ok, "round": rnd,
+            "answer": names.get(answer, ""), "truth": option_text(q, q.truth), "ok": ok, "round": None,
             "why": t(f"checkpoint.{q.page}.why", **_values(q.why)), "question": question,
-            "pending": sent if rnd is None and classroom.code() else None}  # kept: sent on later runs
-        st.rerun()
+            "pending": (answer, ok, time.time() - t0, q.label_of(answer))}  # ask() sends it
     elif skip:
         st.session_state[_done_key(q)] = {"skipped": True, "question": question}
-        st.rerun()
+    return st.session_state[_done_key(q)] if commit or skip else None
 
 
 def _result(q: Question, done: dict) -> None:
