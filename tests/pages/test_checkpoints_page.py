@@ -223,3 +223,14 @@ def test_an_answer_the_store_refused_is_sent_on_a_later_run(app, data_dir, monke
     at.session_state["_class_store_down"] = 0.0
     at.run()
     assert store.counts(c.code)["checkpoint_output_1"]["1"]["answered"] == 1
+
+
+def test_a_new_round_reopens_only_an_answered_checkpoint():
+    """The polling fragment's rule (ui/checkpoint.reopened): a round opened after the one this
+    session answered in asks again; a skip, no answer, or no class (None) never does."""
+    from ui.checkpoint import reopened
+
+    assert reopened({"round": 1}, 2) and reopened({"round": 2}, 5)
+    assert not reopened({"round": 2}, 2) and not reopened({"round": 3}, 2)
+    assert not reopened({"skipped": True}, 2) and not reopened(None, 2) and not reopened({"round": 1}, None)
+    assert not reopened({"round": None, "pending": ("w1", True, 1.0, "")}, 2)  # not stored yet
