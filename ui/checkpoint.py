@@ -139,6 +139,7 @@ def _pose(q: Question, question: str) -> dict | None:
         st.session_state[_done_key(q)] = {
             "answer": names.get(answer, ""), "truth": option_text(q, q.truth), "ok": ok, "round": None,
             "why": t(f"checkpoint.{q.page}.why", **_values(q.why)), "question": question,
+            "number": q.kind == "number",
             "pending": (answer, ok, time.time() - t0, q.label_of(answer))}  # ask() sends it
     elif skip:
         st.session_state[_done_key(q)] = {"skipped": True, "question": question}
@@ -152,6 +153,7 @@ def _result(q: Question, done: dict) -> None:
         st.caption(t("checkpoint.skipped"))
     else:
         key = "checkpoint.right" if done["ok"] else "checkpoint.wrong"
+        key += "_number" if done.get("number") else ""
         (st.success if done["ok"] else st.error)(t(key, answer=done["answer"], truth=done["truth"]))
         st.markdown(done["why"])
         if done.get("round"):
