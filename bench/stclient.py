@@ -38,6 +38,7 @@ class Run:
     tables: list = field(default_factory=list)       # st.dataframe contents (pandas)
     status: int | None = None
     options: dict = field(default_factory=dict)      # a radio's key -> its options as shown
+    fragments: dict = field(default_factory=dict)    # auto-rerun fragment id -> interval (s)
 
     def text(self) -> str:
         return "\n".join(self.markdown + [b for _, b in self.alerts])
@@ -127,14 +128,20 @@ class Session:
             ws.trigger_value = True
 
     async def rerun(self, page: str | None = None, click: str | None = None,
-                    wait: bool = True) -> Run:
-        """Run the script (on `page`, default: the current one) and wait for script_finished."""
+                    wait: bool = True, fragment: str | None = None) -> Run:
+        """Run the script (on `page`, default: the current one) and wait for script_finished.
+        fragment: run only that fragment, as the browser's timer does for st.fragment(run_every=)
+        (its id from an earlier Run.fragments); a fragment that calls st.rerun() runs the page."""
         page = self.current_page if page is None else page
         self.current_page = page
         msg = BackMsg()
         self._client_state(msg, page, click)
+        if fragment is not None:
+            msg.rerun_script.fragment_id = fragment
+            msg.rerun_script.is_auto_rerun = True
         run = Run(page)
-        self.seen = set()
+        if fragment is None:
+            self.seen = set()
         start = time.perf_counter()
         try:
             await self.ws.send(msg.SerializeToString())
@@ -161,6 +168,8 @@ class Session:
                 self.query = fwd.page_info_changed.query_string
             elif kind == "delta":
                 self._read_delta(fwd.delta, run)
+            elif kind == "auto_rerun":
+                run.fragments[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "script_finished":
                 run.status = fwd.script_finished
                 if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:

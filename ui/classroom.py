@@ -102,14 +102,14 @@ def current_round(checkpoint: str) -> int | None:
         return None
 
 
-def record(checkpoint: str, answer: str, correct: bool, seconds: float) -> int | None:
-    """Write one answer of this session to its class; the round written (None: not in a class
-    or not written, with a notice)."""
+def record(checkpoint: str, answer: str, correct: bool, seconds: float, label: str = "") -> int | None:
+    """Write one answer of this session to its class (with the label the learner saw, e.g. a
+    word); the round written (None: not in a class or not written, with a notice)."""
     s = store() if code() else None
     if s is None:
         return None
     try:
-        return s.record_answer(code(), checkpoint, session_id(), answer, correct, seconds)
+        return s.record_answer(code(), checkpoint, session_id(), answer, correct, seconds, label=label)
     except (StoreError, InputError) as err:
         failed(err)
         return None

@@ -1,7 +1,8 @@
 """Lesson links: `?lesson=NAME` walks lessons/NAME.toml step by step with Next / Back. Each step
-opens its page with its URL parameters; the controls it hides are not drawn (a section asks
-`hidden(key)`); its checkpoint is the one the step asks. In a class, each move is written to the
-store, so the teacher view shows how many students are on each step."""
+opens its page with its URL parameters; the controls it hides are not drawn (the widget helpers
+of ui/widgets.py ask `hidden_value(key)` and take the step's parameter instead); its checkpoint
+is the one the step asks. In a class, each move is written to the store, so the teacher view
+shows how many students are on each step."""
 from __future__ import annotations
 
 import streamlit as st
@@ -12,7 +13,7 @@ from rnnviz.store.lessons import Lesson, Step, load_lesson, note_in
 from . import classroom
 from .i18n import current_lang, error_text, t
 from .navigation import APP_ROOT, PAGES
-from .widgets import md_escape
+from .widgets import hide_controls_with, md_escape
 
 NAME, STEP = "_lesson_name", "_lesson_step"
 
@@ -52,6 +53,17 @@ def hidden(key: str) -> bool:
     """Whether the current lesson step hides the control `key` on its page."""
     step = step_now()
     return bool(step) and key in step.hide and st.session_state.get("_page_url") == step.page
+
+
+def hidden_value(key: str) -> tuple[bool, str | None]:
+    """(whether the current step hides `key`, the step's parameter of that name or None): the
+    widget helpers (ui/widgets.py) return it instead of drawing the control."""
+    if not hidden(key):
+        return False, None
+    return True, dict(step_now().params).get(key)
+
+
+hide_controls_with(hidden_value)
 
 
 def page_file(url: str) -> str | None:

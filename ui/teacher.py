@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz.errors import InputError, StoreError
-from rnnviz.figures.classroom import answer_bars, qr_png
+from rnnviz.explain.checkpoints import NUMERIC, TOL_FLOOR, parse_number
+from rnnviz.figures.classroom import answer_bars, answer_histogram, qr_png
 from rnnviz.serve.classroom_store import class_hours
 from rnnviz.store.lessons import lesson_names, load_lesson
 
@@ -40,8 +41,11 @@ def student_link(code: str, lesson: str) -> str:
     return base_url() + "?" + urlencode({"class": code} | ({"lesson": lesson} if lesson else {}))
 
 
-def answer_name(code: str) -> str:
-    """An answer code as the teacher reads it: 't3' -> 'step 4', 'w17' -> 'word 17', 'lstm' -> 'LSTM'."""
+def answer_name(code: str, label: str = "") -> str:
+    """An answer code as the teacher reads it: 't3' -> 'step 4', 'w17' -> its word (the label the
+    students saw, raw: the chart escapes it; 'word 17' without one), 'lstm' -> 'LSTM'."""
+    if code[:1] == "w" and code[1:].isdigit() and label:
+        return label
     if code[:1] in ("t", "w") and code[1:].isdigit():
         return t("classroom.step_option" if code[0] == "t" else "classroom.word_option",
                  n=int(code[1:]) + (code[0] == "t"))
@@ -112,7 +116,7 @@ def live(code: str, lesson: str) -> None:
     if s is None:
         return
     try:
-        counts, rounds, rows = s.counts(code), s.rounds(code), s.answers(code)
+        counts, rounds, rows, names = s.counts(code), s.rounds(code), s.answers(code), s.labels(code)
         steps = s.steps(code) if lesson else {}
     except StoreError as err:
         classroom.failed(err)
@@ -122,7 +126,7 @@ def live(code: str, lesson: str) -> None:
     if not counts:
         st.info(t("classroom.no_answers"))
     for key in [k for k in CHECKPOINTS if k in counts] + sorted(set(counts) - set(CHECKPOINTS)):
-        checkpoint_block(code, key, counts[key], rounds.get(key, 1), rows)
+        checkpoint_block(code, key, counts[key], rounds.get(key, 1), rows, names.get(key, {}))
     if rows:
         cols = [t(f"classroom.col.{c}") for c in ("checkpoint", "round", "answer", "correct", "seconds")]
         df = pd.DataFrame([(r["checkpoint"], r["round"], r["answer"], r["correct"], round(r["seconds"], 1))
@@ -144,8 +148,10 @@ def lesson_steps(name: str, steps: dict[int, int]) -> None:
                    f"{steps.get(i, 0)} {t('classroom.students')}")
 
 
-def checkpoint_block(code: str, key: str, by_round: dict, open_round: int, rows: list[dict]) -> None:
-    """One checkpoint: counts and percent correct per round, the bars, vote again."""
+def checkpoint_block(code: str, key: str, by_round: dict, open_round: int, rows: list[dict],
+                     words: dict[str, str] | None = None) -> None:
+    """One checkpoint: counts and percent correct per round, the bars (a histogram for a
+    numeric checkpoint), vote again. words: answer code -> the label its students saw."""
     with st.container(border=True):
         st.subheader(t("classroom.checkpoint", name=checkpoint_name(key)))
         ordered = sorted(by_round, key=int)
@@ -155,11 +161,20 @@ def checkpoint_block(code: str, key: str, by_round: dict, open_round: int, rows:
             share = cell["correct"] / cell["answered"] if cell["answered"] else 0.0
             col.metric(t("classroom.round", round=rnd), f"{cell['answered']} {t('classroom.answered')}",
                        f"{share:.0%} {t('classroom.correct')}", delta_color="off")
-        right = {r["answer"] for r in rows if r["checkpoint"] == key and r["correct"]}
-        names = {a: answer_name(a) for cell in by_round.values() for a in cell["answers"]}
         labels = {"title": t("classroom.fig.title", round=" · ".join(ordered)), "x": t("classroom.fig.x"),
-                  "y": t("classroom.fig.y"), "round": t("classroom.round", round="{round}")}
-        fig = answer_bars({rnd: cell["answers"] for rnd, cell in by_round.items()}, names, right, labels)
+                  "y": t("classroom.fig.y"), "round": t("classroom.round", round="{round}"),
+                  "right": t("classroom.fig.right"), "wrong": t("classroom.fig.wrong")}
+        mine = [r for r in rows if r["checkpoint"] == key]
+        values = {rnd: [(x, r["correct"]) for r in mine if str(r["round"]) == rnd
+                        and (x := parse_number(r["answer"])) is not None] for rnd in ordered}
+        if key in NUMERIC and any(values.values()):
+            labels["x"] = t("classroom.fig.x_number")
+            fig = answer_histogram({rnd: v for rnd, v in values.items() if v}, labels, TOL_FLOOR)
+        else:
+            right = {r["answer"] for r in mine if r["correct"]}
+            names = {a: answer_name(a, (words or {}).get(a, "")) for cell in by_round.values()
+                     for a in cell["answers"]}
+            fig = answer_bars({rnd: cell["answers"] for rnd, cell in by_round.items()}, names, right, labels)
         st.plotly_chart(fig, width="stretch", key=f"class_fig_{key}")
         if cols[-1].button(t("classroom.vote_again", round=open_round + 1), key=f"class_vote_{key}",
                            help=t("classroom.vote_help")):

@@ -90,7 +90,11 @@ def clamp_kept(key: str, lo: int, hi: int) -> None:
 
 def step_slider(label: str, lo: int, hi: int, default: int, key: str, **kw) -> int:
     """A step slider (1-based t) bound to the URL whose kept value may be out of range; a
-    one-step sentence gets a caption instead (a slider needs min < max)."""
+    one-step sentence gets a caption instead (a slider needs min < max). Hidden by a lesson
+    step: the step's value (or the default), clamped, and nothing drawn."""
+    hidden, given = lesson_hidden(key)
+    if hidden:
+        return min(max(_as_int(given, default), lo), hi)
     if lo == hi:
         st.caption(t("widgets.only_step", label=label, t=lo))
         return lo
@@ -210,6 +214,9 @@ def code_radio(label: str, codes, key: str, shown: Callable[[str], str], default
     and the link check says so; an old link's label: its code), then the URL follows the widget;
     the default leaves the URL. `shown(code)` is the label in the learner's language."""
     codes = list(codes)
+    hidden, given = lesson_hidden(key)
+    if hidden:
+        return _given_code(given, codes, default)
     names = {c: shown(c) for c in codes}  # now, in this run's language (AppTest formats later)
     _seed_code(key, codes, list(names.values()), default)
     value = st.radio(label, codes, key=key, format_func=names.__getitem__, horizontal=True, **kw)
@@ -224,8 +231,41 @@ def labelled_choice(widget, label: str, codes, names, key: str, **kw):
     default. Returns the chosen code."""
     codes, names = list(codes), list(names)
     default = kw.pop("index", 0)
+    hidden, given = lesson_hidden(key)
+    if hidden:
+        return _given_code(given, codes, default)
     _seed_code(key, codes, names, default)
     shown = dict(zip(codes, names))
     value = widget(label, codes, key=key, format_func=lambda c: shown.get(c, str(c)), **kw)
     _keep_code(key, value, codes[default], sticky=True)
     return value
+
+
+# ---- controls a lesson step hides -------------------------------------------------------------
+# One mechanism for every control a lesson can name: the helpers above (step_slider and so
+# shared_step, code_radio, labelled_choice) ask lesson_hidden(key) first; a hidden control is
+# not drawn and its value is the step's parameter of the same name (else the default).
+# ui/lesson.py registers the lookup (this module cannot import it: lesson draws with widgets).
+
+_HIDDEN_LOOKUP: list[Callable[[str], tuple[bool, str | None]]] = []
+
+
+def hide_controls_with(lookup: Callable[[str], tuple[bool, str | None]]) -> None:
+    """Register lookup(key) -> (hidden by the current lesson step, the step's value or None)."""
+    _HIDDEN_LOOKUP[:] = [lookup]
+
+
+def lesson_hidden(key: str) -> tuple[bool, str | None]:
+    return _HIDDEN_LOOKUP[0](key) if _HIDDEN_LOOKUP else (False, None)
+
+
+def _as_int(text: str | None, default: int) -> int:
+    try:
+        return int(str(text))
+    except ValueError:
+        return default
+
+
+def _given_code(given: str | None, codes: list, default: int):
+    """A hidden choice's value: the step's code when it is one, else the default's."""
+    return next((c for c in codes if str(c) == given), codes[default])

@@ -2,10 +2,12 @@
 learner's own sentence and model, with its answer computed live.
 
 A Question carries its catalogue keys (`checkpoint.<page>.ask` / `.why`, filled with `values`),
-its options (codes: "t3" is step 3, "above", "lstm", ...), the options that are right (a tie
-makes several right), and the numbers of the one-sentence "why". The Streamlit layer draws it
-(ui/checkpoint.py); nothing here knows about widgets. Token texts in `values` and `labels` are the
-learner's: the page escapes them.
+its options (codes: "t3" is step 3, "lstm", ...), the options that are right (a tie makes several
+right), and the numbers of the one-sentence "why". A numeric question (kind "number", page 4's
+log10 of a gradient norm) has no options: its `target` and a tolerance `tol` computed live;
+an answer within `tol` of the target is right, and is stored as its text (number_text). The
+Streamlit layer draws it (ui/checkpoint.py); nothing here knows about widgets. Token texts in
+`values` and `labels` are the learner's: the page escapes them.
 """
 from __future__ import annotations
 
@@ -17,11 +19,13 @@ import torch
 
 from rnnviz.formatting import num
 
-THRESHOLD = 1e-3  # page 4: ||dh_T/dh_1|| above or below this
+TOL_FLOOR = 0.5  # page 4: log10 within half an order of magnitude (a factor of about 3) ...
+TOL_SHARE = 0.1  # ... or within a tenth of the exponent, for norms far below 1 (long sentences)
 MAX_STEP_OPTIONS = 12  # a longer sentence offers its first 12 steps (the answer is among them)
 CELLS = ("elman", "lstm", "gru")
 KEYS = ("checkpoint_embedding_1", "checkpoint_hidden_1", "checkpoint_output_1", "checkpoint_bptt_1",
         "checkpoint_gates_1")  # one per page: 1, 2, 3, 4, 8
+NUMERIC = frozenset({"checkpoint_bptt_1"})  # answered with a number (the teacher sees a histogram)
 
 
 @dataclass(frozen=True)
@@ -33,16 +37,36 @@ class Question:
     right: tuple[str, ...]  # the right codes (several on a tie)
     values: dict = field(default_factory=dict)  # the question's placeholders
     why: dict = field(default_factory=dict)  # the explanation's placeholders
+    kind: str = "choice"  # or "number": no options, a target and a tolerance
+    target: float = math.nan
+    tol: float = 0.0
 
     @property
     def truth(self) -> str:
-        return self.right[0]
+        return number_text(self.target) if self.kind == "number" else self.right[0]
 
     def label_of(self, code: str) -> str:
         return self.labels[self.options.index(code)] if code in self.options else ""
 
 
-def grade(q: Question, answer: str | None) -> bool:
+def number_text(x: float) -> str:
+    """A numeric answer as stored and shown: up to 4 significant digits ('-3.25')."""
+    return f"{float(x):.4g}"
+
+
+def parse_number(answer) -> float | None:
+    """A numeric answer (a float, or its text) as a finite float; None when it is not one."""
+    try:
+        x = float(answer)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def grade(q: Question, answer) -> bool:
+    if q.kind == "number":
+        x = parse_number(answer)
+        return x is not None and abs(x - q.target) <= q.tol
     return answer is not None and answer in q.right
 
 
@@ -125,23 +149,31 @@ def output_question(loss_t, valid, tokens, targets) -> Question | None:
                          "loss": num(float(loss[t_best]), 3), "p": num(math.exp(-float(loss[t_best])), 3)})
 
 
-def bptt_question(N, first: int, scale: float, threshold: float = THRESHOLD) -> Question | None:
-    """Page 4: is ||dh_T/dh_first|| above or below `threshold` at this W_h scale? N: (w, w) all-pairs
-    norms over steps first..T (1-based), N[s, t] = ||dh_s/dh_t||. None for a one-step window."""
+def log_tolerance(target: float) -> float:
+    """How far a guess of a log10 may be from it and still count: half an order of magnitude,
+    or a tenth of the exponent when that is more (a norm of 1e-40 within a factor of 1e4)."""
+    return max(TOL_FLOOR, TOL_SHARE * abs(target))
+
+
+def bptt_question(N, first: int, scale: float) -> Question | None:
+    """Page 4, a number: log10 ||dh_T/dh_first|| at this W_h scale. N: (w, w) all-pairs spectral
+    norms over steps first..T (1-based), N[s, t] = ||dh_s/dh_t||. None for a one-step window or
+    a norm whose log is not finite (exactly 0, or a diverged model)."""
     N = torch.as_tensor(N, dtype=torch.float64)
     w = N.shape[0]
     if w < 2:
         return None
     value = float(N[-1, 0])
-    right = ("above",) if value >= threshold else ("below",)
-    if math.isnan(value):
+    if not (math.isfinite(value) and value > 0):
         return None
+    target = math.log10(value)
+    tol = log_tolerance(target)
     T = first + w - 1
-    return Question("checkpoint_bptt_1", "bptt", ("above", "below"), ("", ""), right,
-                    values={"T": T, "first": first, "scale": f"{scale:g}", "threshold": "10⁻³"},
-                    why={"T": T, "first": first, "value": num(value, 3), "n": w - 1,
-                         "per_step": num(value ** (1.0 / (w - 1)), 3) if value > 0 else "0",
-                         "scale": f"{scale:g}"})
+    return Question("checkpoint_bptt_1", "bptt", (), (), (), kind="number", target=target, tol=tol,
+                    values={"T": T, "first": first, "scale": f"{scale:g}", "tol": num(tol, 2)},
+                    why={"T": T, "first": first, "value": num(value, 3), "log": num(target, 4),
+                         "n": w - 1, "per_step": num(value ** (1.0 / (w - 1)), 3), "scale": f"{scale:g}",
+                         "tol": num(tol, 2)})
 
 
 def gates_question(reach: dict[str, float]) -> Question | None:

@@ -27,11 +27,12 @@ import psycopg
 from rnnviz.errors import InputError, StoreError
 from rnnviz.store.lessons import lesson_names
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: answers.label, what the learner saw (page 1's words)
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud from a projector
 CODE_LENGTH = 8  # 31^8 ~ 8.5e11 codes: not guessable within a class's lifetime
 DEFAULT_HOURS = 24.0
 SQLITE_NAME = "classes.sqlite3"
+LABEL_CHARS = 80  # an answer's label as kept (a word of the learner's vocabulary)
 CONNECT_TIMEOUT_S = 10  # PostgreSQL; a loaded server answers slowly, a down one is a notice
 
 SCHEMA = [
@@ -48,6 +49,7 @@ SCHEMA = [
         round INTEGER NOT NULL,
         session TEXT NOT NULL,
         answer TEXT NOT NULL,
+        label TEXT NOT NULL DEFAULT '',
         correct INTEGER NOT NULL,
         seconds DOUBLE PRECISION NOT NULL,
         at DOUBLE PRECISION NOT NULL,
@@ -167,6 +169,9 @@ class ClassStore:
                 conn.execute(self._sql("INSERT INTO schema_version (version) VALUES (?)"), (SCHEMA_VERSION,))
             elif row[0] > SCHEMA_VERSION:
                 raise StoreError(f"the class store has schema {row[0]}, newer than {SCHEMA_VERSION}")
+            elif row[0] < 2:  # version 1 had no label: add it, the old answers keep ''
+                conn.execute("ALTER TABLE answers ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+                conn.execute(self._sql("UPDATE schema_version SET version = ?"), (SCHEMA_VERSION,))
 
     # ---- classes ----------------------------------------------------------------------------
 
@@ -245,21 +250,24 @@ class ClassStore:
         return int(row[0])
 
     def record_answer(self, code: str, checkpoint: str, session: str, answer: str, correct: bool,
-                      seconds: float, round_: int | None = None) -> int:
+                      seconds: float, round_: int | None = None, label: str = "") -> int:
         """Store one answer in the checkpoint's current round (or `round_`); the same session
-        answering the same round again replaces its answer. Returns the round written."""
+        answering the same round again replaces its answer. `label`: what the answer showed the
+        learner when its code does not say it (page 1's "w17" is a word of their vocabulary);
+        raw text, escaped where shown. Returns the round written."""
         code = clean_code(code)
         if self.get_class(code) is None:
             raise InputError("This class does not exist or has expired.", "no_class")
         rnd = self.current_round(code, checkpoint) if round_ is None else int(round_)
         seconds = max(0.0, float(seconds)) if seconds == seconds else 0.0
         self._run(
-            "INSERT INTO answers (class_code, checkpoint, round, session, answer, correct, seconds, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (class_code, checkpoint, round, session) "
-            "DO UPDATE SET answer = excluded.answer, correct = excluded.correct, "
+            "INSERT INTO answers "
+            "(class_code, checkpoint, round, session, answer, label, correct, seconds, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (class_code, checkpoint, round, session) "
+            "DO UPDATE SET answer = excluded.answer, label = excluded.label, correct = excluded.correct, "
             "seconds = excluded.seconds, at = excluded.at",
-            (code, checkpoint, rnd, str(session)[:64], str(answer)[:64], int(bool(correct)), seconds,
-             time.time()))
+            (code, checkpoint, rnd, str(session)[:64], str(answer)[:64], str(label)[:LABEL_CHARS],
+             int(bool(correct)), seconds, time.time()))
         return rnd
 
     def answers(self, code: str) -> list[dict]:
@@ -269,6 +277,15 @@ class ClassStore:
                          "ORDER BY checkpoint, round, at", (clean_code(code),))
         return [{"checkpoint": cp, "round": int(r), "answer": a, "correct": bool(c), "seconds": float(s)}
                 for cp, r, a, c, s in rows]
+
+    def labels(self, code: str) -> dict[str, dict[str, str]]:
+        """checkpoint -> answer code -> the label its learners saw (the latest non-empty one)."""
+        rows = self._run("SELECT checkpoint, answer, label FROM answers WHERE class_code = ? AND label <> '' "
+                         "ORDER BY at", (clean_code(code),))
+        out: dict[str, dict[str, str]] = {}
+        for cp, ans, label in rows:
+            out.setdefault(cp, {})[ans] = label
+        return out
 
     def counts(self, code: str) -> dict[str, dict[str, dict]]:
         """checkpoint -> round (as text) -> {answered, correct, answers: {answer: n}}."""

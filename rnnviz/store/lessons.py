@@ -4,7 +4,7 @@
     [[steps]]
     page = "hidden"                       # a page's url path
     params = { model = "default" }        # its URL parameters (widget values, the sentence)
-    hide = ["hidden_t"]                   # widget keys the step does not draw
+    hide = ["hid_cell"]                   # controls not drawn (ui/widgets.py helpers): params or default
     checkpoint = "checkpoint_hidden_1"    # the checkpoint the step asks
     note = { en = "...", zh = "..." }     # one line for the learner (optional)
 

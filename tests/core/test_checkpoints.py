@@ -2,6 +2,8 @@
 independent oracle (torch.nn.RNN + autograd in float64, torch's cross-entropy and cosine)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -89,23 +91,41 @@ def autograd_norm(model, ids, s, t):
 
 
 @pytest.mark.parametrize("scale", [0.25, 1.0, 3.0])
-def test_bptt_question_against_autograd(scale):
+def test_bptt_question_is_a_number_graded_against_autograd(scale):
     model, ids, tr = model_and_trace(seed=3, T=8, scale=scale)
     N = jacobian_norms(model, tr, 2)
     q = cp.bptt_question(N, 1, scale)
     ref = autograd_norm(model, ids, tr.T - 1, 0)
-    assert q.right == (("above",) if ref >= cp.THRESHOLD else ("below",))
+    log = math.log10(ref)
+    assert q.kind == "number" and q.options == ()
+    assert q.target == pytest.approx(log, abs=1e-6)
+    assert q.tol == max(0.5, 0.1 * abs(q.target))  # computed live from the value
     assert float(q.why["value"]) == pytest.approx(ref, rel=1e-3)
+    assert float(q.why["log"]) == pytest.approx(log, abs=2e-3)
     assert q.values["T"] == 8 and q.values["first"] == 1
+    assert cp.grade(q, cp.number_text(log)) and cp.grade(q, log + 0.95 * q.tol) and cp.grade(q, log - 0.95 * q.tol)
+    assert not cp.grade(q, log + 1.05 * q.tol) and not cp.grade(q, log - 1.05 * q.tol)
+    assert not cp.grade(q, None) and not cp.grade(q, "ten") and not cp.grade(q, "nan") and not cp.grade(q, "inf")
+    assert q.truth == cp.number_text(q.target) and float(q.truth) == pytest.approx(log, abs=1e-3)
 
 
-def test_bptt_question_flips_with_the_scale():
-    answers = set()
+def test_bptt_question_follows_the_scale_and_refuses_what_has_no_log():
+    targets = {}
     for scale in (0.25, 3.0):
         model, ids, tr = model_and_trace(seed=4, T=12, scale=scale)
-        answers.add(cp.bptt_question(jacobian_norms(model, tr, 2), 1, scale).truth)
-    assert answers == {"above", "below"}
-    assert cp.bptt_question(torch.ones(1, 1), 1, 1.0) is None
+        targets[scale] = cp.bptt_question(jacobian_norms(model, tr, 2), 1, scale).target
+    assert targets[0.25] < -3 <= targets[3.0]  # below 10^-3 shrunk, above it grown
+    assert cp.bptt_question(torch.ones(1, 1), 1, 1.0) is None  # one step: no product
+    assert cp.bptt_question(torch.zeros(2, 2), 1, 1.0) is None  # log10 0
+    assert cp.bptt_question(torch.tensor([[1.0, 0.0], [float("inf"), 1.0]]), 1, 1.0) is None
+
+
+def test_a_long_product_gets_a_tolerance_a_tenth_of_its_exponent():
+    N = torch.tensor([[1.0, 0.0], [1e-40, 1.0]], dtype=torch.float64)
+    q = cp.bptt_question(N, 1, 0.25)
+    assert q.target == pytest.approx(-40.0) and q.tol == pytest.approx(4.0)
+    assert cp.grade(q, "-37") and not cp.grade(q, "-35")
+    assert cp.log_tolerance(-2.0) == 0.5 and cp.log_tolerance(-7.0) == pytest.approx(0.7)
 
 
 def test_gates_question_and_ties():

@@ -180,3 +180,37 @@ def test_the_cli_creates_a_class_and_prints_its_answers(backend):
     bad = cli(env, "answers", "ZZZZZZZZ", "--json")
     assert bad.returncode == 2 and "no such class" in bad.stderr
     assert cli(env, "create", "--lesson", "nope").returncode == 2
+
+
+V1_ANSWERS = """CREATE TABLE answers (
+    class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    checkpoint TEXT NOT NULL, round INTEGER NOT NULL, session TEXT NOT NULL, answer TEXT NOT NULL,
+    correct INTEGER NOT NULL, seconds DOUBLE PRECISION NOT NULL, at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (class_code, checkpoint, round, session))"""
+
+
+def test_an_answer_keeps_the_label_the_learner_saw(backend):
+    store, _ = backend
+    c = store.create_class()
+    store.record_answer(c.code, "checkpoint_embedding_1", "s1", "w17", True, 2.0, label="<b>dog</b>")
+    store.record_answer(c.code, "checkpoint_embedding_1", "s2", "w17", True, 3.0, label="<b>dog</b>")
+    store.record_answer(c.code, "checkpoint_embedding_1", "s3", "w4", False, 3.0)  # no label
+    assert store.labels(c.code) == {"checkpoint_embedding_1": {"w17": "<b>dog</b>"}}  # raw: escaped where shown
+    assert store.counts(c.code)["checkpoint_embedding_1"]["1"]["answers"] == {"w17": 2, "w4": 1}
+    assert store.labels(store.create_class().code) == {}
+
+
+def test_a_version_1_store_gains_the_label_column_and_keeps_its_answers(backend):
+    store, _ = backend
+    c = store.create_class()
+    store._run("DROP TABLE answers")
+    store._run(V1_ANSWERS)
+    store._run("INSERT INTO answers VALUES (?, 'checkpoint_bptt_1', 1, 's1', '-3', 1, 2.0, 1.0)", (c.code,))
+    store._run("UPDATE schema_version SET version = 1")
+    again = ClassStore(url=store.url or None, data_dir=store.path.parent if store.path else None)
+    assert again._run("SELECT MAX(version) FROM schema_version")[0][0] == 2
+    assert again.answers(c.code) == [{"checkpoint": "checkpoint_bptt_1", "round": 1, "answer": "-3",
+                                      "correct": True, "seconds": 2.0}]
+    again.record_answer(c.code, "checkpoint_embedding_1", "s1", "w3", False, 1.0, label="cat")
+    assert again.labels(c.code) == {"checkpoint_embedding_1": {"w3": "cat"}}
+    ClassStore(url=store.url or None, data_dir=store.path.parent if store.path else None)  # opens again

@@ -4,15 +4,25 @@ answer goes to the store under an anonymous id, once; the teacher view needs its
 solution of a page's exercise opens only after a Check."""
 from __future__ import annotations
 
+import html
+import math
+
 import pytest
 
+from rnnviz.explain.checkpoints import NUMERIC
 from rnnviz.serve.classroom_store import ClassStore
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
+from tests.apptest_helpers import figures
+from tests.conftest import ROOT
+from tests.core.test_checkpoints import autograd_norm
 
 PAGES = [  # page, checkpoint key, the key of the figure it guards
     ("pages/embedding.py", "checkpoint_embedding_1", "emb_pca_0_chart"),
     ("pages/hidden.py", "checkpoint_hidden_1", "hid_fig_heat_chart"),
     ("pages/output.py", "checkpoint_output_1", "out_fig_loss_chart"),
-    ("pages/bptt.py", "checkpoint_bptt_1", "bptt_norms_chart"),
+    ("pages/bptt.py", "checkpoint_bptt_1", "bptt_norms_chart"),  # a number: log10 of a norm
     ("pages/gates.py", "checkpoint_gates_1", "gates_influence_chart"),
 ]
 
@@ -32,25 +42,63 @@ def data_dir(tmp_path, monkeypatch):
     return tmp_path / "data"
 
 
+def answer_input(at, key: str):
+    """The checkpoint's input: a radio, or page 4's number input."""
+    radios = [r for r in at.radio if r.key == key]
+    return radios[0] if radios else at.number_input(key=key)
+
+
+def choose(at, key: str, first: bool = True, number: float = -3.0) -> None:
+    box = answer_input(at, key)
+    box.set_value((box.options[0] if first else box.options[-1]) if hasattr(box, "options") else number)
+
+
 @pytest.mark.parametrize("page,key,figure", PAGES, ids=[p[1] for p in PAGES])
 def test_the_figure_appears_only_after_the_answer(app, page, key, figure):
     at = app(page, checkpoints=True)
     assert not at.exception
     assert not has_chart(at, figure)
-    radio = at.radio(key=key)
-    assert len(radio.options) >= 2 and radio.value is None
+    box = answer_input(at, key)
+    assert box.value is None and (len(box.options) >= 2 if hasattr(box, "options") else key in NUMERIC)
     at.button(key=f"{key}_commit").click()
     at.run()  # no answer chosen: still hidden, and the learner is told
     assert not has_chart(at, figure) and at.warning
-    radio = at.radio(key=key)
-    radio.set_value(radio.options[0])
+    choose(at, key)
     at.run()
     assert not has_chart(at, figure)  # choosing is not committing
     at.button(key=f"{key}_commit").click()
     at.run()
     assert not at.exception
-    assert has_chart(at, figure)
+    assert has_chart(at, figure)  # in the same run: the page draws once, not twice
     assert len(at.success) + len(at.error) >= 1  # the answer beside the truth
+    assert not [w for w in at.get("radio") + at.get("number_input") if w.key == key]
+
+
+def test_page_4_grades_a_number_within_the_tolerance_of_autograd():
+    """The notes model on "I like cats very much": the truth is log10 ||dh_T/dh_1||_2 by autograd
+    through torch.nn.RNN in float64 (tests/core/test_checkpoints.py); an answer inside the live
+    tolerance max(0.5, |log|/10) is right, one outside is wrong, and the truth is shown."""
+    from streamlit.testing.v1 import AppTest
+
+    text = "I like cats very much"
+    model, vocab, meta = load_builtin("notes")
+    model = model.double()
+    ids, _ = lm_pair(list(prepare(text, vocab, meta.get("level", "word")).ids), vocab)
+    log = math.log10(autograd_norm(model, ids, len(ids) - 1, 0))
+    tol = max(0.5, 0.1 * abs(log))
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["model"], at.session_state["text"] = "notes", text
+    at.run()
+    for guess, right in ((log + 0.9 * tol, True), (log - 1.1 * tol, False)):
+        at.number_input(key="checkpoint_bptt_1").set_value(round(guess, 3))
+        at.button(key="checkpoint_bptt_1_commit").click()
+        at.run()
+        assert not at.exception
+        assert (len(at.success), len(at.error)) == ((1, 0) if right else (0, 1)), guess
+        truth = (at.success or at.error)[0].value.rsplit(" ", 1)[1].rstrip(".")
+        assert float(truth) == pytest.approx(log, abs=1e-3)
+        at.button(key="checkpoint_bptt_1_again").click()
+        at.run()
 
 
 def test_skip_reveals_and_records_nothing(app, data_dir):
@@ -88,8 +136,8 @@ def test_in_a_class_an_answer_is_stored_once_and_a_new_round_asks_again(app, dat
 
 def test_a_missing_class_is_a_notice_and_the_page_draws(app, data_dir):
     at = app("pages/bptt.py", query={"class": "ZZZZZZZZ"}, checkpoints=True)
-    assert not at.exception and at.radio(key="checkpoint_bptt_1")
-    at.radio(key="checkpoint_bptt_1").set_value("above")
+    assert not at.exception and at.number_input(key="checkpoint_bptt_1")
+    at.number_input(key="checkpoint_bptt_1").set_value(-2.5)
     at.button(key="checkpoint_bptt_1_commit").click()
     at.run()
     assert not at.exception and has_chart(at, "bptt_norms_chart")
@@ -98,17 +146,38 @@ def test_a_missing_class_is_a_notice_and_the_page_draws(app, data_dir):
 def test_the_teacher_view_needs_the_token_and_shows_the_answers(app, data_dir):
     store = ClassStore(data_dir=data_dir)
     c = store.create_class()
-    for i in range(3):
-        store.record_answer(c.code, "checkpoint_bptt_1", f"s{i}", "below" if i else "above", i > 0, 5.0)
+    for i, value in enumerate(["-3.5", "-2", "-2.1"]):
+        store.record_answer(c.code, "checkpoint_bptt_1", f"s{i}", value, i > 0, 5.0)
     refused = app(query={"class": c.code, "teacher": "wrong"})
     assert refused.error and not refused.get("plotly_chart")
     at = app(query={"class": c.code, "teacher": c.teacher_token})
     assert not at.exception and not at.error
     assert has_chart(at, "class_fig_checkpoint_bptt_1")
     assert any("3" in m.value for m in at.metric)
+    hist = next(f for f in figures(at) if any("right" in (d.get("name") or "") for d in f["data"]))
+    right = sum(sum(d["y"]) for d in hist["data"] if d["name"].endswith("right"))
+    wrong = sum(sum(d["y"]) for d in hist["data"] if d["name"].endswith("wrong"))
+    assert (right, wrong) == (2, 1)  # a numeric checkpoint: a histogram, right under wrong
     at.button(key="class_vote_checkpoint_bptt_1").click()
     at.run()
     assert store.rounds(c.code) == {"checkpoint_bptt_1": 2}
+
+
+def test_page_1_answers_show_their_word_in_the_teachers_chart(app, data_dir):
+    store = ClassStore(data_dir=data_dir)
+    c = store.create_class()
+    at = app("pages/embedding.py", query={"class": c.code}, checkpoints=True)
+    radio = at.radio(key="checkpoint_embedding_1")
+    radio.set_value(radio.options[0])
+    at.button(key="checkpoint_embedding_1_commit").click()
+    at.run()
+    assert not at.exception
+    (code, word), = store.labels(c.code)["checkpoint_embedding_1"].items()
+    _, vocab, _ = load_builtin("default")
+    assert code == f"w{vocab.stoi[word]}"  # the label is the vocabulary's word of that id
+    teacher = app(query={"class": c.code, "teacher": c.teacher_token})
+    bars = next(f for f in figures(teacher) if f["data"] and f["data"][0].get("type") == "bar")
+    assert list(bars["data"][0]["x"]) == [html.escape(word)]  # the word, escaped; not "word #id"
 
 
 def test_the_home_page_creates_a_class(app, data_dir):
@@ -134,7 +203,7 @@ def test_the_solution_opens_only_after_a_check(app):
 def test_a_failing_database_is_a_notice_and_the_page_draws(app, monkeypatch):
     monkeypatch.setenv("RNNVIZ_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
     at = app("pages/bptt.py", query={"class": "ABCDEFGH"}, checkpoints=True)
-    at.radio(key="checkpoint_bptt_1").set_value("below")
+    at.number_input(key="checkpoint_bptt_1").set_value(-4.0)
     at.button(key="checkpoint_bptt_1_commit").click()
     at.run()
     assert not at.exception and has_chart(at, "bptt_norms_chart")
@@ -154,3 +223,14 @@ def test_an_answer_the_store_refused_is_sent_on_a_later_run(app, data_dir, monke
     at.session_state["_class_store_down"] = 0.0
     at.run()
     assert store.counts(c.code)["checkpoint_output_1"]["1"]["answered"] == 1
+
+
+def test_a_new_round_reopens_only_an_answered_checkpoint():
+    """The polling fragment's rule (ui/checkpoint.reopened): a round opened after the one this
+    session answered in asks again; a skip, no answer, or no class (None) never does."""
+    from ui.checkpoint import reopened
+
+    assert reopened({"round": 1}, 2) and reopened({"round": 2}, 5)
+    assert not reopened({"round": 2}, 2) and not reopened({"round": 3}, 2)
+    assert not reopened({"skipped": True}, 2) and not reopened(None, 2) and not reopened({"round": 1}, None)
+    assert not reopened({"round": None, "pending": ("w1", True, 1.0, "")}, 2)  # not stored yet

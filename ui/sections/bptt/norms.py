@@ -15,7 +15,7 @@ from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num
 
-from ... import cache, lesson, session
+from ... import cache, session
 from ...cellpick import pick_cell
 from ...i18n import t
 from ...model_text import prose_values
@@ -60,8 +60,7 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
     )
     norms = ("2", "fro")
     names = [t(f"bptt.norm_{k}") for k in norms]
-    hide = lesson.hidden("bptt_ord")  # a lesson step may hide the choice: the spectral norm then
-    ord_ = "2" if hide else coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)
+    ord_ = coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)  # a lesson may hide it
     ord_ = 2 if ord_ == "2" else "fro"
     cols = c1.columns(3)
     for col, (name, value) in zip(cols, chains.SCALE_PRESETS.items()):
