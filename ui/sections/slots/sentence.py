@@ -12,11 +12,21 @@ from rnnviz.figures import slots as figs
 from rnnviz.text.tokenize import prepare
 
 from ... import session
-from ...i18n import error_text, t
+from ...i18n import current_lang, error_text, t
 from ...page import figure_labels
+from ...widgets import code_radio, md_escape
 from ...widgets import labelled_choice as coded
-from ...widgets import md_escape
-from .common import BIND, SlotSetup, anchor, labelled, tag_names, tagger_label, text
+from .common import (
+    BIND,
+    DATA_LANG_KEY,
+    DATA_LANGS,
+    SlotSetup,
+    anchor,
+    labelled,
+    tag_names,
+    tagger_label,
+    text,
+)
 
 SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
 SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
@@ -24,8 +34,11 @@ SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "un
 
 def intro(s: SlotSetup) -> None:
     st.title(t("slots.title"))
+    if current_lang() == "zh":  # the notes' English example on the English taggers, or Chinese
+        code_radio(t("slots.data_lang"), DATA_LANGS, DATA_LANG_KEY, lambda c: t(f"slots.data_lang.{c}"),
+                   help=t("slots.data_lang_help"))
     text("intro", n_train=len(s.data.train), n_heldout=len(s.data.heldout))
-    st.info(t("slots.own_taggers"))
+    st.info(t("slots.own_taggers_en" if s.lang == "en" and current_lang() == "zh" else "slots.own_taggers"))
 
 
 def toc() -> None:
