@@ -575,6 +575,8 @@ def memory_table(V: int, d: int, buckets: int, trigrams_per_word: float = 6.0,
 # ---- try it by hand -----------------------------------------------------------------------
 
 _WORDS = ("I", "like", "cats", "dogs", "you", "fish", "see", "we", "Taipei", "Paris")
+# the same ten words in Chinese: the exercise in 中文 draws the same rows from these
+_WORDS_ZH = ("我", "喜欢", "猫", "狗", "你", "鱼", "看", "我们", "台北", "巴黎")
 
 
 @dataclass(frozen=True)
@@ -592,11 +594,12 @@ class Exercise:
         return self.lookup_answer() - self.lr * f64(self.g)
 
 
-def make_exercise(seed: int) -> Exercise:
-    """Fresh small numbers from a seed: V in 4..6, d = 3, E in steps of 0.1, g_e whole numbers."""
+def make_exercise(seed: int, lang: str = "en") -> Exercise:
+    """Fresh small numbers from a seed: V in 4..6, d = 3, E in steps of 0.1, g_e whole numbers.
+    lang "zh": the same exercise with the words in Chinese."""
     rng = random.Random(int(seed))
     V = rng.randint(4, 6)
-    itos = tuple(rng.sample(_WORDS, V))
+    itos = tuple(rng.sample(_WORDS_ZH if lang == "zh" else _WORDS, V))
     while True:
         E = tuple(tuple(rng.randint(-9, 9) / 10 for _ in range(3)) for _ in range(V))
         if len(set(E)) == V:  # distinct rows, so "wrong row" is always recognisable
