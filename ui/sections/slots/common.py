@@ -71,13 +71,12 @@ DATA_LANG_KEY = "slot_lang"
 
 
 def data_language(lang: str) -> str:
-    """The language of the page's taggers and data: the interface's; in 中文 the learner may pick
-    the notes' English example on the English taggers (the radio DATA_LANG_KEY that intro()
-    draws, in the link as its code: read here first, as the widget will be seeded)."""
-    if lang != "zh":
-        return lang
+    """The language of the page's taggers and data: the interface's unless the learner picked the
+    other one (the radio DATA_LANG_KEY that intro() draws, e.g. the notes' English example on
+    the English taggers in 中文; in the link as its code, read here first, as the widget will be
+    seeded from it)."""
     chosen = st.session_state.get(DATA_LANG_KEY, st.query_params.get(DATA_LANG_KEY))
-    return chosen if chosen in DATA_LANGS else "zh"
+    return chosen if chosen in DATA_LANGS else ("zh" if lang == "zh" else "en")
 
 
 def setup(lang: str) -> SlotSetup:
@@ -86,8 +85,12 @@ def setup(lang: str) -> SlotSetup:
     中文 interface, data_language() may choose the English ones (then opened on the notes' Arrive
     sentence, since the sidebar's sentence is Chinese)."""
     data = data_language(lang)
-    if data == "en" and lang == "zh":
-        return replace(setup("en"), start="arrive")
+    if data != lang:  # the other language's taggers: opened on its notes' sentence, not the sidebar's
+        return replace(_setup(data), start="leave" if data == "zh" else "arrive")
+    return _setup(lang)
+
+
+def _setup(lang: str) -> SlotSetup:
     if lang == "zh":
         return SlotSetup(
             lang,
