@@ -29,7 +29,7 @@ from rnnviz.engine.taggers import ALL_KINDS, FLAT, LABELS
 from rnnviz.engine.train import TrainConfig, perplexity, train
 from rnnviz.explain.slots import HIDDEN, ZH_SHIFT_PREFIX, evaluate, train_tagger
 from rnnviz.store.bundle import save_bundle
-from rnnviz.store.catalog import PRETRAINED, ZH_TAGGERS_DIR, zh_tagging_data
+from rnnviz.store.catalog import PRETRAINED, ZH_TAGGERS_DIR, zh_model, zh_tagging_data
 from rnnviz.store.tagger_files import save_tagger
 from rnnviz.text.corpora import lm_tensors, split_heldout, zh_everyday_corpus, zh_travel_corpus
 from rnnviz.text.tokenize import Vocab
@@ -91,6 +91,8 @@ def build_lm(cell: str = "elman") -> dict:
     val_s = [s for _, val in fit_val.values() for s in val]
     test_s = [s for _, te in splits.values() for s in te]
     vocab = Vocab.build(fit_s + val_s + test_s)
+    if cell != "elman" and vocab.itos != zh_model()[1].itos:
+        raise SystemExit("the re-built vocabulary differs from zh_lm.pt: rebuild it first")
     model = RNNModel(RNNConfig(vocab_size=len(vocab), **{**ZH_LM_CFG, "cell": cell}), seed=0)
     x_tr, y_tr = lm_tensors(fit_s, vocab)  # (N, T), (N, T)
     stop = EarlyStop(model, lm_tensors(val_s, vocab))

@@ -18,7 +18,7 @@ from rnnviz.explain.notes import errata
 from rnnviz.explain.tied import train_tied_model
 from rnnviz.serve.bytecache import Budget
 from rnnviz.store import catalog, tagger_files
-from rnnviz.text.bpe import BPE, compare_tokenizers
+from rnnviz.text.bpe import BPE
 from rnnviz.text.corpora import TaggingData
 
 from .links import expire_closed_sessions
@@ -100,15 +100,18 @@ def zh_flat_tagger():
 
 
 @st.cache_resource(show_spinner=False)
-def subword_table() -> BPE:
-    """The subword model's BPE merge table (read-only, shared)."""
+def subword_table(lang: str = "en") -> BPE:
+    """The BPE section's merge table (read-only, shared): the subword model's in English, the
+    one learned on the Chinese everyday corpus in 中文."""
+    if lang == "zh":
+        return origins.zh_subword_table()
     return BPE.from_dict(builtin("subword")[2]["bpe"])
 
 
 @st.cache_resource(show_spinner=False)
-def subword_corpus() -> tuple:
-    """(training, held-out) sentences of the subword model (read-only, shared)."""
-    train, held = origins.subword_corpus()
+def subword_corpus(lang: str = "en") -> tuple:
+    """(training, held-out) sentences of the BPE section's corpus (read-only, shared)."""
+    train, held = origins.subword_corpus(lang)
     return tuple(train), tuple(held)
 
 
@@ -147,12 +150,11 @@ def note003_gradient_check() -> dict:
     return {"printed": errata.note003_gradient_check(False), "fixed": errata.note003_gradient_check(True)}
 
 
-@st.cache_data(max_entries=2, show_spinner="Comparing the tokenizers on the held-out text…")
-def tokenizer_comparison() -> list:
-    """compare_tokenizers on the subword corpus: fitted on its training split, run on its
-    held-out split, with the shipped table (no model: no argument, one entry)."""
-    train, held = subword_corpus()
-    return compare_tokenizers(list(train), list(held), subword_table())
+@st.cache_data(max_entries=2, show_spinner=False)
+def tokenizer_comparison(lang: str = "en") -> list:
+    """compare_tokenizers on the BPE section's corpus of `lang`: fitted on its training split,
+    run on its held-out split, with that section's table (no model: the language is the key)."""
+    return origins.tokenizer_rows(lang, subword_table(lang))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -110,20 +110,26 @@ def one_hot_product(E, i: int) -> dict:
 
 # ---- the gradient of the lookup ---------------------------------------------------------
 
-def parse_vector(text: str, d: int | None = None, name: str = "the vector") -> torch.Tensor:
-    """'[2, -1, 3]' or '2 -1 3' -> tensor; a learner's typo becomes an InputError."""
+def parse_vector(text: str, d: int | None = None, name: str = "the vector",
+                 what: str = "vector") -> torch.Tensor:
+    """'[2, -1, 3]' or '2 -1 3' -> tensor; a learner's typo becomes an InputError whose catalogue
+    key is errors.<what>_<mistake> (`what`: "vector", a named symbol; "answer", the exercise's)."""
     parts = [p for p in re.split(r"[\s,;\[\]()]+", str(text).strip()) if p]
     if not parts:
-        raise InputError(f"Type {name} as numbers separated by commas, e.g. 2, -1, 3.")
+        raise InputError(f"Type {name} as numbers separated by commas, e.g. 2, -1, 3.", f"{what}_empty",
+                         {"name": name})
     try:
         values = [float(p.replace("\u2212", "-")) for p in parts]
     except ValueError:
         bad = next(p for p in parts if not _is_number(p.replace("\u2212", "-")))
-        raise InputError(f"“{bad}” in {name} is not a number.") from None
+        raise InputError(f"“{bad}” in {name} is not a number.", f"{what}_not_number",
+                         {"name": name, "bad": bad}) from None
     if not all(math.isfinite(v) for v in values):
-        raise InputError(f"{name.capitalize()} must be finite numbers (no inf or NaN).")
+        raise InputError(f"{name.capitalize()} must be finite numbers (no inf or NaN).", f"{what}_not_finite",
+                         {"name": name})
     if d is not None and len(values) != d:
-        raise InputError(f"{name.capitalize()} needs {d} numbers (d = {d}); you typed {len(values)}.")
+        raise InputError(f"{name.capitalize()} needs {d} numbers (d = {d}); you typed {len(values)}.",
+                         f"{what}_length", {"name": name, "d": d, "n": len(values)})
     return torch.tensor(values, dtype=torch.float64)
 
 
@@ -569,6 +575,8 @@ def memory_table(V: int, d: int, buckets: int, trigrams_per_word: float = 6.0,
 # ---- try it by hand -----------------------------------------------------------------------
 
 _WORDS = ("I", "like", "cats", "dogs", "you", "fish", "see", "we", "Taipei", "Paris")
+# the same ten words in Chinese: the exercise in 中文 draws the same rows from these
+_WORDS_ZH = ("我", "喜欢", "猫", "狗", "你", "鱼", "看", "我们", "台北", "巴黎")
 
 
 @dataclass(frozen=True)
@@ -586,11 +594,12 @@ class Exercise:
         return self.lookup_answer() - self.lr * f64(self.g)
 
 
-def make_exercise(seed: int) -> Exercise:
-    """Fresh small numbers from a seed: V in 4..6, d = 3, E in steps of 0.1, g_e whole numbers."""
+def make_exercise(seed: int, lang: str = "en") -> Exercise:
+    """Fresh small numbers from a seed: V in 4..6, d = 3, E in steps of 0.1, g_e whole numbers.
+    lang "zh": the same exercise with the words in Chinese."""
     rng = random.Random(int(seed))
     V = rng.randint(4, 6)
-    itos = tuple(rng.sample(_WORDS, V))
+    itos = tuple(rng.sample(_WORDS_ZH if lang == "zh" else _WORDS, V))
     while True:
         E = tuple(tuple(rng.randint(-9, 9) / 10 for _ in range(3)) for _ in range(V))
         if len(set(E)) == V:  # distinct rows, so "wrong row" is always recognisable
@@ -620,7 +629,7 @@ def _hint(ok: bool, message: str, key: str, **values) -> Verdict:
 
 def check_answer(ex: Exercise, kind: str, text: str) -> Verdict:
     """Right, or exactly what is off: wrong row, counted from 1, sign slip, forgot lr, added g."""
-    ans = parse_vector(text, len(ex.g), "your answer")
+    ans = parse_vector(text, len(ex.g), "your answer", what="answer")
     i, E, g, lr = ex.token_id, f64(ex.E), f64(ex.g), ex.lr
     want = ex.lookup_answer() if kind == "lookup" else ex.update_answer()
     if _close(ans, want):

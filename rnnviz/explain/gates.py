@@ -10,6 +10,7 @@ import torch
 from rnnviz.engine.cells import GATED, gru_step, lstm_step
 from rnnviz.engine.jacobians import _prev, forget_products
 from rnnviz.errors import InputError
+from rnnviz.explain.train import MAX_NAME_CHARS, TrainingRun, build_model, clean_model_name
 
 # ---- what page 8 reads off a trace (one step written out, saturation, kept cells) ---------
 
@@ -80,3 +81,20 @@ def first_word_reach(norms, start: int = 0) -> float:
     start = min(max(int(start), 0), T - 1)
     last = N[T - 1, T - 1]
     return float(N[T - 1, start] / last) if last > 0 else float("nan")
+
+
+# ---- page 6's offer: the other cells on the same corpus (page 8 compares them) -------------
+
+TRIO = ("elman", "lstm", "gru")
+
+
+def twin_run(run: TrainingRun, cell: str) -> TrainingRun:
+    """A run of `cell` on `run`'s corpus, tensors and vocabulary (the same object: page 8 pairs
+    own models by vocabulary), with its d, H and training settings (seed included); only the
+    cell differs (tanh: a gated cell has no ReLU). Named "<name>-<cell>"."""
+    if cell not in TRIO:
+        raise InputError(f"The cell must be one of {', '.join(TRIO)}.")
+    cfg = run.model.cfg
+    model = build_model(len(run.vocab), cfg.embed_dim, cfg.hidden_size, cell, "tanh", run.cfg.seed)
+    return TrainingRun(model, run.vocab, run.corpus, run.inputs, run.targets, run.cfg,
+                       clean_model_name(f"{run.name[: MAX_NAME_CHARS - len(cell) - 1]}-{cell}"))

@@ -10,13 +10,14 @@ from rnnviz.errors import InputError
 from rnnviz.explain import word2vec as w2v
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import num
-from rnnviz.text.bpe import BPE, pretokenize
+from rnnviz.text.bpe import BPE, compare_tokenizers, learn_bpe, pretokenize
 from rnnviz.text.corpora import (
     english_sentences,
     everyday_corpus,
     split_heldout,
     travel_corpus,
     zh_everyday_corpus,
+    zh_everyday_lines,
 )
 from rnnviz.text.tokenize import tokenize
 from rnnviz.text.zh import has_chinese
@@ -25,12 +26,32 @@ CORPORA = ("travel", "english", "zh")  # the built-in corpora Word2Vec can train
 MAX_WORD_CHARS = 60              # an "unknown word" the learner types for BPE to split
 
 
-def subword_corpus() -> tuple[list[str], list[str]]:
-    """(training, held-out) sentences of the subword model: the English files, then the word
-    model's distinct sentences, split by their own text as scripts/build_bpe.py did, so that
-    learn_bpe(training, 800) gives back the shipped merge table (a test checks)."""
+ZH_BPE_MERGES = 400  # merges learned on the Chinese everyday corpus (in 中文; the last ones seen 3 times)
+WORD_LEVEL = {"en": "word", "zh": "zh_word"}  # what "words" means in each language's comparison
+
+
+def subword_corpus(lang: str = "en") -> tuple[list[str], list[str]]:
+    """(training, held-out) sentences of the BPE section. English: the subword model's, the
+    English files then the word model's distinct sentences, split by their own text as
+    scripts/build_bpe.py did, so that learn_bpe(training, 800) gives back the shipped merge
+    table (a test checks). Chinese ("zh"): the distinct everyday Chinese lines, split alike."""
+    if lang == "zh":
+        return split_heldout(list(dict.fromkeys(zh_everyday_lines())))
     old = [" ".join(t) for t, _ in travel_corpus()] + [" ".join(s) for s in everyday_corpus()]
     return split_heldout(list(dict.fromkeys(english_sentences() + old)))
+
+
+def zh_subword_table() -> BPE:
+    """The merge table the BPE section shows in 中文: ZH_BPE_MERGES merges learned on the
+    training split of subword_corpus("zh") (the Chinese model itself reads characters)."""
+    return learn_bpe(subword_corpus("zh")[0], ZH_BPE_MERGES)
+
+
+def tokenizer_rows(lang: str, table: BPE) -> list[dict]:
+    """compare_tokenizers on the language's BPE corpus (fitted on its training split, run on
+    its held-out split), with that language's words: jieba's for Chinese, spaces for English."""
+    train, held = subword_corpus(lang)
+    return compare_tokenizers(train, held, table, word_level=WORD_LEVEL[lang])
 
 
 def corpus_sentences(code: str) -> list[list[str]]:

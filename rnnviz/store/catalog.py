@@ -1,6 +1,7 @@
 """The built-in models: the trained default language model, the subword (BPE) English model,
-the notes' tiny example, the LSTM and GRU models (word-level, and subword beside the BPE
-Elman) and the Chinese character-level language model (with its Chinese slot taggers).
+the notes' tiny example, the LSTM and GRU models (word-level, subword beside the BPE Elman,
+and character-level beside the Chinese Elman) and the Chinese character-level language model
+(with its Chinese slot taggers).
 
 Keys are what links carry (`?model=...`). "default" stays the word-level travel model, so a
 link shared before the subword model existed still opens the same model and numbers;
@@ -74,23 +75,38 @@ BUILTINS = {
     "zh": Builtin("zh", "中文语言模型 (Chinese, per character)",
                   "A character-level Elman RNN (tanh) trained on the built-in Chinese everyday "
                   "and travel sentences; English words read as <unk>.", ZH_DEFAULT_SENTENCE),
+    "zh_lstm": Builtin("zh_lstm", "中文 LSTM (Chinese, per character)",
+                       "A character-level LSTM with the Chinese model's corpus, split, vocabulary, "
+                       "d, H and training run (scripts/build_zh.py gated).", ZH_DEFAULT_SENTENCE),
+    "zh_gru": Builtin("zh_gru", "中文 GRU (Chinese, per character)",
+                      "A character-level GRU with the Chinese model's corpus, split, vocabulary, "
+                      "d, H and training run (scripts/build_zh.py gated).", ZH_DEFAULT_SENTENCE),
 }
 START_MODEL = "subword"  # what a session opens with no model in its link (see the docstring)
 # The language each built-in reads (English unless named here), and the model a fresh session
 # opens in each interface language when its link names no model.
-BUILTIN_LANGS = {"zh": "zh"}
+BUILTIN_LANGS = {"zh": "zh", "zh_lstm": "zh", "zh_gru": "zh"}
 START_MODELS = {"en": START_MODEL, "zh": "zh"}
 TOKENIZER_LABELS = {"word": "words", "char": "characters", "bpe": "BPE subwords",
                     "zh_char": "Chinese characters", "zh_word": "Chinese words (jieba)"}
 GATED_FILES = {"lstm": "lstm_lm", "gru": "gru_lm"}  # built-in key -> file stem in pretrained/
 # the subword (BPE) family: one tokenizer (the merge table in each bundle), three cells
 SUBWORD_FILES = {"subword": "bpe_lm", "subword_lstm": "bpe_lstm_lm", "subword_gru": "bpe_gru_lm"}
+# the Chinese family: one character vocabulary (zh_lm's), three cells (scripts/build_zh.py)
+ZH_FILES = {"zh": "zh_lm", "zh_lstm": "zh_lstm_lm", "zh_gru": "zh_gru_lm"}
 ZH_TAGGERS_DIR = PRETRAINED / "zh_taggers"
+# Page 8's trios: for each tokenizer family, the built-in Elman, LSTM and GRU that read text the
+# same way (same tokenizer and vocabulary), keyed by the tokenizer's name (Prepared.tokenizer).
+CELL_FAMILIES = {
+    "word": {"elman": "default", "lstm": "lstm", "gru": "gru"},  # the 79-word travel vocabulary
+    "bpe": {"elman": "subword", "lstm": "subword_lstm", "gru": "subword_gru"},  # one merge table
+    "zh_char": {"elman": "zh", "lstm": "zh_lstm", "gru": "zh_gru"},  # one character vocabulary
+}
 # the attention twins (scripts/build_attention.py): page 9 reads them, the sidebar does not list
 # them. Which built-in each one twins (same tokenizer), and the twin of each language.
 ATTENTION_FILES = {"subword": "bpe_attn_lm", "zh": "zh_attn_lm"}
 ATTENTION_TWIN_OF = {"subword": "subword", "subword_lstm": "subword", "subword_gru": "subword",
-                     "zh": "zh"}
+                     "zh": "zh", "zh_lstm": "zh", "zh_gru": "zh"}
 ATTENTION_OF_LANG = {"en": "subword", "zh": "zh"}
 
 
@@ -163,8 +179,8 @@ def load_builtin(key: str) -> tuple[RNNModel, Vocab, dict]:
         return subword_model(key)
     if key in GATED_FILES:
         return load_bundle((PRETRAINED / f"{GATED_FILES[key]}.pt").read_bytes())
-    if key == "zh":
-        return zh_model()
+    if key in ZH_FILES:
+        return zh_model(key)
     raise KeyError(key)
 
 
@@ -174,8 +190,22 @@ def subword_report() -> dict:
 
 def training_report(key: str = "default") -> dict:
     """The training report (held-out perplexity, sizes) of a trained built-in model."""
-    stem = "default_lm" if key == "default" else {**GATED_FILES, **SUBWORD_FILES}[key]
-    return json.loads((PRETRAINED / f"{stem}.json").read_text())
+    stem = "default_lm" if key == "default" else {**GATED_FILES, **SUBWORD_FILES, **ZH_FILES}[key]
+    return json.loads((PRETRAINED / f"{stem}.json").read_text(encoding="utf-8"))
+
+
+def family_of(key: str) -> str | None:
+    """The tokenizer family (a CELL_FAMILIES key) a built-in belongs to; None for the others
+    (the notes' example, own models)."""
+    return next((fam for fam, keys in CELL_FAMILIES.items() if key in keys.values()), None)
+
+
+def family_for_tokenizer(tokenizer: str) -> str:
+    """The family whose built-ins cut text as `tokenizer` does (a Prepared.tokenizer name):
+    BPE subwords, Chinese characters, else the English words."""
+    if tokenizer == "bpe":
+        return "bpe"
+    return "zh_char" if tokenizer.startswith("zh") else "word"
 
 
 def attention_twin(key: str) -> tuple[RNNModel, Vocab, dict]:
@@ -196,9 +226,10 @@ def attention_report(key: str) -> dict:
 
 # ---- Chinese (scripts/build_zh.py writes these files) ---------------------------------------
 
-def zh_model() -> tuple[RNNModel, Vocab, dict]:
-    """The pretrained Chinese character-level LM and its training report."""
-    return load_bundle((PRETRAINED / "zh_lm.pt").read_bytes())
+def zh_model(key: str = "zh") -> tuple[RNNModel, Vocab, dict]:
+    """A pretrained Chinese character-level LM (the Elman, or its LSTM / GRU twin) and its
+    training report."""
+    return load_bundle((PRETRAINED / f"{ZH_FILES[key]}.pt").read_bytes())
 
 
 def zh_training_report() -> dict:

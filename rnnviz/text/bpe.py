@@ -230,7 +230,7 @@ def _pairs(symbols: list[str]) -> list[tuple[str, str]]:
 
 # ---- comparing tokenizers on held-out text (note 004: word, hashing, subwords, characters) ----
 
-def compare_tokenizers(train_texts, heldout_texts, table: BPE) -> list[dict]:
+def compare_tokenizers(train_texts, heldout_texts, table: BPE, word_level: str = "word") -> list[dict]:
     """Word level, letter trigrams, BPE and characters, each fitted on train_texts and run on
     heldout_texts: vocabulary size, OOV rate (share of held-out units never seen in training)
     and sequence length (held-out units per sentence).
@@ -239,9 +239,10 @@ def compare_tokenizers(train_texts, heldout_texts, table: BPE) -> list[dict]:
     feature size without hash collisions), a unit for OOV is one trigram occurrence, and the
     sequence stays one vector per word. BPE: the table's symbols; it has no OOV because an
     unseen character falls back to bytes (`byte_fallback` counts those byte tokens).
+    `word_level` is how words are cut: "word" (spaces), or "zh_word" (jieba) for Chinese.
     """
     def words(t):
-        return tokenize(t, "word")
+        return tokenize(t, word_level)
 
     def chars(t):
         return tokenize(t, "char")

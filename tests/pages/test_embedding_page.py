@@ -168,6 +168,8 @@ def test_typed_gradient_and_bad_input(app):
     at.text_input(key="emb_ge").input("2, x, 3").run()
     no_exception(at)
     assert any("not a number" in e.value for e in at.error)
+    assert any(i.value.startswith("Until g_e has d = 16 numbers") for i in at.info)
+    assert at.radio(key="emb_rule").value == "gd"  # the update still shows, on the backward gradient
     at.text_input(key="emb_ge").input("1" + ", 0" * 15).run()
     no_exception(at)
     assert "1 of 79 rows changed" in text(at)
@@ -412,3 +414,12 @@ def test_word_order_suggestion_on_the_subword_model_is_a_sentence(app):
     shown = " | ".join(rows["tokens compared"])
     assert "<0x" not in shown and "dog" in shown and "man" in shown, shown
     assert "the same sum" in text(at)
+
+
+def test_a_typed_gradient_of_the_wrong_length_is_said_in_zh_and_the_update_stays(app):
+    """Issue 25: the notes' default g_e (3 numbers) on a d = 16 model, in 中文: the message is the
+    catalogue's, and the update rule (emb_rule) is still there, on the backward gradient."""
+    at = app(PAGE, query={"lang": "zh", "emb_gsrc": "typed", "emb_rule": "tied"})
+    no_exception(at)
+    assert [e.value for e in at.error] == ["g_e 需要 16 个数（d = 16），你输入了 3 个。"]
+    assert at.radio(key="emb_rule").value == "tied"

@@ -36,7 +36,7 @@ def indices(at, keys) -> dict:
     return {k: now[k][0] for k in keys}
 
 
-KNOWN_OPEN = {"pages/embedding.py"}  # emb_rule: an old zh label is not read back yet (issue 25, open)
+KNOWN_OPEN: set = set()  # every page reads an old zh label (issue 25: emb_rule fixed)
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(reason="issue 25 open: emb_rule's "

@@ -388,3 +388,31 @@ def test_chinese_retrain_on_the_chinese_data(app):
     assert own["model"].cfg.vocab_size == len(zh_tagging_data().vocab)
     fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("每个字的标签"))
     assert list(fig["data"][0]["x"])[-1] == "你的（Elman，H=4）"
+
+
+def test_zh_page_can_show_the_notes_english_example_on_the_english_taggers(app):
+    """Issue 25: in 中文 the page offers the notes' English example (slot_lang=en): the grid is the
+    English taggers' on the notes' sentence (oracle: tag_sentence on the shipped
+    English taggers), with Chinese tag names; the choice is in the link as its code and reopens."""
+    at = zh_app(app)
+    no_exception(at)
+    assert at.radio(key="slot_lang").value == "zh"
+    at.radio(key="slot_lang").set_value("en").run()
+    no_exception(at)
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"].startswith("每个字的标签"))
+    sentence = "Leave Taipei on November 2nd"  # the source chosen stays (the notes' Leave), in English
+    assert at.selectbox(key="slot_source").value == "leave"
+    assert list(fig["data"][0]["y"]) == [f"{k + 1} {w}" for k, w in enumerate(sentence.split())]
+    texts = np.asarray(fig["data"][0]["text"])
+    shipped = {k: tagger_files.load_tagger((tagger_files.TAGGERS_DIR / f"{k}.pt").read_bytes())
+               for k in taggers.KINDS}
+    for j, (model, vocab, _) in enumerate(shipped.values()):
+        tags = slots.tag_sentence(model, vocab, sentence).tags
+        assert [x.split(" ")[0] for x in texts[:, j]] == [ZH_NAMES[x] for x in tags]
+    assert at.query_params["slot_lang"] == ["en"] or at.query_params["slot_lang"] == "en"
+    assert any("英文标注器" in i.value for i in at.info)
+    again = zh_app(app, {"slot_lang": "en"})
+    no_exception(again)
+    assert at.radio(key="slot_lang").value == "en" and again.radio(key="slot_lang").value == "en"
+    fig = next(f for f in figures(again) if f["layout"]["title"]["text"].startswith("每个字的标签"))
+    assert list(fig["data"][0]["y"])[0] == "1 Arrive"

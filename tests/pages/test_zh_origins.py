@@ -45,3 +45,32 @@ def test_known_pair_prefers_the_nearest_known_centre():
     assert origins.default_corpus("zh", "我喜欢猫", None, False) == "zh"
     assert origins.default_corpus("zh", "I like cats", "bpe", False) == "english"
     assert origins.default_corpus("en", "我喜欢猫", "bpe", True) == "page6"
+
+
+def test_bpe_in_zh_shows_merges_learned_on_the_chinese_corpus(app):
+    """The BPE section in 中文: the merge table, the split word and the tokenizer comparison are
+    the Chinese everyday corpus's (rnnviz.explain.origins), with jieba's words."""
+    from rnnviz.formatting import num
+    from rnnviz.text.zh import has_chinese
+    from ui.i18n import text_for
+
+    at = app(PAGE, query={"lang": "zh"}, model=None)
+    no_exception(at)
+    table = origins.zh_subword_table()
+    k = at.slider(key="origins_merge").value
+    assert at.slider(key="origins_merge").max == len(table.merges) == origins.ZH_BPE_MERGES
+    merges = next(d.value for d in at.dataframe if text_for("zh", "origins.col_token") in d.value.columns)
+    want = [r["token"] for r in origins.merge_rows(table, max(0, k - 12), k)]
+    assert list(merges[text_for("zh", "origins.col_token")]) == want and all(map(has_chinese, want))
+    word = at.text_input(key="origins_word").value
+    assert has_chinese(word)
+    pieces = origins.split_at(table, k, word)
+    assert any(" | ".join(tok for p in pieces for tok in p["tokens"]).replace("|", "\\|") in m.value
+               or " | ".join(tok for p in pieces for tok in p["tokens"]) in m.value for m in at.markdown)
+    rows = origins.tokenizer_rows("zh", table)
+    col = text_for("zh", "origins.col_tokenizer")
+    compare = next(d.value for d in at.dataframe if col in d.value.columns)
+    assert list(compare[col]) == [text_for("zh", f"origins.tk_{k}") for k in
+                                  ("word_zh", "trigrams_zh", "char_zh", "bpe")]
+    assert list(compare[text_for("zh", "origins.col_oov_rate")]) == [num(100 * r["oov_rate"]) for r in rows]
+    assert any(f"{rows[-1]['byte_fallback']} 个字节 token" in m.value for m in at.markdown)

@@ -1,7 +1,8 @@
-"""Issue 25: in 中文, the page shows no English sentence and no Latin word outside a formula
+"""Issue 25: in 中文, every page shows no English sentence and no Latin word outside a formula
 ($...$), a code span (tokens, file names) or the declared terms below: names the notes and the
-field keep in English (RNN, LSTM, BPE, Word2Vec, softmax...), symbols (h_t, W_h...), and the
-notes' own English example words."""
+field keep in English (RNN, LSTM, BPE, Word2Vec, softmax...), symbols (h_t, W_h, J_{t+1}...),
+and the notes' own English example words. The pages open as a first visit in 中文 does (the
+Chinese model and sentence)."""
 from __future__ import annotations
 
 import re
@@ -14,17 +15,24 @@ TERMS = {
     # names and abbreviations the notes keep in Latin letters
     "RNN", "RNNs", "LSTM", "GRU", "Elman", "Jordan", "BPE", "Word2Vec", "PyTorch", "softmax", "tanh",
     "ReLU", "sigmoid", "logits", "token", "id", "ID", "PCA", "SGD", "Adam", "BPTT", "CSV", "HTML", "PNG",
-    "FNN", "Frobenius", "float", "eps", "nn", "Embedding", "Linear", "embedding", "top", "k", "jieba",
+    "FNN", "MLP", "F1", "Frobenius", "float", "eps", "nn", "Embedding", "Linear", "embedding", "top", "k", "jieba",
     "English", "Language", "bos", "eos", "unk", "pad", "UTF", "Skip", "gram",
     "Tab",  # the keyboard key (a clickable heatmap's keyboard path)
+    # terms the notes themselves keep in English (002-004): teacher forcing, padding, autograd,
+    # NaN, the dtypes; and the app's own name
+    "Teacher", "teacher", "forcing", "padding", "logit", "autograd", "NaN", "float32", "float64",
+    "Explorer",
     # the notes' English example sentences and vocabularies (note 000 and 004)
     "I", "like", "cats", "dogs", "you", "today", "Arrive", "Leave", "Taipei", "November", "Other",
     "nd", "on", "dog", "bites", "man",
 }
 SYMBOL = re.compile(r"^([A-Za-z]{1,2}(_[A-Za-z0-9{}]+)?|u[0-9]+)$")  # h_t, W_h, x, d, H; u7 (unit 7)
-# Page 7 is left out: its BPE section shows the English subword model's merges (data, e.g. "tea");
-# a Chinese BPE there is issue 25's open part.
-PAGES = ("pages/home.py",)
+PAGES = ("pages/home.py", "pages/embedding.py", "pages/hidden.py", "pages/output.py", "pages/bptt.py",
+         "pages/slots.py", "pages/train.py", "pages/origins.py", "pages/gates.py", "pages/attention.py",
+         "pages/glossary.py")
+# known open: page 4 shows a PyTorch error in English (a float64 / float32 mix in a matmul) and
+# English words in its prose; page 4 is being rewritten by another change (issue 26)
+KNOWN_OPEN = {"pages/bptt.py"}
 
 
 def latin_words(at) -> list[str]:
@@ -37,12 +45,15 @@ def latin_words(at) -> list[str]:
             parts.append(str(getattr(w, "label", "") or ""))
     text = "\n".join(parts)
     text = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$|`[^`]*`", " ", text, flags=re.S)  # formulas, code spans
+    text = re.sub(r"\b[A-Za-z]{1,2}_\{[^}\n]*\}", " ", text)  # symbols with a braced index: J_{t+1}
     text = re.sub(r"\]\([^)]*\)|<[^>\n]*>|\{[^}\n]*\}", " ", text)  # link targets, HTML tags, {placeholders}
     words = re.findall(r"[A-Za-z][A-Za-z0-9_']*", text)
     return sorted({w for w in words if w not in TERMS and not SYMBOL.match(w)})
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(
+    reason="known open: page 4's English error and words (issue 26)", strict=True))
+    if p in KNOWN_OPEN else p for p in PAGES])
 def test_no_latin_word_outside_formulas_and_terms(app, page):
     at = app(page, query={"lang": "zh"}, model=None)
     no_exception(at)

@@ -459,3 +459,12 @@ def test_training_seed_only_when_recorded_and_drift_words(default):
     assert emb.training_seed({"report": {"train_config": {"seed": True}}}) is None
     assert [emb.drift_words(c) for c in (0.85, 0.6, 0.2)] == [
         "moved it only a little", "turned it part of the way", "turned it a lot"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_zh_exercise_is_the_same_exercise_in_chinese_words(seed):
+    """Issue 25: in 中文 the exercise's vocabulary is Chinese; rows, id, g_e and lr are the same."""
+    en, zh = emb.make_exercise(seed), emb.make_exercise(seed, "zh")
+    assert (zh.E, zh.token_id, zh.g, zh.lr) == (en.E, en.token_id, en.g, en.lr)
+    assert all(any("\u4e00" <= c <= "\u9fff" for c in w) for w in zh.itos) and len(set(zh.itos)) == len(en.itos)
+    assert [emb._WORDS_ZH[emb._WORDS.index(w)] for w in en.itos] == list(zh.itos)

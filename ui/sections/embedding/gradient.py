@@ -13,7 +13,7 @@ from rnnviz.figures.embedding import matrix_figure, row_change_figure
 from rnnviz.formatting import num
 
 from ... import cache, resources, session
-from ...i18n import prose
+from ...i18n import error_text, prose
 from ...widgets import code_radio, md_escape, show_figure
 from ..vectors import beside
 from .common import PAGE, RADIUS, header, matrix_words, row_labels, rows_note, say, table, tr
@@ -33,10 +33,16 @@ def gradient(cur: session.Current, E, step: int):
                           default=1 if cur.key == "notes" else 0)
     g_text = c2.text_input(tr("ge", d=E.shape[1]), "2, -1, 3", key="emb_ge", **BIND,
                            disabled=src == "backward")
+    if src == "typed":
+        try:
+            g = emb.parse_vector(g_text, E.shape[1], "g_e")
+        except InputError as err:  # a typo (or a model with another d): said, and the section goes on
+            st.error(error_text(err))
+            st.info(tr("typed_fallback", d=E.shape[1]))
+            src = "backward"
     if src == "backward":
         say("gradient-backward", loss=num(cur.trace.loss))
         return emb.f64(cur.trace.grad_x), None
-    g = emb.parse_vector(g_text, E.shape[1], "g_e")
     beside(prose(PAGE, "gradient-typed", t=step + 1, token=md_escape(cur.tokens[step])), [("g_e", g)])
     return emb.typed_gradient(len(cur.input_ids), E.shape[1], step, g), g
 
@@ -81,7 +87,7 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     try:
         before, after, used, itos, ids, key, values = apply_rule(cur, E, rule, step, grad, lr, g_typed)
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         return
     s = emb.change_summary(before, after, ids)
     V = before.shape[0]
@@ -169,7 +175,7 @@ def gradient_and_update(cur: session.Current, E, step: int) -> None:
     try:
         G, g_typed = gradient(cur, E, step)
     except InputError as err:
-        st.error(str(err))
+        st.error(error_text(err))
         return
     grad = outer_and_sum(cur, E, step, G)
     update(cur, E, step, grad, g_typed)

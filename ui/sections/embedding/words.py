@@ -226,7 +226,7 @@ def exercise_section(cur: session.Current) -> None:
         say("exercise-notes")
         ex = emb.notes_exercise()
     else:
-        ex = emb.make_exercise(exercise_number("emb_ex"))
+        ex = emb.make_exercise(exercise_number("emb_ex"), cur.lang)
     table([{"id": k, tr("col_token"): w, "E[id]": vector(ex.E[k])} for k, w in enumerate(ex.itos)])
     kind = code_radio(tr("ex_kind"), ["lookup", "update"], "emb_ex_kind", lambda k: tr(f"ex_kind_{k}"))
     tok = md_escape(ex.itos[ex.token_id])

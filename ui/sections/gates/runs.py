@@ -1,5 +1,6 @@
-"""Page 8: the learner's sentence read by Elman, LSTM and GRU (the word-level built-ins, or the
-subword family once a word is unknown), with ||dh_s/dx_t|| and the horizons; the gated run the
+"""Page 8: the learner's sentence read by Elman, LSTM and GRU (the built-in trio of the current
+model's tokenizer: word-level, subword or Chinese; with an own model, that model and its
+twins trained on page 6), with ||dh_s/dx_t|| and the horizons; the gated run the
 later sections show. Every number comes from rnnviz; nothing is computed here."""
 
 from __future__ import annotations
@@ -12,17 +13,16 @@ import streamlit as st
 from rnnviz.engine import cells, jacobians, jacwindow
 from rnnviz.errors import InputError
 from rnnviz.explain import gates
+from rnnviz.store import catalog
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
 
-from ... import cache, resources, session
+from ... import cache, session
 from ...i18n import t
 from ...widgets import first_word_step, md_escape
 
 PAGE = "gates"
 TRIO = ("elman", "lstm", "gru")
-BUILTIN_OF = {"elman": "default", "lstm": "lstm", "gru": "gru"}  # word-level: 79 words
-SUBWORD_OF = {"elman": "subword", "lstm": "subword_lstm", "gru": "subword_gru"}  # one BPE table
 
 
 @dataclass(frozen=True)
@@ -37,24 +37,44 @@ class Run:
     has_bos: bool
     own_sentence: bool  # True: the learner's words could not be read, its default sentence is used
     tokenizer: str = "word"  # what cut the text: "word", "bpe", ... (rnnviz.text.tokenize.Prepared.tokenizer)
+    key: str = ""  # the model's key (a built-in's, or OWN_PREFIX + an own model's name)
 
 
-def builtin_of(cur: session.Current) -> dict:
-    """The trio's built-ins, following the current model's tokenizer: a model that reads BPE
-    subwords (the start model) gets the subword Elman, LSTM and GRU, which share its merge
-    table, so the learner's English sentence reads without <unk>; any other, the word-level ones."""
-    return SUBWORD_OF if cur.level == "bpe" else BUILTIN_OF
+def family(cur: session.Current) -> str:
+    """The tokenizer family of the current model (a catalog.CELL_FAMILIES key): a built-in's
+    own; an own model's from the tokenizer that read the sentence (Chinese characters, BPE
+    subwords, else English words)."""
+    return catalog.family_of(cur.key) or catalog.family_for_tokenizer(cur.prepared.tokenizer)
 
 
-def _read(cell: str, cur: session.Current) -> Run:
-    """The current model if it is this cell (gated, or a subword Elman), else the built-in of
-    the current model's tokenizer family; the learner's text."""
-    if cur.model.cfg.cell == cell and (cell != "elman" or cur.level == "bpe"):
-        key, model, vocab, level, label = cur.key, cur.model, cur.vocab, cur.level, cur.label
-    else:
-        key = builtin_of(cur)[cell]
-        model, vocab, meta = resources.builtin(key)
-        level, label = meta.get("level", "word"), session.model_label(key)
+def _same_reader(vocab_a, vocab_b) -> bool:
+    return vocab_a.itos == vocab_b.itos and vocab_a.tokenizer == vocab_b.tokenizer
+
+
+def trio_keys(cur: session.Current) -> dict:
+    """{cell: model key} of the three models page 8 compares: a built-in's family (the
+    word-level, subword or Chinese trio); with an own model, that model for its cell and, for
+    the two others, an own model of that cell with the same vocabulary (page 6 trains them),
+    else the built-in of the same tokenizer family."""
+    fam = catalog.CELL_FAMILIES[family(cur)]
+    if cur.key in catalog.BUILTINS:
+        return dict(fam)
+    out = {}
+    for cell in TRIO:
+        if cur.model.cfg.cell == cell:
+            out[cell] = cur.key
+            continue
+        twins = [session.OWN_PREFIX + name for name, (m, v, _) in session.own_models().items()
+                 if m.cfg.cell == cell and not m.cfg.bidirectional and _same_reader(v, cur.vocab)]
+        out[cell] = twins[-1] if twins else fam[cell]  # the newest twin
+    return out
+
+
+def _read(cell: str, key: str, cur: session.Current) -> Run:
+    """Model `key` (the current one, an own twin or a built-in) on the learner's text."""
+    model, vocab, meta = (cur.model, cur.vocab, cur.meta) if key == cur.key else session.get_model(key)
+    level = meta.get("level", "word")
+    label = cur.label if key == cur.key else session.model_label(key)
     text, own = cur.text, False
     try:
         prep = prepare(text, vocab, level)
@@ -63,7 +83,7 @@ def _read(cell: str, cur: session.Current) -> Run:
         prep = prepare(text, vocab, level)
     ids, targets = lm_pair(list(prep.ids), vocab)
     return Run(cell, label, model, vocab.decode(ids), cache.cached_trace(model, ids, targets),
-               vocab.has_specials, own, prep.tokenizer)
+               vocab.has_specials, own, prep.tokenizer, key)
 
 
 def trio(cur: session.Current) -> dict:
@@ -71,7 +91,7 @@ def trio(cur: session.Current) -> dict:
     GRU, once. A long sentence with a large state is shown on its last w steps, the same w for
     the three maps (one figure, one axis): the smallest window of the three within
     limits.MAX_JACOBIAN_WORK. The reach on the last state is exact over the whole sentence."""
-    runs = [_read(cell, cur) for cell in TRIO]
+    runs = [_read(cell, key, cur) for cell, key in trio_keys(cur).items()]
     w = min(cache.jacobian_window(r.model, r.trace, k=r.model.cfg.embed_dim).size for r in runs)
     out = {}
     for run in runs:
@@ -99,8 +119,12 @@ def readers(runs: dict) -> None:
     if len(kinds) == 1:
         st.caption(t("gates.reads_one", tokenizer=t(f"tokenizer.{kinds[0]}")))
     else:
-        st.caption(t("gates.reads_mixed", which=", ".join(
+        st.caption(t("gates.reads_mixed", which=t("gates.list_sep").join(
             f"{t(f'gates.cell.{c}')}: {t(f'tokenizer.{runs[c][0].tokenizer}')}" for c in TRIO)))
+    keys = [runs[c][0].key for c in TRIO]
+    built = [runs[c][0].label for c in TRIO if runs[c][0].key in catalog.BUILTINS]
+    if built and len(built) < len(keys):  # an own model beside built-ins of its tokenizer
+        st.caption(t("gates.own_builtins", which=t("gates.list_sep").join(built)))
     with st.expander(t("gates.tokens_header")):
         st.dataframe(pd.DataFrame([{t("gates.col.model"): runs[c][0].label,
                                     t("gates.col.tokenizer"): t(f"tokenizer.{runs[c][0].tokenizer}"),

@@ -1,6 +1,6 @@
-"""Subwords: BPE learned merge by merge on the subword model's corpus, a word the learner
-types split at merge k, four tokenizers compared on held-out text, and which tokenizer made
-the sidebar sentence's tokens."""
+"""Subwords: BPE learned merge by merge (on the subword model's corpus; in 中文 on the Chinese
+everyday corpus), a word the learner types split at merge k, four tokenizers compared on
+held-out text, and which tokenizer made the sidebar sentence's tokens."""
 from __future__ import annotations
 
 import pandas as pd
@@ -11,7 +11,7 @@ from rnnviz.figures.word2vec import tokenizer_figure
 from rnnviz.formatting import num
 
 from ... import resources, session
-from ...i18n import prose, t
+from ...i18n import current_lang, prose, t
 from ...widgets import download_csv, guard, md_escape, show_figure
 from .intro import PAGE, header
 
@@ -19,11 +19,18 @@ BIND = {"bind": "query-params"}
 SHOWN = 12  # merges shown around merge k (the full table is in an expander)
 NAMES = ("word", "letter trigrams", "BPE", "characters")
 NAME_KEYS = {"word": "word", "letter trigrams": "trigrams", "BPE": "bpe", "characters": "char"}
+EXAMPLE_WORD = {"en": "gardeners", "zh": "我们的老师"}  # the split box's first word
+
+
+def _lang() -> str:
+    """The BPE section's language: Chinese text and merges in 中文, English otherwise."""
+    return "zh" if current_lang() == "zh" else "en"
 
 
 def subword_table():
-    """The subword model's merge table (shared, read-only)."""
-    return resources.subword_table()
+    """The section's merge table (shared, read-only): the subword model's, or in 中文 the one
+    learned on the Chinese everyday corpus."""
+    return resources.subword_table(_lang())
 
 
 def merges(table) -> int:
@@ -33,7 +40,7 @@ def merges(table) -> int:
     k = st.slider(t("origins.merge_k"), 0, n, min(100, n), key="origins_merge",
                   help=t("origins.merge_help"), **BIND)
     last = table.merges[k - 1] if k else None
-    st.markdown(prose(PAGE, "bpe", n=n, k=k, alphabet=len(table.alphabet),
+    st.markdown(prose(PAGE, "bpe_zh" if _lang() == "zh" else "bpe", n=n, k=k, alphabet=len(table.alphabet),
                       vocab=len(table.first(k).symbols),
                       last=md_escape(f"{last.left} + {last.right} → {last.token}") if last else "—",
                       count=last.count if last else 0))
@@ -55,7 +62,7 @@ def _merge_frame(rows: list[dict]) -> pd.DataFrame:
 def split(table, k: int) -> None:
     """A word the learner types, split at merge k: the characters, each merge, the tokens."""
     header("split")
-    word = st.text_input(t("origins.word"), "gardeners", max_chars=origins.MAX_WORD_CHARS,
+    word = st.text_input(t("origins.word"), EXAMPLE_WORD[_lang()], max_chars=origins.MAX_WORD_CHARS,
                          key="origins_word", help=t("origins.word_help"), **BIND)
     with guard():
         pieces = origins.split_at(table, k, word)
@@ -74,15 +81,18 @@ def split(table, k: int) -> None:
 def compare() -> None:
     """Word level, letter trigrams, BPE and characters on the same held-out text."""
     header("compare")
-    rows = resources.tokenizer_comparison()
+    lang = _lang()
+    rows = resources.tokenizer_comparison(lang)
     by = {r["tokenizer"]: r for r in rows}
-    train, held = resources.subword_corpus()
-    st.markdown(prose(PAGE, "compare", train=len(train), held=len(held),
+    train, held = resources.subword_corpus(lang)
+    st.markdown(prose(PAGE, "compare_zh" if lang == "zh" else "compare", train=len(train), held=len(held),
                       word_oov=num(100 * by["word"]["oov_rate"]),
                       tri_oov=num(100 * by["letter trigrams"]["oov_rate"]),
                       bpe_len=num(by["BPE"]["mean_length"]), word_len=num(by["word"]["mean_length"]),
-                      char_len=num(by["characters"]["mean_length"]), bytes=by["BPE"]["byte_fallback"]))
-    names = {n: t(f"origins.tk_{NAME_KEYS[n]}") for n in NAMES}
+                      char_len=num(by["characters"]["mean_length"]), bytes=by["BPE"]["byte_fallback"],
+                      char_oov=num(100 * by["characters"]["oov_rate"])))
+    suffix = "_zh" if lang == "zh" else ""
+    names = {n: t(f"origins.tk_{NAME_KEYS[n]}{suffix if n != 'BPE' else ''}") for n in NAMES}
     df = pd.DataFrame({t("origins.col_tokenizer"): [names[r["tokenizer"]] for r in rows],
                        t("origins.col_vocab"): [r["vocab_size"] for r in rows],
                        t("origins.col_oov"): [r["oov"] for r in rows],

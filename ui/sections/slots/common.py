@@ -3,7 +3,7 @@ language), the preset sentences, URL binding and table formatting."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
@@ -66,9 +66,31 @@ class SlotSetup:
         return self.flat.cfg.max_len
 
 
+DATA_LANGS = ("zh", "en")  # in 中文, the page's choice of data: Chinese, or the notes' English example
+DATA_LANG_KEY = "slot_lang"
+
+
+def data_language(lang: str) -> str:
+    """The language of the page's taggers and data: the interface's unless the learner picked the
+    other one (the radio DATA_LANG_KEY that intro() draws, e.g. the notes' English example on
+    the English taggers in 中文; in the link as its code, read here first, as the widget will be
+    seeded from it)."""
+    chosen = st.session_state.get(DATA_LANG_KEY, st.query_params.get(DATA_LANG_KEY))
+    return chosen if chosen in DATA_LANGS else ("zh" if lang == "zh" else "en")
+
+
 def setup(lang: str) -> SlotSetup:
     """The taggers, data and example sentences for a language: English, or Chinese (the taggers
-    of scripts/build_zh.py, one token per character, and the notes' 到达台北 / 离开台北)."""
+    of scripts/build_zh.py, one token per character, and the notes' 到达台北 / 离开台北). In the
+    中文 interface, data_language() may choose the English ones (then opened on the notes' Arrive
+    sentence, since the sidebar's sentence is Chinese)."""
+    data = data_language(lang)
+    if data != lang:  # the other language's taggers: opened on its notes' sentence, not the sidebar's
+        return replace(_setup(data), start="leave" if data == "zh" else "arrive")
+    return _setup(lang)
+
+
+def _setup(lang: str) -> SlotSetup:
     if lang == "zh":
         return SlotSetup(
             lang,
@@ -101,10 +123,16 @@ def setup(lang: str) -> SlotSetup:
 def labelled(s: SlotSetup) -> dict:
     """label -> model: the four shipped taggers, plus this session's own one if trained."""
     out = {tagger_label(k): m for k, m in s.shipped.items()}
-    own = st.session_state.get("slot_own")
+    own = own_tagger(s)
     if own:
         out[own["label"]] = own["model"]
     return out
+
+
+def own_tagger(s: SlotSetup) -> dict | None:
+    """This session's own tagger if it was trained on this setup's data (its language)."""
+    own = st.session_state.get("slot_own")
+    return own if own and own.get("lang", s.lang) == s.lang else None
 
 
 def tagger_label(kind: str) -> str:

@@ -16,7 +16,7 @@ from ... import cache
 from ...i18n import t
 from ...widgets import exercise, exercise_number, md_escape
 from ...widgets import labelled_choice as coded
-from .common import BIND, SlotSetup, anchor, tag_name, tagger_label, text
+from .common import BIND, SlotSetup, anchor, own_tagger, tag_name, tagger_label, text
 from .sentence import _axes
 
 
@@ -90,7 +90,7 @@ def retrain(s: SlotSetup) -> None:
         go = st.form_submit_button(t("slots.train"), type="primary")
     if go:
         _train(s, kind, int(steps), int(hidden), int(seed))
-    own = st.session_state.get("slot_own")
+    own = own_tagger(s)
     if own:
         sc = cache.heldout_scores(own["model"], s.data)
         st.success(
@@ -128,6 +128,7 @@ def _train(s: SlotSetup, kind: str, steps: int, hidden: int, seed: int) -> None:
     )
     short = t(f"slots.short.{kind}")
     st.session_state["slot_own"] = {
+        "lang": s.lang,  # the data it was trained on: shown only beside the same data
         "label": t("slots.own_label", kind=short, H=hidden),
         "model": model,
         "history": history,

@@ -12,11 +12,21 @@ from rnnviz.figures import slots as figs
 from rnnviz.text.tokenize import prepare
 
 from ... import session
-from ...i18n import error_text, t
+from ...i18n import current_lang, error_text, t
 from ...page import figure_labels
 from ...widgets import labelled_choice as coded
 from ...widgets import md_escape
-from .common import BIND, SlotSetup, anchor, labelled, tag_names, tagger_label, text
+from .common import (
+    BIND,
+    DATA_LANG_KEY,
+    DATA_LANGS,
+    SlotSetup,
+    anchor,
+    labelled,
+    tag_names,
+    tagger_label,
+    text,
+)
 
 SECTIONS = ("grid", "pair", "heldout", "right", "flat", "jordan", "retrain", "byhand")
 SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "unknown", "own")
@@ -24,8 +34,11 @@ SOURCES = ("sidebar", "arrive", "leave", "right_a", "right_b", "two_cities", "un
 
 def intro(s: SlotSetup) -> None:
     st.title(t("slots.title"))
+    ui_lang = "zh" if current_lang() == "zh" else "en"  # in 中文: the notes' English example, or Chinese
+    coded(st.radio, t("slots.data_lang"), DATA_LANGS, [t(f"slots.data_lang.{c}") for c in DATA_LANGS],
+          DATA_LANG_KEY, index=DATA_LANGS.index(ui_lang), horizontal=True, help=t("slots.data_lang_help"))
     text("intro", n_train=len(s.data.train), n_heldout=len(s.data.heldout))
-    st.info(t("slots.own_taggers"))
+    st.info(t(f"slots.own_taggers_{s.lang}" if s.lang != ui_lang else "slots.own_taggers"))
 
 
 def toc() -> None:
