@@ -9,7 +9,7 @@ import torch
 from rnnviz.engine.model import RNNModel
 from rnnviz.explain import gates
 from rnnviz.explain.train import TrainConfig, read_corpus, start_run
-from tests.apptest_helpers import no_exception
+from tests.apptest_helpers import finish_job, no_exception
 from tests.conftest import ROOT
 
 
@@ -31,11 +31,11 @@ def test_twin_run_changes_only_the_cell():
 def test_page6_trains_the_other_two_and_page8_compares_the_three(app):
     at = app("pages/train.py")
     at.number_input(key="train_steps").set_value(5)
-    at.button(key="train_go").click().run()
+    finish_job(at.button(key="train_go").click().run(), "train_job")
     no_exception(at)
     [(name, (model, vocab, _))] = at.session_state["own_models"].items()
     assert model.cfg.cell == "elman" and at.session_state["model"] == f"own:{name}"
-    at.button(key="train_cells_go").click().run()
+    finish_job(at.button(key="train_cells_go").click().run(), "train_cells_job")
     no_exception(at)
     own = at.session_state["own_models"]
     assert sorted(m.cfg.cell for m, _, _ in own.values()) == ["elman", "gru", "lstm"]
