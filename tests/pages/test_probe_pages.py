@@ -145,3 +145,99 @@ def test_page8_typed_cell_of_the_lstm_map_opens_its_chain():
     slope = [d for d in fig["data"] if d.get("name", "").startswith("mean forget")][0]
     assert np.allclose(slope["y"], [r["slope"] for r in strip["rows"]])
     assert np.allclose(slope["y"], tr.gates["f"][3:8].double().mean(1).numpy())
+
+
+def _linked(path: str, params: dict, **state):
+    """A fresh session opened from a link with these parameters."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
+    at.session_state["model"], at.session_state["text"] = "default", TEXT
+    for k, v in {**params, "model": "default", "text": TEXT}.items():
+        at.query_params[k] = v
+    for k, v in state.items():
+        at.session_state[k] = v
+    skip_checkpoints(at)
+    at.run()
+    no_exception(at)
+    return at
+
+
+def _q(at, key: str) -> str:
+    v = at.query_params[key]
+    return v[-1] if isinstance(v, list) else v
+
+
+def _notices(at) -> list[str]:
+    """The link notices (a page run alone in AppTest does not draw the sidebar's end)."""
+    said = list(at.session_state["_link_notices"]) if "_link_notices" in at.session_state else []
+    return [n.replace("\\,", ",") for n in said]  # md_escape's comma, as the reader sees it
+
+
+def test_page4_cell_travels_in_the_link_as_one_parameter():
+    at = _page("pages/bptt.py")
+    at.number_input(key="bptt_cell_s").set_value(7)
+    at.number_input(key="bptt_cell_t").set_value(2).run()
+    no_exception(at)
+    assert _q(at, "cell") == "7,2"
+    assert "bptt_cell_s" not in at.query_params and "bptt_cell_t" not in at.query_params
+    model, tr, _ = _trace()
+    strip = cellpath.cell_strip(model, tr, 6, 1, "fwd", 2)
+    for params in ({"cell": "7,2"}, {"cell": " 7，2 "}, {"bptt_cell_s": "7", "bptt_cell_t": "2"}):  # new, full-width, old
+        again = _linked("pages/bptt.py", params)
+        assert again.number_input(key="bptt_cell_s").value == 7 and again.number_input(key="bptt_cell_t").value == 2
+        assert any(m.value.startswith(f"**Cell (7, 2) is {num(strip['value'])}**") for m in again.markdown), params
+        assert _q(again, "cell") == "7,2" and "bptt_cell_s" not in again.query_params
+        assert not any("Ignored link" in n or "cell" in n for n in _notices(again)), _notices(again)
+
+
+def test_page4_a_bad_cell_in_a_link_says_so():
+    T = _trace()[1].T
+    at = _linked("pages/bptt.py", {"cell": "six,2"})
+    said = [n for n in _notices(at) if "cell=six,2" in n]
+    assert said and "is not a cell this map can open" in said[0] and "cell=6,2" in said[0]
+    assert at.number_input(key="bptt_cell_s").value == T  # the usual cell
+    at = _linked("pages/bptt.py", {"cell": "99,2"})
+    said = [n for n in _notices(at) if "cell=99,2" in n]
+    assert said and f"cell={T},2" in said[0]
+    assert at.number_input(key="bptt_cell_s").value == T and at.number_input(key="bptt_cell_t").value == 2
+    at = _linked("pages/bptt.py", {"cell": "<b>1</b>"})  # shown as text
+    assert any("\\<b\\>" in n or "&lt;b&gt;" in n for n in _notices(at)), _notices(at)
+
+
+def test_page2_unit_travels_in_the_link():
+    at = _page("pages/hidden.py")
+    at.number_input(key="hid_unit").set_value(5)
+    at.number_input(key="hid_at").set_value(3).run()
+    no_exception(at)
+    assert _q(at, "unit") == "5,3"
+    h = _trace()[1].h.numpy()
+    for params in ({"unit": "5,3"}, {"hid_unit": "5", "hid_at": "3"}):
+        again = _linked("pages/hidden.py", params)
+        assert again.number_input(key="hid_unit").value == 5 and again.number_input(key="hid_at").value == 3
+        assert any(m.value.startswith("**Cell: unit u5 at step 3") and f"h = {num(float(h[2, 4]))}" in m.value
+                   for m in again.markdown)
+        assert not any("Ignored link" in n for n in _notices(again)), _notices(again)
+    only = _linked("pages/hidden.py", {"unit": "6"})  # a unit alone: its step stays the usual one
+    assert only.number_input(key="hid_unit").value == 6
+    assert _q(only, "unit").startswith("6,")
+
+
+def test_a_link_into_a_guarded_figure_opens_after_the_checkpoint():
+    """Page 4's map waits behind a predict-first checkpoint: the link's cell stays in the address
+    while the question is open and opens once it is skipped (the "no Ignored link parameter"
+    half runs in a browser: tests/browser/test_cell_click.py)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["model"], at.session_state["text"] = "default", TEXT
+    for k, v in {"model": "default", "text": TEXT, "cell": "7,2", "bptt_whatif_flat": "true"}.items():
+        at.query_params[k] = v
+    at.run()
+    no_exception(at)
+    assert _q(at, "cell") == "7,2"
+    at.button(key="checkpoint_bptt_1_skip").click().run()
+    no_exception(at)
+    assert at.number_input(key="bptt_cell_s").value == 7
+    assert at.toggle(key="bptt_whatif_flat").value is True
+    assert any(m.value.startswith("**Cell (7, 2) is") for m in at.markdown)

@@ -35,7 +35,7 @@ def hidden_map(values, tokens, fig, key: str, keys: tuple[str, str], split: int 
     peak = hidden_peak(values)
     unit, step = pick_cell(fig, t("probe.map_file", name=name), key, keys,
                            (t("probe.unit_row"), t("probe.step_col")), ((1, H), (1, T)),
-                           (peak["unit"] + 1, peak["t"] + 1))
+                           (peak["unit"] + 1, peak["t"] + 1), link="unit")
     unit_panel(values, tokens, unit - 1, step - 1, key, split, name)
     return unit - 1, step - 1
 
