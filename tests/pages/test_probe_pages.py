@@ -9,6 +9,7 @@ import torch
 
 from rnnviz.engine import cellpath, units
 from rnnviz.engine.trace import trace
+from rnnviz.explain.home import hidden_peak
 from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
@@ -218,9 +219,12 @@ def test_page2_unit_travels_in_the_link():
         assert any(m.value.startswith("**Cell: unit u5 at step 3") and f"h = {num(float(h[2, 4]))}" in m.value
                    for m in again.markdown)
         assert not any("Ignored link" in n for n in _notices(again)), _notices(again)
-    only = _linked("pages/hidden.py", {"unit": "6"})  # a unit alone: its step stays the usual one
-    assert only.number_input(key="hid_unit").value == 6
-    assert _q(only, "unit").startswith("6,")
+    peak = hidden_peak(h)
+    u = 1 if peak["unit"] != 0 else 2
+    only = _linked("pages/hidden.py", {"unit": str(u)})  # a unit alone: the step stays the usual one
+    assert only.number_input(key="hid_unit").value == u
+    assert only.number_input(key="hid_at").value == peak["t"] + 1
+    assert _q(only, "unit") == f"{u},{peak['t'] + 1}"
 
 
 def test_a_link_into_a_guarded_figure_opens_after_the_checkpoint():
