@@ -245,3 +245,25 @@ def test_a_link_into_a_guarded_figure_opens_after_the_checkpoint():
     assert at.number_input(key="bptt_cell_s").value == 7
     assert at.toggle(key="bptt_whatif_flat").value is True
     assert any(m.value.startswith("**Cell (7, 2) is") for m in at.markdown)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_page8_unit_search_on_the_gated_cells(cell):
+    """Page 8 runs page 2's search on the trio's LSTM or GRU (their h units): the ranking, the
+    verdict and the clamp against rnnviz recomputed here on that model."""
+    at = _page("pages/gates.py", gates_probe_search=True, gates_probe_cell=cell)
+    model, tr, ids = _trace(model=cell)
+    assert tr.h.shape[1] == model.cfg.hidden_size
+    found = units.unit_search(tr.h, units.span_mask(tr.T, 0, 1), None, torch.Generator().manual_seed(0))
+    best = found["rows"][0]
+    said = [s.value for s in [*at.success, *at.warning] if "on the same tokens" in s.value]
+    assert said, [s.value for s in at.success]
+    if found["tracked"]:
+        assert f"Unit u{best['unit'] + 1} separates" in said[0]
+    table = [d for d in at.dataframe if "AUC" in list(d.value.columns)][0].value
+    assert table.iloc[0, 0] == f"u{best['unit'] + 1}"
+    assert np.allclose(table["AUC"].to_numpy(), [r["auc"] for r in found["rows"]], atol=1e-9)
+    delta = units.clamp_effect(model, ids, best["unit"], 0.0)["delta"]
+    bars = _titled(at, f"Δ log p(next token) with unit {best['unit'] + 1} silenced")
+    assert np.allclose(bars["data"][0]["y"], delta.numpy(), atol=1e-9)
+    assert any(f"{model.cfg.hidden_size} units of h" in c.value for c in at.caption)

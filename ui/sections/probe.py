@@ -3,6 +3,8 @@ whose cells open (that unit over the sentence, that step's whole vector, where t
 least active), the search for units that track a property, and the clamp that silences one."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from rnnviz import limits
@@ -71,16 +73,32 @@ def _unit_name(unit: int, split: int | None) -> str:
 
 # ---- find units that track something ---------------------------------------------------------
 
-def unit_search(cur: session.Current, p: str) -> None:
+@dataclass(frozen=True)
+class Subject:
+    """What the search reads and silences: a model on a sentence (session.Current has the same
+    fields; page 8 makes one for the LSTM or GRU of its trio)."""
+
+    model: object
+    vocab: object
+    tokens: list
+    trace: object
+    input_ids: tuple
+    lang: str
+
+
+def unit_search(cur: session.Current | Subject, p: str, sources: tuple[str, ...] = SOURCES,
+                pick=None) -> None:
     """Folded (computes nothing when closed): rank the units by how well they separate a property,
-    then silence one. p: the page's key prefix. The slot source uses page 5's taggers and data."""
+    then silence one. p: the page's key prefix. The slot source uses page 5's taggers and data.
+    pick: called first inside the open box, returns the Subject to search (page 8: LSTM or GRU)."""
     st.header(t("probe.h_search"), anchor=f"{p}-search")
     with st.expander(t("probe.search_open"), key=f"{p}_search", on_change="rerun",
                      bind="query-params") as box:
         if not box.open:
             return
+        cur = pick() if pick is not None else cur
         st.markdown(prose("probe", "search"))
-        source = code_radio(t("probe.source"), SOURCES, f"{p}_src", lambda c: t(f"probe.src.{c}"))
+        source = code_radio(t("probe.source"), sources, f"{p}_src", lambda c: t(f"probe.src.{c}"))
         with guard():
             if source == "slot":
                 _slot_search(p, slot_setup(cur.lang))

@@ -5,11 +5,13 @@ runs.py      the learner's sentence read by Elman, LSTM and GRU (word or subword
 compare.py   what to look at; how far back an input still moves the state, the three side by side
 step.py      one gated step written out (LSTM or GRU), next to the model choice
 sentence.py  the gates over the sentence, and what the LSTM's cell keeps
+units.py     the unit search and clamp of page 2 on the trio's LSTM or GRU
 """
 
 from .compare import compare, intro, look_here
 from .runs import trio
 from .sentence import over_sentence
 from .step import step_section
+from .units import unit_search
 
-__all__ = ["compare", "intro", "look_here", "over_sentence", "step_section", "trio"]
+__all__ = ["compare", "intro", "look_here", "over_sentence", "step_section", "trio", "unit_search"]

@@ -37,6 +37,8 @@ class Run:
     has_bos: bool
     own_sentence: bool  # True: the learner's words could not be read, its default sentence is used
     tokenizer: str = "word"  # what cut the text: "word", "bpe", ... (rnnviz.text.tokenize.Prepared.tokenizer)
+    vocab: object = None  # the model's vocabulary (the unit search reads a text with it)
+    ids: tuple = ()  # what the model reads (with <bos> when the vocabulary has it)
 
 
 def builtin_of(cur: session.Current) -> dict:
@@ -63,7 +65,7 @@ def _read(cell: str, cur: session.Current) -> Run:
         prep = prepare(text, vocab, level)
     ids, targets = lm_pair(list(prep.ids), vocab)
     return Run(cell, label, model, vocab.decode(ids), cache.cached_trace(model, ids, targets),
-               vocab.has_specials, own, prep.tokenizer)
+               vocab.has_specials, own, prep.tokenizer, vocab, tuple(ids))
 
 
 def trio(cur: session.Current) -> dict:
