@@ -185,12 +185,23 @@ def current_params() -> dict[str, list[str]]:
     return {k: st.query_params.get_all(k) for k in st.query_params}
 
 
+class _Keep:
+    """The parameters the share link keeps: drawn widgets' keys (Streamlit's set answers `in`
+    only, it cannot be iterated) and the claimed ones."""
+
+    def __init__(self, drawn, claimed_names):
+        self.drawn, self.claimed = drawn, set(claimed_names)
+
+    def __contains__(self, key) -> bool:
+        return key in self.claimed or key in self.drawn
+
+
 def share_box(slot) -> None:
     """'Share this view': the link to this page with the model, sentence and every setting."""
     with slot.expander(t("links.share"), icon=":material/link:"):
         st.caption(t("links.share_help"))
         drawn = _drawn_widget_keys()
-        keep = None if drawn is None else {*drawn, *claimed()}
+        keep = None if drawn is None else _Keep(drawn, claimed())
         st.code(share_url(st.context.url, current_params(), keep), language=None, wrap_lines=True)
         if st.session_state.get("model", "").startswith(OWN_PREFIX):
             st.caption(t("links.own_model"))
