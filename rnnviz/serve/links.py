@@ -145,7 +145,8 @@ def share_url(base: str | None, params: dict[str, list[str]], keep=None) -> str:
     value in the URL, and a link carrying it would warn "nothing on this page uses" it."""
     if keep is not None:
         params = {k: vs for k, vs in params.items() if k in keep}
-    query = urlencode([(k, v[: limits.MAX_TEXT_CHARS]) for k, vs in params.items() for v in vs])
+    query = urlencode([(k, v[: limits.MAX_TEXT_CHARS]) for k, vs in params.items() for v in vs],
+                      safe=",")  # a comma is legal in a query: cell=6,2 reads as it is
     return (base or "") + (f"?{query}" if query else "")
 
 

@@ -58,3 +58,12 @@ def test_parse_cell_reads_a_cell_and_says_what_is_wrong():
     assert values == [1, 2] and problem["kind"] == "range"
     long = "1," + "2" * 300
     assert parse_cell(long, box)[1]["kind"] == "format" and len(parse_cell(long, box)[1]["value"]) <= 41
+
+
+def test_share_url_keeps_a_cell_readable_and_round_trips():
+    from urllib.parse import parse_qs, urlparse
+
+    from rnnviz.serve.links import share_url
+    url = share_url("http://x/bptt", {"cell": ["6,2"], "text": ["Hello, world & more"]})
+    assert "cell=6,2" in url
+    assert parse_qs(urlparse(url).query) == {"cell": ["6,2"], "text": ["Hello, world & more"]}
