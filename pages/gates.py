@@ -12,6 +12,7 @@ if checkpoints.gates(runs):  # predict first: the reach numbers are in both sect
     gates.compare(runs)
 run = gates.step_section(cur, runs)
 gates.over_sentence(run)
+gates.unit_search(cur, runs)  # folded: page 2's search on the trio's LSTM or GRU
 gates.long_range()
 gates.train_one()  # in an expander: at most 18 s of training
 gates.hand_exercise()

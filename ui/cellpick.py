@@ -2,7 +2,8 @@
 
 The figure gets rnnviz.figures.pick's invisible marker layer (Streamlit reports clicks on scatter
 points, not on heatmap cells); a click writes the cell into two number inputs, which are the
-keyboard path and are bound to the URL, so the chosen cell travels in the share link. Everything
+keyboard path; the chosen cell travels in the share link as one parameter (cell=s,t on a
+Jacobian map, unit=k,t on a hidden map; an old link's two parameters still open it). Everything
 about how a click is caught is here: when Streamlit reports heatmap cells, only this file changes.
 """
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import streamlit as st
 
 from rnnviz.figures.pick import MAX_POINTS, clickable, picked
+from rnnviz.serve.links import parse_cell
 
+from . import links
 from .i18n import t
 from .links import in_fragment_rerun
-from .widgets import clamp_kept, download_figure
+from .widgets import clamp_kept, download_figure, md_escape
 
 
 def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds, panels=None) -> None:
@@ -49,21 +52,78 @@ def _full_run_if_asked() -> None:
         st.rerun(scope="app")
 
 
+LINK_SEEN = "_cellpick_link_seen"
+
+
+def follow_link(ignore: tuple[str, ...] = ()) -> None:
+    """At the end of a fragment: a fragment's own rerun that changed the address (a bound widget
+    inside it) reruns the whole app once, so the sidebar's share link shows the change; a full
+    run only notes the address. ignore: parameters a timer moves (Play's step)."""
+    now = {k: st.query_params.get_all(k) for k in st.query_params if k not in ignore}
+    seen = st.session_state.get(LINK_SEEN)
+    st.session_state[LINK_SEEN] = now
+    if seen is not None and now != seen and in_fragment_rerun():
+        st.rerun(scope="app")
+
+
 def numbers(keys: tuple[str, str], labels: tuple[str, str], bounds,
             default: tuple[int, int]) -> tuple[int, int]:
-    """The keyboard path: two number inputs (1-based, bound to the URL). Returns their values."""
+    """The keyboard path: two number inputs (1-based; the link holds them as one parameter, see
+    read_link_cell). Returns their values."""
     c1, c2 = st.columns(2)
     out = []
     for col, key, label, (lo, hi), d in zip((c1, c2), keys, labels, bounds, default):
         clamp_kept(key, lo, hi)
         out.append(int(col.number_input(label, lo, hi, min(max(d, lo), hi), step=1, key=key,
-                                        bind="query-params", on_change=_ask_full_run)))
+                                        on_change=_ask_full_run)))
     return out[0], out[1]
+
+
+def _url_key(name: str, keys) -> str:
+    return f"_cellpick_url_{name}_{keys[0]}"
+
+
+def read_link_cell(name: str, keys: tuple[str, str], bounds, least: int = 2) -> None:
+    """Before the number inputs: a new `name=s,t` in the address (a link, or the learner's own
+    edit) sets them. An old link's two parameters (the inputs' keys: bptt_cell_s=6&bptt_cell_t=2)
+    open the same cell and are dropped from the address. A bad value: a link notice saying what
+    was expected; the inputs keep their values (or take the clamped ones)."""
+    links.claim(name)
+    old = [st.query_params.get(k) for k in keys]
+    if name not in st.query_params and old[0] is not None:  # an old link: the same cell
+        st.query_params[name] = ",".join(v for v in old if v is not None)
+    for k in keys:
+        if k in st.query_params:
+            del st.query_params[k]
+    raw = st.query_params.get(name)
+    if raw is None or raw == st.session_state.get(_url_key(name, keys)):
+        return
+    st.session_state[_url_key(name, keys)] = raw
+    values, problem = parse_cell(raw, bounds, least)
+    if problem:
+        hint = t(f"cellpick.want_{name}")
+        key = "cellpick.bad_format" if problem["kind"] == "format" else "cellpick.bad_range"
+        links.notices().append(t(key, name=name, value=md_escape(problem["value"]), want=hint,
+                                 fixed=problem.get("fixed", "")))
+    for k, v in zip(keys, values or ()):
+        st.session_state[k] = v
+
+
+def write_link_cell(name: str, keys: tuple[str, str], value: tuple[int, int],
+                    default: tuple[int, int]) -> None:
+    """After the inputs: the chosen cell into the address as one parameter (none for the default)."""
+    text = f"{value[0]},{value[1]}"
+    if tuple(value) == tuple(default):
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != text:
+        st.query_params[name] = text
+    st.session_state[_url_key(name, keys)] = st.query_params.get(name)
 
 
 def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
               bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1),
-              panels: tuple[str, list, int] | None = None) -> tuple[int, int]:
+              panels: tuple[str, list, int] | None = None, link: str = "cell") -> tuple[int, int]:
     """Draw a clickable heatmap and its two number inputs below it; returns the chosen (row, col)
     as the screen numbers them (1-based).
 
@@ -71,12 +131,17 @@ def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str
     ((lo, hi), (lo, hi)) each input's range (it may reach beyond the map, e.g. a windowed
     Jacobian map). first: the numbers of the map's first row and column (z[0, 0]).
     panels: a figure of several heatmaps side by side: (the widget key that says which one, its
-    values in the heatmaps' order, the one chosen now); a click on a map sets that key too."""
+    values in the heatmaps' order, the one chosen now); a click on a map sets that key too.
+    link: the cell's parameter in the address: "cell" (cell=s,t) or "unit" (unit=k,t: a hidden
+    map's unit and step; unit=k alone keeps the step)."""
     chart = f"{key}_chart"
     slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
     n = sum(len(tr.z) * (len(tr.z[0]) if len(tr.z) else 0) for tr in fig.data if tr.type == "heatmap")
     st.caption(t("cellpick.how") if n <= MAX_POINTS else t("cellpick.too_many", n=n))
+    lo_hi = [(max(lo, 1), hi) for lo, hi in bounds]
+    read_link_cell(link, keys, lo_hi, 1 if link == "unit" else 2)
     value = numbers(keys, labels, bounds, default)
+    write_link_cell(link, keys, value, tuple(min(max(d, lo), hi) for d, (lo, hi) in zip(default, bounds)))
     _full_run_if_asked()
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:

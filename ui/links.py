@@ -12,6 +12,7 @@ import streamlit as st
 from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
 
+from rnnviz.explain.checkpoints import KEYS as CHECKPOINT_KEYS
 from rnnviz.serve import replica
 from rnnviz.serve.links import (
     OWN_PREFIX,
@@ -128,17 +129,47 @@ def _replica_notice() -> None:
         notices().append(t("links.moved", old=md_escape(old), here=md_escape(here)))
 
 
+CLAIMED = "_link_claimed"  # link parameters a page reads itself (not a widget): cell=s,t, unit=k
+HELD = "_link_unused_held"  # unused names waiting until no checkpoint hides part of the page
+
+
+def claim(*names: str) -> None:
+    """A page reads these link parameters itself (ui/cellpick.py's cell=s,t): they are not
+    "unused", and the share link keeps them although no widget has their name."""
+    st.session_state.setdefault(CLAIMED, set()).update(names)
+
+
+def claimed() -> set:
+    return st.session_state.get(CLAIMED, set())
+
+
+def _checkpoint_pending() -> bool:
+    """Does a predict-first checkpoint hide part of this page in this run (its question drawn)?
+    The widgets it hides have not read the link yet."""
+    drawn = _drawn_widget_keys()
+    return drawn is not None and any(k in drawn for k in CHECKPOINT_KEYS)
+
+
 def check_link_once() -> None:
     """End of the first run: which link values did the widgets refuse, and which does no widget
-    use? (Only then have the page's widgets read the URL.)"""
+    use? (Only then have the page's widgets read the URL.) While a checkpoint hides part of the
+    page, the names no widget has read yet are held, and said only in a run without one."""
+    held = st.session_state.get(HELD)
+    if held and not _checkpoint_pending():
+        st.session_state.pop(HELD)
+        unused = [u for u in held if u not in st.session_state and u not in claimed()]
+        if unused:
+            notices().append(t("links.unused", names=", ".join(_short(u) for u in unused[:10])))
     if st.session_state.get("_link_checked"):
         return
     st.session_state["_link_checked"] = True
     rejected, unused = rejected_items(st.session_state.get("_link_initial", {}), dict(st.session_state),
-                                      skip=("model", "class", "teacher", "lesson", "step"),
+                                      skip=("model", "class", "teacher", "lesson", "step", *claimed()),
                                       current=current_params())
     notices().extend(t("links.rejected", **{k: md_escape(v) for k, v in r.items()}) for r in rejected)
-    if unused:
+    if unused and _checkpoint_pending():
+        st.session_state[HELD] = unused
+    elif unused:
         notices().append(t("links.unused", names=", ".join(_short(u) for u in unused[:10])))
 
 
@@ -154,12 +185,24 @@ def current_params() -> dict[str, list[str]]:
     return {k: st.query_params.get_all(k) for k in st.query_params}
 
 
+class _Keep:
+    """The parameters the share link keeps: drawn widgets' keys (Streamlit's set answers `in`
+    only, it cannot be iterated) and the claimed ones."""
+
+    def __init__(self, drawn, claimed_names):
+        self.drawn, self.claimed = drawn, set(claimed_names)
+
+    def __contains__(self, key) -> bool:
+        return key in self.claimed or key in self.drawn
+
+
 def share_box(slot) -> None:
     """'Share this view': the link to this page with the model, sentence and every setting."""
     with slot.expander(t("links.share"), icon=":material/link:"):
         st.caption(t("links.share_help"))
-        st.code(share_url(st.context.url, current_params(), _drawn_widget_keys()), language=None,
-                wrap_lines=True)
+        drawn = _drawn_widget_keys()
+        keep = None if drawn is None else _Keep(drawn, claimed())
+        st.code(share_url(st.context.url, current_params(), keep), language=None, wrap_lines=True)
         if st.session_state.get("model", "").startswith(OWN_PREFIX):
             st.caption(t("links.own_model"))
 

@@ -4,12 +4,12 @@ Why one cell is cheap where the map is not: the map multiplies every pair (S^3 T
 jacwindow's windows); one cell multiplies only its own s - t factors (S^3 (s - t) work), so it is
 exact at any T <= limits.MAX_JACOBIAN_T, inside or outside the window.
 
-Per step k the strip shows ||J_k|| (spectral norms certified to a relative 1e-6, the cell itself
-exact), the mean slope that shrank it (Elman / Jordan: mean
-phi'(a_k); LSTM: mean forget gate f_k, the carry of c; GRU: mean update gate z_k, the carry of
-h) and the running product log10 ||J_k ... J_{t+1}||, whose largest one-step fall is marked. The
-running product is renormalised at every step (its log scale kept), so a product far below
-1e-308 still has an exact log10.
+Per step k the strip shows ||J_k|| (spectral norms by Lanczos to a relative 1e-6, the cell
+itself to 1e-13; the exact eigenvalue where the gap is too small), the mean slope that shrank
+it (Elman / Jordan: mean phi'(a_k); LSTM: mean forget gate f_k, the carry of c; GRU: mean
+update gate z_k, the carry of h) and the running product log10 ||J_k ... J_{t+1}||, whose
+largest one-step fall is marked. The running product is renormalised at every step (its log
+scale kept), so a product far below 1e-308 still has an exact log10.
 
 Time is 0-based here, as in jacobians.py. direction "bwd" (a bidirectional model's right-to-left
 half): the cell (s, t) has t > s and its factors are J<-_k = dh<-_k / dh<-_{k+1}, k = t-1 .. s.
@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from rnnviz import limits
 from rnnviz.engine.cells import GATED
 from rnnviz.engine.finite import spectral_radius
-from rnnviz.engine.jacobians import exact_norm2, gated_jacobians, spectral_norms, step_jacobians
+from rnnviz.engine.jacobians import SPECTRAL_TOL, exact_norm2, gated_jacobians, step_jacobians
 from rnnviz.engine.model import RNNModel, activation_slope
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
 
 DIRECTIONS = ("fwd", "bwd")
 _NORM_CHUNK = 64  # running products whose spectral norms are taken in one batch
+CELL_TOL = 1e-13  # the clicked cell's own spectral norm: Lanczos residual, relative
 
 
 def reading_order(tr: Trace, direction: str) -> list[int]:
@@ -102,25 +104,88 @@ def slope_name(cell: str) -> str:
     return {"lstm": "forget", "gru": "update"}.get(cell, "phi")
 
 
-class _Norms:
-    """Norms of a stream of (n, S, S) batches: Frobenius, or spectral certified to a relative
-    jacobians.SPECTRAL_TOL by warm-started block power iteration (jacobians.spectral_norms; the
-    exact eigenvalue fallback where it cannot certify). Warm start: the top right singular vectors
-    of the batch before, which a running product J_k P keeps, and which neighbouring factors
-    diag(slope_k) W_h nearly share. Far cheaper than one eigenvalue problem per matrix."""
+GAP = 1e-3  # relative gap (theta_1 - theta_2) / theta_1 below which Lanczos hands over to the exact value
+_LANCZOS_STEPS = 48  # most Krylov vectors per matrix before the exact fallback
+_CHECK = 4  # steps between convergence checks (a small tridiagonal eigenproblem each)
 
-    def __init__(self, ord_, S: int):
-        self.ord_ = ord_
-        k = min(S, 4 if S < 128 else 8)
-        self.V = torch.randn(S, k, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+
+def lanczos_norm2(Q: np.ndarray, v0: np.ndarray, tol: float = SPECTRAL_TOL,
+                  steps: int = _LANCZOS_STEPS) -> tuple[float | None, np.ndarray, int]:
+    """||Q||_2 of one (S, S) float64 matrix by Lanczos on A = Q^T Q, applied as matrix-vector
+    products (Q v, then Q^T of that), never forming A; full reorthogonalisation.
+
+    Accepted when the top Ritz value theta_1 has a residual r <= tol * theta_1 (then an eigenvalue
+    of A lies within r of theta_1, so sqrt(theta_1) is within a relative tol / 2 of a singular
+    value) and is separated from the next Ritz value by GAP * theta_1 (a second value next to
+    the first is where Lanczos can mistake one for the other). Otherwise None: the caller takes
+    the exact value. Returns (norm or None, the top Ritz vector: the next warm start, steps)."""
+    S = Q.shape[0]
+    m = min(steps, S)
+    V = np.zeros((m + 1, S))
+    V[0] = v0 / np.linalg.norm(v0)
+    alpha, beta = np.zeros(m), np.zeros(m)
+    Qt, y = Q.T, V[0]
+    for j in range(m):
+        w = Qt @ (Q @ V[j])  # A v_j
+        alpha[j] = w @ V[j]
+        basis = V[:j + 1]
+        w -= (basis @ w) @ basis
+        w -= (basis @ w) @ basis  # full reorthogonalisation, twice (Kahan)
+        beta[j] = np.linalg.norm(w)
+        V[j + 1] = w / max(beta[j], 1e-300)
+        if (j + 1) % _CHECK and j + 1 < m:
+            continue
+        Tm = torch.diag(torch.from_numpy(alpha[:j + 1]))
+        if j:
+            off = torch.from_numpy(beta[:j])
+            Tm += torch.diag(off, 1) + torch.diag(off, -1)
+        ev, U = (x.numpy() for x in torch.linalg.eigh(Tm))  # small; torch keeps to one thread
+        theta = float(ev[-1])
+        y = U[:, -1] @ basis
+        r = beta[j] * abs(U[-1, -1])
+        gap = theta - (float(ev[-2]) if j else 0.0)
+        if theta > 0 and r <= tol * theta and gap >= GAP * theta:
+            return math.sqrt(theta), y, j + 1
+    return None, y, m
+
+
+class _Norms:
+    """Norms of a stream of (n, S, S) batches: Frobenius, or spectral to a relative
+    jacobians.SPECTRAL_TOL by Lanczos (lanczos_norm2) warm-started from the top right singular
+    vector of the matrix before, which a running product J_k P keeps and which neighbouring
+    factors nearly share, with a random part mixed in (so no direction is missing from the
+    start); the exact value (exact_norm2) where the gap is too small to accept. S^2 work per
+    Lanczos step against S^3 for the exact value."""
+
+    def __init__(self, ord_, S: int, tol: float = SPECTRAL_TOL):
+        self.ord_, self.tol = ord_, tol
+        self.gen = torch.Generator().manual_seed(0)
+        self.v = torch.randn(S, dtype=torch.float64, generator=self.gen).numpy()
+        self.exact = self.steps = 0  # matrices that needed the exact value; Lanczos steps (tests, bench)
 
     def __call__(self, M: torch.Tensor) -> torch.Tensor:
         if self.ord_ != 2:
             return torch.linalg.matrix_norm(M)
-        V = self.V.expand(M.shape[0], -1, -1)
-        norms, V = spectral_norms(M, V)
-        self.V = V[-1]
-        return norms
+        out = torch.linalg.vector_norm(M, dim=(1, 2))  # zero, inf and NaN keep their Frobenius value
+        big = M.abs().amax(dim=(1, 2)).tolist()  # (n,): each matrix divided by its largest |entry|,
+        noise = torch.randn(M.shape[0], M.shape[1], dtype=torch.float64, generator=self.gen).numpy()
+        noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+        finite = torch.isfinite(M).all(dim=(1, 2)).tolist()
+        Ms, todo = M.numpy(), []
+        for i, a in enumerate(big):  # so A = Q^T Q neither overflows nor underflows (1e-200 or 1e200)
+            if not (finite[i] and a > 0):
+                continue
+            start = self.v / max(float(np.linalg.norm(self.v)), 1e-300) + 0.1 * noise[i]
+            norm, self.v, n = lanczos_norm2(Ms[i] / a, start, self.tol)
+            self.steps += n
+            if norm is None:
+                todo.append(i)
+            else:
+                out[i] = norm * a
+        if todo:
+            self.exact += len(todo)
+            out[todo] = exact_norm2(M[todo])
+        return out
 
 
 def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
@@ -164,8 +229,10 @@ def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd
         if len(pending) == _NORM_CHUNK:
             logs += _flush(pending, running)
     logs += _flush(pending, running)
-    if ord_ == 2:  # the cell itself: exact (one symmetric eigenvalue problem), not certified
-        logs[-1] = scale + math.log10(float(exact_norm2(P[None])[0]))
+    if ord_ == 2:  # the cell itself to a relative 1e-13 (Lanczos again, the exact value if it cannot)
+        cell_norm = _Norms(2, S, CELL_TOL)
+        cell_norm.v = running.v  # the last running product's top vector: P's own
+        logs[-1] = scale + math.log10(float(cell_norm(P[None])[0]))
     rows, prev = [], start
     for r, f, lg in zip(range(rt + 1, rs + 1), fnorm, logs):
         k = order[r]

@@ -145,5 +145,24 @@ def share_url(base: str | None, params: dict[str, list[str]], keep=None) -> str:
     value in the URL, and a link carrying it would warn "nothing on this page uses" it."""
     if keep is not None:
         params = {k: vs for k, vs in params.items() if k in keep}
-    query = urlencode([(k, v[: limits.MAX_TEXT_CHARS]) for k, vs in params.items() for v in vs])
+    query = urlencode([(k, v[: limits.MAX_TEXT_CHARS]) for k, vs in params.items() for v in vs],
+                      safe=",")  # a comma is legal in a query: cell=6,2 reads as it is
     return (base or "") + (f"?{query}" if query else "")
+
+
+def parse_cell(raw: str, bounds, least: int | None = None) -> tuple[list[int] | None, dict | None]:
+    """A cell in a link: "s,t" (a Jacobian map's row and column) or "k" / "k,t" (a hidden map's
+    unit, and optionally its step), 1-based. bounds: ((lo, hi), ...) one per number; least: how
+    many numbers must be given (default: all). A full-width comma and spaces are allowed.
+    Returns (the numbers, each clamped into its range, or None; a problem or None): problem
+    {"kind": "format" | "range", "value": raw shortened (NOT escaped), "want": "s,t"-like hint}."""
+    least = len(bounds) if least is None else least
+    parts = [p.strip() for p in str(raw).replace("，", ",").split(",")]
+    numbers = all(p.lstrip("+-").isdigit() and len(p) <= 9 for p in parts)
+    if not (least <= len(parts) <= len(bounds) and numbers):
+        return None, {"kind": "format", "value": short(str(raw), 40)}
+    values = [int(p) for p in parts]
+    clamped = [min(max(v, lo), hi) for v, (lo, hi) in zip(values, bounds)]
+    problem = None if clamped == values else {"kind": "range", "value": short(str(raw), 40),
+                                              "fixed": ",".join(map(str, clamped))}
+    return clamped, problem

@@ -121,5 +121,6 @@ def skip_checkpoints(pg, rounds: int = 4) -> None:
         buttons = pg.locator('[class*="st-key-checkpoint_"][class*="_skip"] button')
         if buttons.count() == 0:
             return
-        buttons.first.click()
+        wait_ready(pg)  # a long first run redraws the button until it ends: click it once still
+        buttons.first.click(timeout=120_000)
         wait_ready(pg)

@@ -113,10 +113,7 @@ def _tabs(pg) -> int:
     return max(1, pg.locator(f'{MAIN} [role="tab"]').count())
 
 
-@pytest.mark.parametrize("url_path", [
-    pytest.param(u, marks=pytest.mark.xfail(reason="issue 28 open: a widget inside page 2's Play fragment "
-                                            "(hid_show_a) can leave the share link a rerun behind", strict=False))
-    if u == "hidden" else u for u in PAGES])
+@pytest.mark.parametrize("url_path", PAGES)
 def test_every_link_a_page_makes_opens_without_a_warning(server, browser, url_path):
     ctx, pg = fresh(browser)
     checked, problems = [], []

@@ -182,3 +182,49 @@ def test_bad_cells_are_refused():
         cellpath.cell_strip(model, tr, 0, 2)
     with pytest.raises(ValueError):
         cellpath.cell_strip(model, tr, 2, 0, "bwd")
+
+
+def _spectrum(S: int, sv: torch.Tensor, seed: int) -> torch.Tensor:
+    """A (S, S) float64 matrix with singular values sv, random singular vectors."""
+    g = torch.Generator().manual_seed(seed)
+    U = torch.linalg.qr(torch.randn(S, S, dtype=torch.float64, generator=g)).Q
+    V = torch.linalg.qr(torch.randn(S, S, dtype=torch.float64, generator=g)).Q
+    return U @ torch.diag(sv) @ V.T
+
+
+def test_lanczos_norms_against_matrix_norm():
+    """The strip's spectral norms (Lanczos on Q^T Q as matrix-vector products, the exact value
+    where the gap is too small) against torch.linalg.matrix_norm(ord=2): random, graded, nearly
+    flat and exactly tied spectra, tiny and huge scales, zero and non-finite matrices."""
+    S = 48
+    g = torch.Generator().manual_seed(7)
+    batch = [torch.randn(S, S, dtype=torch.float64, generator=g) for _ in range(3)]
+    batch.append(_spectrum(S, 0.9 ** torch.arange(S, dtype=torch.float64), 1))  # graded
+    batch.append(_spectrum(S, 1 - 1e-5 * torch.arange(S, dtype=torch.float64), 2))  # nearly flat
+    batch.append(_spectrum(S, torch.tensor([3.0, 3.0] + [1.0] * (S - 2), dtype=torch.float64), 3))  # tied top
+    batch.append(1e-200 * batch[0])
+    batch.append(1e200 * batch[1])
+    M = torch.stack(batch)
+    norms = cellpath._Norms(2, S)
+    got = norms(M)
+    want = torch.linalg.matrix_norm(M, ord=2)
+    assert torch.allclose(got, want, rtol=cellpath.SPECTRAL_TOL, atol=0)
+    assert norms.exact >= 2  # the flat and the tied spectra had too small a gap: exact there
+    assert norms.exact < len(batch)  # ... and Lanczos took the others
+    tight = cellpath._Norms(2, S, cellpath.CELL_TOL)(M)
+    assert torch.allclose(tight, want, rtol=1e-12, atol=0)
+    odd = torch.stack([torch.zeros(S, S, dtype=torch.float64), torch.full((S, S), float("inf"), dtype=torch.float64)])
+    out = cellpath._Norms(2, S)(odd)
+    assert out[0] == 0 and math.isinf(out[1])
+
+
+def test_lanczos_one_matrix_reports_when_it_cannot_accept():
+    S = 32
+    A = _spectrum(S, torch.ones(S, dtype=torch.float64), 4).numpy()  # every singular value 1: no gap
+    v0 = torch.randn(S, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).numpy()
+    norm, _, _ = cellpath.lanczos_norm2(A, v0)
+    assert norm is None
+    B = _spectrum(S, 0.5 ** torch.arange(S, dtype=torch.float64), 5)
+    norm, _, steps = cellpath.lanczos_norm2(B.numpy(), v0)
+    assert norm == pytest.approx(float(torch.linalg.matrix_norm(B, ord=2)), rel=1e-9)
+    assert steps < S

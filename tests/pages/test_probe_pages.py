@@ -9,6 +9,7 @@ import torch
 
 from rnnviz.engine import cellpath, units
 from rnnviz.engine.trace import trace
+from rnnviz.explain.home import hidden_peak
 from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
@@ -145,3 +146,124 @@ def test_page8_typed_cell_of_the_lstm_map_opens_its_chain():
     slope = [d for d in fig["data"] if d.get("name", "").startswith("mean forget")][0]
     assert np.allclose(slope["y"], [r["slope"] for r in strip["rows"]])
     assert np.allclose(slope["y"], tr.gates["f"][3:8].double().mean(1).numpy())
+
+
+def _linked(path: str, params: dict, **state):
+    """A fresh session opened from a link with these parameters."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
+    at.session_state["model"], at.session_state["text"] = "default", TEXT
+    for k, v in {**params, "model": "default", "text": TEXT}.items():
+        at.query_params[k] = v
+    for k, v in state.items():
+        at.session_state[k] = v
+    skip_checkpoints(at)
+    at.run()
+    no_exception(at)
+    return at
+
+
+def _q(at, key: str) -> str:
+    v = at.query_params[key]
+    return v[-1] if isinstance(v, list) else v
+
+
+def _notices(at) -> list[str]:
+    """The link notices (a page run alone in AppTest does not draw the sidebar's end)."""
+    said = list(at.session_state["_link_notices"]) if "_link_notices" in at.session_state else []
+    return [n.replace("\\,", ",") for n in said]  # md_escape's comma, as the reader sees it
+
+
+def test_page4_cell_travels_in_the_link_as_one_parameter():
+    at = _page("pages/bptt.py")
+    at.number_input(key="bptt_cell_s").set_value(7)
+    at.number_input(key="bptt_cell_t").set_value(2).run()
+    no_exception(at)
+    assert _q(at, "cell") == "7,2"
+    assert "bptt_cell_s" not in at.query_params and "bptt_cell_t" not in at.query_params
+    model, tr, _ = _trace()
+    strip = cellpath.cell_strip(model, tr, 6, 1, "fwd", 2)
+    for params in ({"cell": "7,2"}, {"cell": " 7，2 "}, {"bptt_cell_s": "7", "bptt_cell_t": "2"}):  # new, full-width, old
+        again = _linked("pages/bptt.py", params)
+        assert again.number_input(key="bptt_cell_s").value == 7 and again.number_input(key="bptt_cell_t").value == 2
+        assert any(m.value.startswith(f"**Cell (7, 2) is {num(strip['value'])}**") for m in again.markdown), params
+        assert _q(again, "cell") == "7,2" and "bptt_cell_s" not in again.query_params
+        assert not any("Ignored link" in n or "cell" in n for n in _notices(again)), _notices(again)
+
+
+def test_page4_a_bad_cell_in_a_link_says_so():
+    T = _trace()[1].T
+    at = _linked("pages/bptt.py", {"cell": "six,2"})
+    said = [n for n in _notices(at) if "cell=six,2" in n]
+    assert said and "is not a cell this map can open" in said[0] and "cell=6,2" in said[0]
+    assert at.number_input(key="bptt_cell_s").value == T  # the usual cell
+    at = _linked("pages/bptt.py", {"cell": "99,2"})
+    said = [n for n in _notices(at) if "cell=99,2" in n]
+    assert said and f"cell={T},2" in said[0]
+    assert at.number_input(key="bptt_cell_s").value == T and at.number_input(key="bptt_cell_t").value == 2
+    at = _linked("pages/bptt.py", {"cell": "<b>1</b>"})  # shown as text
+    assert any("\\<b\\>" in n or "&lt;b&gt;" in n for n in _notices(at)), _notices(at)
+
+
+def test_page2_unit_travels_in_the_link():
+    at = _page("pages/hidden.py")
+    at.number_input(key="hid_unit").set_value(5)
+    at.number_input(key="hid_at").set_value(3).run()
+    no_exception(at)
+    assert _q(at, "unit") == "5,3"
+    h = _trace()[1].h.numpy()
+    for params in ({"unit": "5,3"}, {"hid_unit": "5", "hid_at": "3"}):
+        again = _linked("pages/hidden.py", params)
+        assert again.number_input(key="hid_unit").value == 5 and again.number_input(key="hid_at").value == 3
+        assert any(m.value.startswith("**Cell: unit u5 at step 3") and f"h = {num(float(h[2, 4]))}" in m.value
+                   for m in again.markdown)
+        assert not any("Ignored link" in n for n in _notices(again)), _notices(again)
+    peak = hidden_peak(h)
+    u = 1 if peak["unit"] != 0 else 2
+    only = _linked("pages/hidden.py", {"unit": str(u)})  # a unit alone: the step stays the usual one
+    assert only.number_input(key="hid_unit").value == u
+    assert only.number_input(key="hid_at").value == peak["t"] + 1
+    assert _q(only, "unit") == f"{u},{peak['t'] + 1}"
+
+
+def test_a_link_into_a_guarded_figure_opens_after_the_checkpoint():
+    """Page 4's map waits behind a predict-first checkpoint: the link's cell stays in the address
+    while the question is open and opens once it is skipped (the "no Ignored link parameter"
+    half runs in a browser: tests/browser/test_cell_click.py)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
+    at.session_state["model"], at.session_state["text"] = "default", TEXT
+    for k, v in {"model": "default", "text": TEXT, "cell": "7,2", "bptt_whatif_flat": "true"}.items():
+        at.query_params[k] = v
+    at.run()
+    no_exception(at)
+    assert _q(at, "cell") == "7,2"
+    at.button(key="checkpoint_bptt_1_skip").click().run()
+    no_exception(at)
+    assert at.number_input(key="bptt_cell_s").value == 7
+    assert at.toggle(key="bptt_whatif_flat").value is True
+    assert any(m.value.startswith("**Cell (7, 2) is") for m in at.markdown)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_page8_unit_search_on_the_gated_cells(cell):
+    """Page 8 runs page 2's search on the trio's LSTM or GRU (their h units): the ranking, the
+    verdict and the clamp against rnnviz recomputed here on that model."""
+    at = _page("pages/gates.py", gates_probe_search=True, gates_probe_cell=cell)
+    model, tr, ids = _trace(model=cell)
+    assert tr.h.shape[1] == model.cfg.hidden_size
+    found = units.unit_search(tr.h, units.span_mask(tr.T, 0, 1), None, torch.Generator().manual_seed(0))
+    best = found["rows"][0]
+    said = [s.value for s in [*at.success, *at.warning] if "on the same tokens" in s.value]
+    assert said, [s.value for s in at.success]
+    if found["tracked"]:
+        assert f"Unit u{best['unit'] + 1} separates" in said[0]
+    table = [d for d in at.dataframe if "AUC" in list(d.value.columns)][0].value
+    assert table.iloc[0, 0] == f"u{best['unit'] + 1}"
+    assert np.allclose(table["AUC"].to_numpy(), [r["auc"] for r in found["rows"]], atol=1e-9)
+    delta = units.clamp_effect(model, ids, best["unit"], 0.0)["delta"]
+    bars = _titled(at, f"Δ log p(next token) with unit {best['unit'] + 1} silenced")
+    assert np.allclose(bars["data"][0]["y"], delta.numpy(), atol=1e-9)
+    assert any(f"{model.cfg.hidden_size} units of h" in c.value for c in at.caption)

@@ -3,6 +3,8 @@ whose cells open (that unit over the sentence, that step's whole vector, where t
 least active), the search for units that track a property, and the clamp that silences one."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from rnnviz import limits
@@ -35,7 +37,7 @@ def hidden_map(values, tokens, fig, key: str, keys: tuple[str, str], split: int 
     peak = hidden_peak(values)
     unit, step = pick_cell(fig, t("probe.map_file", name=name), key, keys,
                            (t("probe.unit_row"), t("probe.step_col")), ((1, H), (1, T)),
-                           (peak["unit"] + 1, peak["t"] + 1))
+                           (peak["unit"] + 1, peak["t"] + 1), link="unit")
     unit_panel(values, tokens, unit - 1, step - 1, key, split, name)
     return unit - 1, step - 1
 
@@ -71,16 +73,32 @@ def _unit_name(unit: int, split: int | None) -> str:
 
 # ---- find units that track something ---------------------------------------------------------
 
-def unit_search(cur: session.Current, p: str) -> None:
+@dataclass(frozen=True)
+class Subject:
+    """What the search reads and silences: a model on a sentence (session.Current has the same
+    fields; page 8 makes one for the LSTM or GRU of its trio)."""
+
+    model: object
+    vocab: object
+    tokens: list
+    trace: object
+    input_ids: tuple
+    lang: str
+
+
+def unit_search(cur: session.Current | Subject, p: str, sources: tuple[str, ...] = SOURCES,
+                pick=None) -> None:
     """Folded (computes nothing when closed): rank the units by how well they separate a property,
-    then silence one. p: the page's key prefix. The slot source uses page 5's taggers and data."""
+    then silence one. p: the page's key prefix. The slot source uses page 5's taggers and data.
+    pick: called first inside the open box, returns the Subject to search (page 8: LSTM or GRU)."""
     st.header(t("probe.h_search"), anchor=f"{p}-search")
     with st.expander(t("probe.search_open"), key=f"{p}_search", on_change="rerun",
                      bind="query-params") as box:
         if not box.open:
             return
+        cur = pick() if pick is not None else cur
         st.markdown(prose("probe", "search"))
-        source = code_radio(t("probe.source"), SOURCES, f"{p}_src", lambda c: t(f"probe.src.{c}"))
+        source = code_radio(t("probe.source"), sources, f"{p}_src", lambda c: t(f"probe.src.{c}"))
         with guard():
             if source == "slot":
                 _slot_search(p, slot_setup(cur.lang))

@@ -38,6 +38,8 @@ class Run:
     own_sentence: bool  # True: the learner's words could not be read, its default sentence is used
     tokenizer: str = "word"  # what cut the text: "word", "bpe", ... (rnnviz.text.tokenize.Prepared.tokenizer)
     key: str = ""  # the model's key (a built-in's, or OWN_PREFIX + an own model's name)
+    vocab: object = None  # the model's vocabulary (the unit search reads a text with it)
+    ids: tuple = ()  # what the model reads (with <bos> when the vocabulary has it)
 
 
 def family(cur: session.Current) -> str:
@@ -83,7 +85,7 @@ def _read(cell: str, key: str, cur: session.Current) -> Run:
         prep = prepare(text, vocab, level)
     ids, targets = lm_pair(list(prep.ids), vocab)
     return Run(cell, label, model, vocab.decode(ids), cache.cached_trace(model, ids, targets),
-               vocab.has_specials, own, prep.tokenizer, key)
+               vocab.has_specials, own, prep.tokenizer, key, vocab, tuple(ids))
 
 
 def trio(cur: session.Current) -> dict:

@@ -15,6 +15,7 @@ from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
 from ... import cache, session
+from ...cellpick import follow_link
 from ...i18n import prose, t
 from ...model_text import prose_values
 from ...page import figure_labels
@@ -71,11 +72,12 @@ def playing(T: int) -> bool:
 
 
 def step_and_sentence(cur: session.Current) -> int:
-    """What to look at, the step view and the heatmap: one fragment, redrawn alone on each
-    Play tick (only what depends on the step), so the steps come evenly. Returns the step."""
+    """What to look at, the step view and the heatmap. While Play is on, one fragment, redrawn
+    alone on each Play tick (only what depends on the step), so the steps come evenly; a change
+    the learner makes in it meanwhile reruns the app once, so the share link follows. With Play
+    off, part of the page as usual (a fragment would leave the link a rerun behind). Returns the step."""
     T, on = cur.trace.T, playing(cur.trace.T)
 
-    @st.fragment(run_every=hd.PLAY_PERIOD if on else None)
     def view() -> int:
         if on:
             advance(T)
@@ -95,9 +97,10 @@ def step_and_sentence(cur: session.Current) -> int:
         step_view(cur, t1)
         if checkpoints.hidden(cur):  # predict first: the step of the largest |h_t|
             sentence(cur, t1)
+        follow_link(ignore=("hid_step",))  # Play moves the step on every tick: not a reason
         return t1
 
-    return view()
+    return st.fragment(view, run_every=hd.PLAY_PERIOD)() if on else view()
 
 
 def advance(T: int) -> None:
