@@ -2,7 +2,7 @@
 
     python bench/bench_pages.py [--app-root DIR ...] [--repeat 10] [--pages embedding,hidden]
                                 [--langs en,zh] [--controls "step slider"] [--json FILE]
-                                [--profile [--top 25]] [--list]
+                                [--profile [--top 25]] [--list] [--elements]
 
 For each app root (default: this checkout; give --app-root several times to compare checkouts
 in one run), for each language (a fresh `streamlit run` per root and language, on 127.0.0.1
@@ -118,6 +118,7 @@ class BenchSession(Session):
     async def rerun(self, page=None, click=None, wait=True):
         self.runs += 1
         self.bytes = 0
+        self.sizes = []  # (bytes, element) of each delta of this run: --elements
         run = await super().rerun(page, click, wait)
         run.bytes = self.bytes
         self.cache = {h: n for h, n in self.cache.items() if self.runs - n < CACHE_RUNS}
@@ -144,6 +145,7 @@ class BenchSession(Session):
             elif kind == "delta":
                 self._read_delta(fwd.delta, run)
                 self._remember(fwd.delta)
+                self.sizes.append((len(raw), element_name(fwd.delta)))
             elif kind == "script_finished":
                 run.status = fwd.script_finished
                 if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
@@ -160,6 +162,33 @@ class BenchSession(Session):
         wid = getattr(body, "id", "")
         if isinstance(wid, str) and wid.startswith("$$ID-") and wid.count("-") >= 2:
             self.elements[wid.split("-", 2)[2]] = (kind, body)
+
+
+def element_name(delta) -> str:
+    """An element in a few words for --elements: its kind and its key, title or first text."""
+    if delta.WhichOneof("type") != "new_element":
+        return delta.WhichOneof("type") or "?"
+    el = delta.new_element
+    kind = el.WhichOneof("type") or "?"
+    body = getattr(el, kind, None)
+    wid = getattr(body, "id", "")
+    if isinstance(wid, str) and wid.count("-") >= 2:
+        return f"{kind} {wid.split('-', 2)[2]}"
+    if kind == "plotly_chart":
+        try:
+            title = json.loads(body.spec).get("layout", {}).get("title", {})
+            return f"{kind} {(title.get('text', '') if isinstance(title, dict) else title)[:50]}"
+        except (ValueError, AttributeError):
+            return kind
+    text = getattr(body, "body", "")
+    return f"{kind} {text[:50]!r}" if isinstance(text, str) and text else kind
+
+
+def print_elements(label: str, sizes, top: int) -> None:
+    print(f"# {label}: {sum(n for n, _ in sizes) / 1024:.0f} KB in {len(sizes)} deltas; the largest:",
+          file=sys.stderr)
+    for n, name in sorted(sizes, key=lambda x: -x[0])[:top]:
+        print(f"#   {n / 1024:8.1f} KB  {name}", file=sys.stderr)
 
 
 def next_value(kind: str, body, i: int):
@@ -236,6 +265,8 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
         s, run = await visit(base, lang, path, args.timeout)
         times.append(run.seconds)
         sizes.append(run.bytes)
+        if args.elements:
+            print_elements(f"{root_name} {lang} {page} warm load", s.sizes, args.top)
     rows.append(row(root_name, lang, page, "warm load", times, sizes))
     if s is None:
         return
@@ -413,6 +444,8 @@ def main(argv=None) -> list:
     ap.add_argument("--profile", action="store_true", help="cProfile each run; print the slider's top costs")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--list", action="store_true", help="list every widget key of each page instead")
+    ap.add_argument("--elements", action="store_true",
+                    help="print (to stderr) the --top largest elements of each warm visit")
     args = ap.parse_args(argv)
     if not 1 <= args.repeat <= MAX_REPEAT or not 0 <= args.warm_repeat <= MAX_REPEAT:
         ap.error(f"--repeat and --warm-repeat must be at most {MAX_REPEAT}")

@@ -6,10 +6,12 @@ the in-page contents link to, its tables and its figures' labels, all in the lea
     P.header("paths")                      # st.header(t("bptt.h.paths"), anchor="bptt-paths")
     figure_labels("bptt.fig.paths.", "title", "x")        # {"title": t(...), "x": t(...)}
     figure_labels(title="hidden.fig_pca", x=("hidden.ax_pc", {"pc": "PC1"}))
+    folded(t("bptt.cost_header"), "bptt_cost_open", cost_table, cur)   # computed only when open
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import pandas as pd
 import streamlit as st
@@ -50,3 +52,14 @@ class Page:
     def header(self, name: str) -> None:
         """A section header with a fixed anchor (the in-page table of contents links to it)."""
         getattr(st, self.level)(t(f"{self.heading}{name}"), anchor=f"{self.anchor}{name}")
+
+
+def folded(label: str, key: str, content: Callable[..., object], *args, icon: str | None = None, **kwargs):
+    """An expander that computes nothing while it is closed: `content(*args, **kwargs)` runs (and
+    its result is returned) only when the learner has opened it; closed, None. Opening or closing
+    it reruns the page, and its open state is in the link (`key=1`), so a shared link opens it.
+    `key` must be unique on the page and stable (links hold it)."""
+    with st.expander(label, key=key, icon=icon, on_change="rerun", bind="query-params") as box:
+        if box.open:
+            return content(*args, **kwargs)
+    return None
