@@ -107,6 +107,8 @@ class BenchSession(Session):
         self.cache: dict[str, int] = {}   # hash -> run number it was last used in
         self.runs = 0
         self.elements: dict[str, tuple[str, object]] = {}  # key -> (kind, proto)
+        self.fragments: dict[str, str] = {}  # key -> the fragment a widget is drawn in
+        self.fragment_id = ""  # the next run: a fragment's rerun (as the browser asks for it)
 
     def _client_state(self, msg, page, trigger) -> None:
         super()._client_state(msg, page, trigger)
@@ -114,12 +116,17 @@ class BenchSession(Session):
         if not cs.page_script_hash:
             cs.page_name = page
         cs.cached_message_hashes.extend(sorted(self.cache))
+        if self.fragment_id:
+            cs.fragment_id = self.fragment_id
 
     async def rerun(self, page=None, click=None, wait=True):
         self.runs += 1
         self.bytes = 0
         self.sizes = []  # (bytes, element) of each delta of this run: --elements
+        seen = set(self.seen)
         run = await super().rerun(page, click, wait)
+        if self.fragment_id:  # a fragment's run draws its own widgets; the others stay on screen
+            self.seen |= seen
         run.bytes = self.bytes
         self.cache = {h: n for h, n in self.cache.items() if self.runs - n < CACHE_RUNS}
         return run
@@ -161,7 +168,10 @@ class BenchSession(Session):
         body = getattr(el, kind)
         wid = getattr(body, "id", "")
         if isinstance(wid, str) and wid.startswith("$$ID-") and wid.count("-") >= 2:
-            self.elements[wid.split("-", 2)[2]] = (kind, body)
+            key = wid.split("-", 2)[2]
+            self.elements[key] = (kind, body)
+            if delta.fragment_id:
+                self.fragments[key] = delta.fragment_id
 
 
 def element_name(delta) -> str:
@@ -288,6 +298,7 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
                 typed = TYPED.get((key, lang))
                 value = typed[i % len(typed)] if typed else next_value(kind, body, i)
                 before = set(prof.glob("run-*.prof")) if prof else set()
+                s.fragment_id = s.fragments.get(key, "")  # a widget in a fragment reruns it alone
                 if value is None:
                     run = await s.rerun(click=key)
                 else:

@@ -104,3 +104,35 @@ def test_an_opened_expander_stays_in_the_link(app):
     at = app(PAGE, query={"emb_linear": "true"})
     no_exception(at)
     assert at.query_params.get("emb_linear") in (["true"], "true")
+
+
+def _fragment_script():
+    import streamlit as st
+
+    from ui import widgets
+    st.session_state["model"] = "notes"  # the sidebar's choice now
+    st.session_state["runs"] = st.session_state.get("runs", 0) + 1
+    captured = st.session_state.get("captured")  # what the step fragment was drawn with
+
+    def draw():
+        st.session_state["drawn"] = st.session_state.get("drawn", 0) + 1
+        st.markdown(f"drawn for {st.session_state['model']}")
+    if captured is not None and st.session_state["runs"] == 1:
+        widgets._step_view(draw, captured, ())  # as a fragment rerun would call it
+    else:
+        widgets.step_view(draw)
+
+
+@pytest.mark.parametrize("captured, runs", [(("default", None, None), 2), (("notes", None, None), 1)])
+def test_a_step_fragment_with_stale_inputs_reruns_the_whole_page(captured, runs):
+    """A step fragment drawn for another model (the sidebar changed since the last full run)
+    does not draw: the whole page reruns and draws it for the model chosen now."""
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_function(_fragment_script, default_timeout=30)
+    at.session_state["captured"] = captured
+    at.run()
+    no_exception(at)
+    assert at.session_state["runs"] == runs
+    assert at.session_state["drawn"] == 1  # drawn once, never with the stale inputs
+    assert [m.value for m in at.markdown] == ["drawn for notes"]
+
