@@ -1,7 +1,7 @@
 """A step-slider move in Chromium, two checkouts side by side: how long until the page's script
 has finished and the page is drawn, and how many bytes a page visit receives.
 
-    python bench/bench_browser_slider.py [BASE_ROOT [CURRENT_ROOT]] [--repeat 5]
+    python bench/bench_browser_slider.py [BASE_ROOT [CURRENT_ROOT]] [--repeat 5] [--one-server]
                                          [--pages embedding,hidden,output,bptt,gates] [--lang en]
 
 Defaults: BASE_ROOT /work/wt/base (commit 6134da8, the "before"), CURRENT_ROOT this checkout.
@@ -140,6 +140,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--timeout", type=float, default=120, help="seconds per wait at most")
     ap.add_argument("--max-seconds", type=float, default=1200)
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--one-server", action="store_true",
+                    help="one server at a time: every page on the base root, then on the current one")
     args = ap.parse_args(argv)
     if not 1 <= args.repeat <= MAX_REPEAT:
         ap.error(f"--repeat must be 1..{MAX_REPEAT}")
@@ -157,23 +159,36 @@ def main(argv=None) -> dict:
     names = ("base", "current")
     results: dict = {n: {} for n in names}
     loads, end, stopped = [], time.time() + args.max_seconds, False
+    warm = argparse.Namespace(**{**vars(args), "repeat": 1})
     with contextlib.ExitStack() as stack:
-        bases = [stack.enter_context(app_server(r, f"bench-browser-{n}.log"))[0]
-                 for r, n in zip(roots, names, strict=True)]
         pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
         stack.callback(browser.close)
-        for base in bases:  # the first page after start, not timed: imports, built-in models
-            measure(browser, base, pages[0], argparse.Namespace(**{**vars(args), "repeat": 1}))
-        for k, page in enumerate(pages):
-            order = (0, 1) if k % 2 == 0 else (1, 0)
-            for j in order:
-                if time.time() > end:
-                    stopped = True
-                    break
-                loads.append(Path("/proc/loadavg").read_text().split()[0])
-                results[names[j]][page] = measure(browser, bases[j], page, args)
-                print(f"# {names[j]} {page} done, load {loads[-1]}", file=sys.stderr, flush=True)
+        if args.one_server:  # every page on one root, then on the other, one server at a time
+            for root, name in zip(roots, names, strict=True):
+                with app_server(root, f"bench-browser-{name}.log") as (base, _proc):
+                    measure(browser, base, pages[0], warm)  # first page after start: not timed
+                    for page in pages:
+                        if time.time() > end:
+                            stopped = True
+                            break
+                        loads.append(Path("/proc/loadavg").read_text().split()[0])
+                        results[name][page] = measure(browser, base, page, args)
+                        print(f"# {name} {page} done, load {loads[-1]}", file=sys.stderr, flush=True)
+        else:
+            bases = [stack.enter_context(app_server(r, f"bench-browser-{n}.log"))[0]
+                     for r, n in zip(roots, names, strict=True)]
+            for base in bases:  # the first page after start, not timed: imports, built-in models
+                measure(browser, base, pages[0], warm)
+            for k, page in enumerate(pages):
+                order = (0, 1) if k % 2 == 0 else (1, 0)
+                for j in order:
+                    if time.time() > end:
+                        stopped = True
+                        break
+                    loads.append(Path("/proc/loadavg").read_text().split()[0])
+                    results[names[j]][page] = measure(browser, bases[j], page, args)
+                    print(f"# {names[j]} {page} done, load {loads[-1]}", file=sys.stderr, flush=True)
     print(f"# base = {roots[0]}, current = {roots[1]}; Chromium {CHROMIUM}, lang={args.lang}, "
           f"{args.repeat} moves per page; medians")
     print(f"# 1-min load average before each page: {' '.join(loads)}"

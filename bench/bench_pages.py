@@ -2,7 +2,7 @@
 
     python bench/bench_pages.py [--app-root DIR ...] [--repeat 10] [--pages embedding,hidden]
                                 [--langs en,zh] [--controls "step slider"] [--json FILE]
-                                [--profile [--top 25]] [--list]
+                                [--profile [--top 25]] [--list] [--elements]
 
 For each app root (default: this checkout; give --app-root several times to compare checkouts
 in one run), for each language (a fresh `streamlit run` per root and language, on 127.0.0.1
@@ -79,6 +79,9 @@ CONTROLS = {
     "gates": [("step slider", "gates_step"), ("LSTM/GRU radio", "gates_cell")],
     "glossary": [("search box", "glossary_q")],
 }
+# A control drawn inside a folded expander (issue 24: closed, it computes nothing): measured in
+# a session whose link opens that expander (widget key -> the expander's key).
+FOLDED = {"hid_cell": "hid_variants"}
 # Text widgets: the values typed, in turn (per language).
 TYPED = {("text", "en"): ("I like cats today", "you like dogs"),
          ("text", "zh"): ("我喜欢猫", "你喜欢狗"),
@@ -102,11 +105,13 @@ class BenchSession(Session):
     """A Session that counts the bytes of each run, keeps a browser's message cache, opens its
     first page by URL path (page_name) and remembers every widget element by key."""
 
-    def __init__(self, base: str, lang: str, timeout: float):
-        super().__init__(base, timeout=timeout, query=f"lang={lang}")
+    def __init__(self, base: str, lang: str, timeout: float, extra: str = ""):
+        super().__init__(base, timeout=timeout, query=f"lang={lang}{extra}")
         self.cache: dict[str, int] = {}   # hash -> run number it was last used in
         self.runs = 0
         self.elements: dict[str, tuple[str, object]] = {}  # key -> (kind, proto)
+        self.fragments: dict[str, str] = {}  # key -> the fragment a widget is drawn in
+        self.fragment_id = ""  # the next run: a fragment's rerun (as the browser asks for it)
 
     def _client_state(self, msg, page, trigger) -> None:
         super()._client_state(msg, page, trigger)
@@ -114,11 +119,17 @@ class BenchSession(Session):
         if not cs.page_script_hash:
             cs.page_name = page
         cs.cached_message_hashes.extend(sorted(self.cache))
+        if self.fragment_id:
+            cs.fragment_id = self.fragment_id
 
     async def rerun(self, page=None, click=None, wait=True):
         self.runs += 1
         self.bytes = 0
+        self.sizes = []  # (bytes, element) of each delta of this run: --elements
+        seen = set(self.seen)
         run = await super().rerun(page, click, wait)
+        if self.fragment_id:  # a fragment's run draws its own widgets; the others stay on screen
+            self.seen |= seen
         run.bytes = self.bytes
         self.cache = {h: n for h, n in self.cache.items() if self.runs - n < CACHE_RUNS}
         return run
@@ -144,6 +155,7 @@ class BenchSession(Session):
             elif kind == "delta":
                 self._read_delta(fwd.delta, run)
                 self._remember(fwd.delta)
+                self.sizes.append((len(raw), element_name(fwd.delta)))
             elif kind == "script_finished":
                 run.status = fwd.script_finished
                 if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
@@ -159,7 +171,37 @@ class BenchSession(Session):
         body = getattr(el, kind)
         wid = getattr(body, "id", "")
         if isinstance(wid, str) and wid.startswith("$$ID-") and wid.count("-") >= 2:
-            self.elements[wid.split("-", 2)[2]] = (kind, body)
+            key = wid.split("-", 2)[2]
+            self.elements[key] = (kind, body)
+            if delta.fragment_id:
+                self.fragments[key] = delta.fragment_id
+
+
+def element_name(delta) -> str:
+    """An element in a few words for --elements: its kind and its key, title or first text."""
+    if delta.WhichOneof("type") != "new_element":
+        return delta.WhichOneof("type") or "?"
+    el = delta.new_element
+    kind = el.WhichOneof("type") or "?"
+    body = getattr(el, kind, None)
+    wid = getattr(body, "id", "")
+    if isinstance(wid, str) and wid.count("-") >= 2:
+        return f"{kind} {wid.split('-', 2)[2]}"
+    if kind == "plotly_chart":
+        try:
+            title = json.loads(body.spec).get("layout", {}).get("title", {})
+            return f"{kind} {(title.get('text', '') if isinstance(title, dict) else title)[:50]}"
+        except (ValueError, AttributeError):
+            return kind
+    text = getattr(body, "body", "")
+    return f"{kind} {text[:50]!r}" if isinstance(text, str) and text else kind
+
+
+def print_elements(label: str, sizes, top: int) -> None:
+    print(f"# {label}: {sum(n for n, _ in sizes) / 1024:.0f} KB in {len(sizes)} deltas; the largest:",
+          file=sys.stderr)
+    for n, name in sorted(sizes, key=lambda x: -x[0])[:top]:
+        print(f"#   {n / 1024:8.1f} KB  {name}", file=sys.stderr)
 
 
 def next_value(kind: str, body, i: int):
@@ -204,8 +246,9 @@ class Budget:
         return time.time() < self.end
 
 
-async def visit(base: str, lang: str, path: str, timeout: float) -> tuple[BenchSession, object]:
-    s = BenchSession(base, lang, timeout)
+async def visit(base: str, lang: str, path: str, timeout: float,
+                extra: str = "") -> tuple[BenchSession, object]:
+    s = BenchSession(base, lang, timeout, extra)
     await s.connect()
     run = await s.rerun(path)
     return s, run
@@ -236,6 +279,8 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
         s, run = await visit(base, lang, path, args.timeout)
         times.append(run.seconds)
         sizes.append(run.bytes)
+        if args.elements:
+            print_elements(f"{root_name} {lang} {page} warm load", s.sizes, args.top)
     rows.append(row(root_name, lang, page, "warm load", times, sizes))
     if s is None:
         return
@@ -245,6 +290,9 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
                 break
             if args.controls and what not in args.controls:
                 continue
+            if key not in s.elements and key in FOLDED:  # open its expander by the link
+                await s.close()
+                s, _run = await visit(base, lang, path, args.timeout, f"&{FOLDED[key]}=true")
             if key not in s.elements:
                 rows.append(row(root_name, lang, page, what, [], [], f"no widget {key!r} on the page"))
                 continue
@@ -257,6 +305,7 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
                 typed = TYPED.get((key, lang))
                 value = typed[i % len(typed)] if typed else next_value(kind, body, i)
                 before = set(prof.glob("run-*.prof")) if prof else set()
+                s.fragment_id = s.fragments.get(key, "")  # a widget in a fragment reruns it alone
                 if value is None:
                     run = await s.rerun(click=key)
                 else:
@@ -413,6 +462,8 @@ def main(argv=None) -> list:
     ap.add_argument("--profile", action="store_true", help="cProfile each run; print the slider's top costs")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--list", action="store_true", help="list every widget key of each page instead")
+    ap.add_argument("--elements", action="store_true",
+                    help="print (to stderr) the --top largest elements of each warm visit")
     args = ap.parse_args(argv)
     if not 1 <= args.repeat <= MAX_REPEAT or not 0 <= args.warm_repeat <= MAX_REPEAT:
         ap.error(f"--repeat and --warm-repeat must be at most {MAX_REPEAT}")

@@ -2,7 +2,9 @@
 Jacobians and all-pairs norms, vanishing / exploding, float32's limits, gradient checking,
 clipping, and the notes beside the app. J is computed once here and passed to every view."""
 from ui import session
-from ui.sections import bptt, checkpoints
+from ui.sections import bptt
+from ui.sections.bptt.steps import by_step
+from ui.widgets import step_view
 
 bptt.intro()
 cur = session.current()
@@ -11,23 +13,7 @@ look = bptt.look_slot()  # filled below, at the W_h scale the slider holds
 bptt.toc()
 bptt.not_elman(cur)
 
-t = bptt.step(cur)
-bptt.paths(cur, t)
-bptt.recursion(cur, t)
-bptt.shared(cur)
-bptt.notation_key(cur)
-bptt.vector_chain(cur)
-bptt.backward_cost(cur)
-
-view = bptt.scale_control(cur, J)
-bptt.look_here(cur, view, look)
-if checkpoints.bptt(view):  # predict first: the verdict and the heatmap answer it
-    bptt.verdict(view)
-    cell = bptt.heatmap(cur, view)  # (s, t, direction): clicked or typed
-    bptt.chain(cur, view, cell)
-bptt.jacobian_view(cur, view, t)
-
-bptt.distance(cur, view)
+step_view(by_step, cur, J, look)  # the step and W_h scale to the distance view: a move reruns these
 bptt.scalar()
 bptt.precision()
 

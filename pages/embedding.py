@@ -2,22 +2,15 @@
 row update (GD, weight decay, Adam, a tied model), similar words, word order, word hashing,
 and a hand exercise. A table of contents: the sections are in ui/sections/embedding/."""
 from ui import session
-from ui.sections import checkpoints
 from ui.sections import embedding as emb
+from ui.sections.embedding.steps import by_step
+from ui.widgets import step_view
 
 emb.upgrade_old_link()  # links made before the page used codes keep working
 emb.intro()
 cur = session.current()
 E = emb.embedding_matrix(cur)  # (V, d), float64
-t = emb.step_choice(cur)
-emb.guide(cur, t)
-emb.notes_numbers(cur)  # only on the notes model: the notes' own numbers
-emb.lookup(cur, E, t)
-emb.shapes(cur, E)
-emb.batch(cur, E)
-emb.gradient_and_update(cur, E, t)
-if checkpoints.embedding(cur, E, t):  # predict first: the nearest row, then the figure
-    emb.similar(cur, E, t)
+step_view(by_step, cur, E)  # the step slider to similar words: a move reruns these alone
 emb.order(cur, E)
 emb.representations(cur, E)
 emb.exercise_section(cur)

@@ -3,6 +3,8 @@ moves the state, one gated step written out, the gates over the sentence, a long
 measured for the three cells, and one LSTM step by hand."""
 from ui import session
 from ui.sections import checkpoints, gates
+from ui.sections.gates.steps import by_step
+from ui.widgets import step_view
 
 gates.intro()
 cur = session.current()
@@ -10,8 +12,7 @@ runs = gates.trio(cur)  # Elman, LSTM, GRU on this sentence: traces, ||dh_s/dx_t
 if checkpoints.gates(runs):  # predict first: the reach numbers are in both sections
     gates.look_here(runs)
     gates.compare(runs)
-run = gates.step_section(cur, runs)
-gates.over_sentence(run)
+step_view(by_step, cur, runs)  # LSTM / GRU, the step, the gates over the sentence: rerun alone
 gates.unit_search(cur, runs)  # folded: page 2's search on the trio's LSTM or GRU
 gates.long_range()
 gates.train_one()  # in an expander: at most 18 s of training

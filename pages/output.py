@@ -6,16 +6,11 @@ labels come from; 2 one step written out (and, on the notes model, the notes' ow
 6 one gradient step on the output layer; 7 the hand exercise.
 """
 from ui import session
-from ui.sections import checkpoints, output
+from ui.sections import output
+from ui.sections.output.steps import by_step
+from ui.widgets import step_view
 
 cur = session.current()
 if output.intro(cur):  # a tagger predicts tags, not next tokens: the page says so and stops
-    t1, k = output.labels_and_step(cur)  # what to look at, 1 · labels, 2 · the step
-    output.notes_example(cur)  # the notes model: the notes' own p_t, L and p - y
-    output.one_step(cur, t1, k)
-    if checkpoints.output(cur):  # predict first: which step has the largest loss
-        output.whole_sentence(cur, t1, k)
-    output.padded_batch(cur)
-    output.generation(cur)
-    output.gradient_step(cur, t1, k)
+    step_view(by_step, cur)  # the step slider to the gradient step: a move reruns these alone
     output.by_hand()

@@ -24,7 +24,7 @@ from rnnviz.serve.links import (
 )
 
 from .i18n import t
-from .widgets import md_escape
+from .widgets import SHARE_VIEW, md_escape
 
 # Widget keys whose values must survive a page that runs alone (see page_runs_alone).
 SIDEBAR_KEYS = ("model", "text", "lang")
@@ -173,12 +173,23 @@ def check_link_once() -> None:
         notices().append(t("links.unused", names=", ".join(_short(u) for u in unused[:10])))
 
 
+_PAGE_WIDGETS = "_share_page_widgets"  # session key: the widget keys the last full run drew
+
+
 def _drawn_widget_keys():
     """Keys of the widgets drawn in this run, as a container (`in` works); None if Streamlit
-    does not say (it is internal: ctx.shared.widget_user_keys_this_run in 1.67)."""
+    does not say (it is internal: ctx.shared.widget_user_keys_this_run in 1.67). A fragment's
+    rerun draws only its own widgets: the others are those of the last full run."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
     ctx = get_script_run_ctx()
-    return getattr(getattr(ctx, "shared", None), "widget_user_keys_this_run", None)
+    drawn = getattr(getattr(ctx, "shared", None), "widget_user_keys_this_run", None)
+    if drawn is None:
+        return None
+    drawn = drawn.snapshot() if hasattr(drawn, "snapshot") else frozenset(drawn)
+    if getattr(ctx, "fragment_ids_this_run", None):
+        return drawn | st.session_state.get(_PAGE_WIDGETS, frozenset())
+    st.session_state[_PAGE_WIDGETS] = drawn
+    return drawn
 
 
 def current_params() -> dict[str, list[str]]:
@@ -194,6 +205,13 @@ class _Keep:
 
     def __contains__(self, key) -> bool:
         return key in self.claimed or key in self.drawn
+
+
+@st.fragment(key=SHARE_VIEW)
+def share_view(slot) -> None:
+    """The share box as a fragment: a step move reruns it with the page's step fragment
+    (widgets.rerun_step_view), so the link follows a move that reruns no more than that."""
+    share_box(slot)
 
 
 def share_box(slot) -> None:

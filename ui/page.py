@@ -6,10 +6,12 @@ the in-page contents link to, its tables and its figures' labels, all in the lea
     P.header("paths")                      # st.header(t("bptt.h.paths"), anchor="bptt-paths")
     figure_labels("bptt.fig.paths.", "title", "x")        # {"title": t(...), "x": t(...)}
     figure_labels(title="hidden.fig_pca", x=("hidden.ax_pc", {"pc": "PC1"}))
+    folded(t("bptt.cost_header"), "bptt_cost", cost, cur)  # cost(cur) runs only while it is open
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import pandas as pd
 import streamlit as st
@@ -50,3 +52,18 @@ class Page:
     def header(self, name: str) -> None:
         """A section header with a fixed anchor (the in-page table of contents links to it)."""
         getattr(st, self.level)(t(f"{self.heading}{name}"), anchor=f"{self.anchor}{name}")
+
+
+def folded(label: str, key: str, content: Callable[..., object], *args, icon: str | None = None,
+           opens_for: tuple[str, ...] = (), **kwargs):
+    """An expander that computes nothing while it is closed: `content(*args, **kwargs)` runs (and
+    its result is returned) only when the learner has opened it; closed, None. Opening or closing
+    it reruns the page, and its open state is in the link (`key=true`), so a shared link opens it.
+    `key` must be unique on the page and stable (links hold it). `opens_for`: the keys of the
+    widgets inside it; a link that names one of them opens it (the widget then reads the link)."""
+    if key not in st.session_state and any(k in st.query_params for k in opens_for):
+        st.session_state[key] = True
+    with st.expander(label, key=key, icon=icon, on_change="rerun", bind="query-params") as box:
+        if box.open:
+            return content(*args, **kwargs)
+    return None

@@ -143,4 +143,5 @@ def share_link(slots) -> None:
     notices_slot, link_slot = slots
     links.check_link_once()
     links.show_notices(notices_slot, dismiss=True)
-    links.share_box(link_slot)
+    with st.sidebar:  # the fragment's own (empty) container: at the sidebar's end
+        links.share_view(link_slot)

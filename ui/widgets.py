@@ -9,6 +9,7 @@ import contextlib
 from typing import Callable
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from rnnviz.errors import InputError
 from rnnviz.explain.exercises.verdict import Verdict
@@ -125,6 +126,51 @@ def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
 
 def _share_step(key: str) -> None:
     st.session_state[SHARED_STEP] = st.session_state[key]
+    rerun_step_view()
+
+
+# ---- a control reruns only what it drives --------------------------------------------------------
+# A page's step slider and the parts it drives are ONE fragment (STEP_VIEW): a step move reruns
+# that fragment and the sidebar's share link (SHARE_VIEW, ui/links.py), nothing else of the page.
+# Widgets inside keep writing their values to the URL (bind="query-params" works in a fragment).
+
+STEP_VIEW = "step_view"    # fragment key of a page's step slider and the parts it drives
+SHARE_VIEW = "share_view"  # fragment key of the sidebar's share link
+INPUT_KEYS = ("model", "text", "lang")  # what every part depends on (the sidebar's choices)
+
+
+def page_inputs() -> tuple:
+    """The sidebar's model, sentence and language as this run sees them."""
+    return tuple(st.session_state.get(k) for k in INPUT_KEYS)
+
+
+def step_view(draw: Callable, *args):
+    """`draw(*args)` (the page's step slider and the parts it drives) as the page's step
+    fragment: a move of a widget inside reruns it alone. It draws with what the last full run
+    gave it, so if the model, sentence or language changed since (page_inputs), it reruns the
+    whole page instead: a part never shows one model's step with another's numbers."""
+    return _step_view(draw, page_inputs(), args)
+
+
+@st.fragment(key=STEP_VIEW)
+def _step_view(draw: Callable, inputs: tuple, args: tuple):
+    if stale(inputs):
+        st.rerun(scope="app")
+    return draw(*args)
+
+
+def stale(inputs: tuple) -> bool:
+    """Did the model, sentence or language change after `inputs` were taken?"""
+    return inputs != page_inputs()
+
+
+def rerun_step_view() -> None:
+    """From a step control's callback: rerun the page's step fragment and the share link only
+    (a page without a step fragment: the usual rerun)."""
+    try:
+        st.rerun([STEP_VIEW, SHARE_VIEW])
+    except StreamlitAPIException:  # no such fragment drawn in this session
+        pass
 
 
 def exercise_number(key: str) -> int:

@@ -15,6 +15,10 @@ def fig_by_title(at, start):
     return [f for f in figures(at) if (f["layout"].get("title") or {}).get("text", "").startswith(start)]
 
 
+FOLDED = ("bptt_recursion", "bptt_shared", "bptt_notation", "bptt_vector", "bptt_cost", "bptt_flow",
+          "bptt_precision", "bptt_sweep_open", "bptt_errata")
+
+
 def page(app, text, model="notes"):
     """The page on its own (AppTest's switch_page drops app.py's sidebar state), with the
     model and sentence in session state: exactly the keys the sidebar sets."""
@@ -23,6 +27,8 @@ def page(app, text, model="notes"):
     at = AppTest.from_file(str(ROOT / "pages/bptt.py"), default_timeout=120)
 
     skip_checkpoints(at)
+    for key in FOLDED:  # the page's folded sections, opened (issue 24)
+        at.session_state[key] = True
     at.session_state["model"] = model
     at.session_state["text"] = text
     at.run()

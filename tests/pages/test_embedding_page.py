@@ -140,7 +140,7 @@ def test_adam_state_moves_rows_of_the_earlier_sentence(app, default):
 
 def test_hashing_with_one_bucket_collides_words_of_equal_length(app, default):
     _, vocab = default
-    at = app(PAGE)
+    at = app(PAGE, query={"emb_collisions": "true"})  # the collisions' expander, opened (issue 24)
     at.number_input(key="emb_buckets").set_value(1).run()
     no_exception(at)
     groups = frame_with(at, "words with the same vector")["words with the same vector"]
@@ -239,7 +239,7 @@ def test_unknown_word_still_gets_trigrams_but_one_hot_says_unk(app):
 
 def test_output_rows_pca_matches_w_o(app, default):
     model, _ = default
-    at = app(PAGE)
+    at = app(PAGE, query={"emb_out_rows": "true"})  # the expander, opened (issue 24)
     out = fig(at, "Output rows W_o")
     coords, _ = emb.pca_2d(model.W_o)
     ys = np.concatenate([np.asarray(tr["y"], dtype=float) for tr in out["data"]])
@@ -336,7 +336,7 @@ def test_tied_rule_updates_a_real_tied_model(app):
 
 
 def test_nn_embedding_equals_a_bias_free_linear(app):
-    at = app(PAGE)
+    at = app(PAGE, query={"emb_linear": "true"})  # the expander, opened (issue 24)
     no_exception(at)
     md = " ".join(text(at).split())
     assert "79 x 16 = 1264 weights" in md and "differ by at most 0." in md
@@ -345,7 +345,7 @@ def test_nn_embedding_equals_a_bias_free_linear(app):
 
 
 def test_why_marks_shows_good_and_goods(app):
-    at = app(PAGE)
+    at = app(PAGE, query={"emb_marks": "true"})  # the expander, opened (issue 24)
     md = " ".join(text(at).split())
     assert "“good” is cut into goo ood" in md and "“#good#” gives #go goo ood od#" in md
     assert "“good” keeps od#" in md

@@ -23,6 +23,9 @@ def _fig(at, title_start: str) -> dict:
     raise AssertionError(f"no figure titled {title_start!r}")
 
 
+FOLDED = ("hid_phi", "hid_params", "hid_variants")  # the page's folded sections, opened (issue 24)
+
+
 def _open(app, model: str = "default", text: str | None = None):
     """The page on a chosen model and sentence.
 
@@ -32,12 +35,14 @@ def _open(app, model: str = "default", text: str | None = None):
     sentence in session state, exactly the keys the sidebar would set.
     """
     if model == "default" and text is None:
-        return app(PAGE)
+        return app(PAGE, query=dict.fromkeys(FOLDED, "true"))
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
 
     skip_checkpoints(at)
+    for key in FOLDED:
+        at.session_state[key] = True
     at.session_state["model"] = model
     at.session_state["text"] = text
     return at.run()
@@ -151,7 +156,7 @@ def test_scalar_preset_shows_the_notes_numbers(app):
 
 
 def test_growth_slider(app):
-    at = app(PAGE)
+    at = _open(app)
     sat = _fig(at, "Share of hidden units")
     _, tr = _trace("default", "Arrive Taipei on November 2nd")
     assert np.allclose(sat["data"][0]["y"], (tr.h.abs() > 0.95).double().mean(1).numpy())
@@ -222,6 +227,8 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     model = RNNModel(RNNConfig(5, 3, 4, cell=cell, bidirectional=bidi), seed=3).eval()
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
     skip_checkpoints(at)
+    for key in FOLDED:
+        at.session_state[key] = True
     at.session_state["own_models"] = {"mine": (model, Vocab(NOTES_VOCAB), {})}
     at.session_state["model"] = "own:mine"
     at.session_state["text"] = "I like cats"

@@ -13,6 +13,7 @@ from rnnviz.formatting import num
 
 from ... import cache, resources
 from ...i18n import prose, t
+from ...page import folded
 from ...widgets import md_escape, show_figure
 from .reader import PAGE, Run
 
@@ -46,12 +47,13 @@ def paths(run: Run, split: dict | None) -> None:
                                 t("attention.col.norm"): num(c)} for a, b, c in rows]), hide_index=True)
     per_k = attention.attention_part_norms(split)
     weights = split["weights"].tolist()
-    with st.expander(t("attention.per_key")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         st.dataframe(pd.DataFrame([{t("attention.col.k"): f"{k + 1} {run.tokens[k]}",
                                     t("attention.col.weight"): num(weights[k]),
                                     t("attention.col.jacobians"): k - s, t("attention.col.norm"): num(v)}
                                    for k, v in enumerate(per_k) if k >= s]), hide_index=True)
         st.markdown(prose(PAGE, "paths_check"))
+    folded(t("attention.per_key"), "attention_per_key", _folded)
 
 
 def lengths(run: Run) -> None:

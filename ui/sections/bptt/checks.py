@@ -13,6 +13,7 @@ from rnnviz.formatting import num
 
 from ... import cache, resources, session
 from ...i18n import t
+from ...page import folded
 from ...widgets import exercise, exercise_number, show_figure
 from ...widgets import labelled_choice as coded
 from .common import BIND, anchor, elman_1d, frame, headers, labels, table, text
@@ -41,7 +42,7 @@ _SWEEP_COLUMNS = {"||dL/dW_x||": "‖∂L/∂W_x‖", "||dL/dW||, W = [W_x W_h]"
 
 def _sweep(sweep: list[dict]) -> None:
     """note 003's T sweep: the mean loss's ||dL/dW_x||, the sum's, and the long-range part."""
-    with st.expander(t("bptt.sweep_header")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         parts = note003_first_layer()
         text(
             "sweep",
@@ -59,6 +60,7 @@ def _sweep(sweep: list[dict]) -> None:
             "bptt-sweep",
             key="bptt_sweep",
         )
+    folded(t("bptt.sweep_header"), "bptt_sweep_open", _folded)
 
 
 def clipping() -> None:

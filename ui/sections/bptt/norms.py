@@ -19,6 +19,7 @@ from ... import cache, session
 from ...cellpick import pick_cell
 from ...i18n import t
 from ...model_text import prose_values
+from ...page import folded
 from ...widgets import labelled_choice as coded
 from ...widgets import show_figure
 from .common import BIND, P, anchor, elman_1d, labels, text, window_caption, window_note
@@ -162,7 +163,7 @@ def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
     cell = pick_cell(fig, "bptt-norms", "bptt_norms", ("bptt_cell_s", "bptt_cell_t"),
                      (t("bptt.cell_s_row"), t("bptt.cell_t_col")), ((1, T), (1, T)), default, (first, first))
     if view.scale == 1.0:
-        with st.expander(t("bptt.flow_header")):
+        def _folded():  # the expander's content: computed only when it is open (issue 24)
             text("flow")
             _, F = cache.gradient_flow(cur.model, cur.trace)
             show_figure(
@@ -177,6 +178,7 @@ def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
                 "bptt-flow",
                 key="bptt_flow",
             )
+        folded(t("bptt.flow_header"), "bptt_flow", _folded)
     return cell[0] - 1, cell[1] - 1, direction
 
 

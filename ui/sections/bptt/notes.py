@@ -13,13 +13,14 @@ from rnnviz.formatting import num, vector
 from ... import cache, resources, session
 from ...i18n import counted_frame, t
 from ...model_text import prose_values
+from ...page import folded
 from .common import anchor, elman_1d, text, window_caption
 
 
 def notes_errata(cur: session.Current) -> None:
     """'Errors in the notes': each claim as written, what it would give, and why."""
     anchor("notes")
-    with st.expander(t("bptt.errata_header")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         pv = prose_values(cur.model.cfg)
         if elman_1d(cur):
             win = cache.jacobian_window(cur.model, cur.trace)
@@ -55,6 +56,7 @@ def notes_errata(cur: session.Current) -> None:
             tiny=num(f["tiny"]),
             subnormal=num(f["subnormal"]),
         )
+    folded(t("bptt.errata_header"), "bptt_errata", _folded)
 
 
 def _silent_slips(cur: session.Current) -> None:
@@ -72,7 +74,7 @@ def notation_key(cur: session.Current) -> None:
     """note 002's symbols against the app's, and its derivation on this sentence."""
     if not elman_1d(cur):
         return
-    with st.expander(t("bptt.notation_header")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         text("notation")
         c = {k: t(f"bptt.col.{k}") for k in ("note", "app", "shape", "meaning")}
         st.dataframe(
@@ -106,13 +108,14 @@ def notation_key(cur: session.Current) -> None:
             hide_index=True,
         )
         st.caption(t("bptt.correction"))
+    folded(t("bptt.notation_header"), "bptt_notation", _folded)
 
 
 def vector_chain(cur: session.Current) -> None:
     """note 000: grad_{h_1} L_3 = J_2^T J_3^T grad_{h_3} L_3 with numbers, and two wrong orders."""
     if not elman_1d(cur):
         return
-    with st.expander(t("bptt.vector_header")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         if cur.trace.T < 3 or not bool(cur.trace.valid[2]):  # step 3 must exist and have a loss L_3
             st.info(t("bptt.vector_need"))
             return
@@ -129,13 +132,14 @@ def vector_chain(cur: session.Current) -> None:
             for k in ("grad_h_s", "right", "swapped", "no_transpose")
         ]
         st.dataframe(counted_frame(pd.DataFrame(rows)), hide_index=True)
+    folded(t("bptt.vector_header"), "bptt_vector", _folded)
 
 
 def backward_cost(cur: session.Current) -> None:
     """The backward pass costs O(T H^2) multiply-adds, step after step: this sentence's count."""
     cfg = cur.model.cfg
     f = facts.backward_flops(cur.trace.T, cfg.embed_dim, cfg.hidden_size, cfg.K)
-    with st.expander(t("bptt.cost_header")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         text(
             "cost",
             T=cur.trace.T,
@@ -148,3 +152,4 @@ def backward_cost(cur: session.Current) -> None:
             pd.DataFrame([{t("bptt.col.term"): k, t("bptt.col.flops"): v} for k, v in f["per_step"].items()]),
             hide_index=True,
         )
+    folded(t("bptt.cost_header"), "bptt_cost", _folded)

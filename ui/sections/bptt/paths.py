@@ -12,6 +12,7 @@ from rnnviz.formatting import num
 
 from ... import cache, session
 from ...i18n import prose, t
+from ...page import folded
 from ...widgets import md_escape, show_figure
 from .common import P, anchor, elman_1d, frame, labels, table, text
 
@@ -66,7 +67,7 @@ def recursion(cur: session.Current, t_: int) -> None:
     """delta_t = phi'(a_t) * (W_o^T e_t + W_h^T delta_{t+1}), row by row from the end."""
     if not elman_1d(cur):
         return
-    with st.expander(t("bptt.recursion_header")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         ds = delta_steps(cur.model, cur.trace)
         c = {k: t(f"bptt.col.{k}") for k in ("step", "token", "own", "later", "slope", "delta", "unit")}
         rows = [
@@ -90,6 +91,7 @@ def recursion(cur: session.Current, t_: int) -> None:
             ),
             height=min(35 * (H + 1) + 3, 400),
         )
+    folded(t("bptt.recursion_header"), "bptt_recursion", _folded)
 
 
 def shared(cur: session.Current) -> None:
@@ -114,7 +116,7 @@ def shared(cur: session.Current) -> None:
             "max_diff",
         )
     }
-    with st.expander(t("bptt.shared_terms")):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         frame(
             pd.DataFrame(
                 [
@@ -128,6 +130,7 @@ def shared(cur: session.Current) -> None:
                 ]
             )
         )
+    folded(t("bptt.shared_terms"), "bptt_shared", _folded)
     table(
         [
             {

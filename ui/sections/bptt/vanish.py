@@ -12,6 +12,7 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...i18n import t
 from ...model_text import prose_values
+from ...page import folded
 from ...widgets import labelled_choice as coded
 from ...widgets import show_figure
 from .common import BIND, anchor, headers, labels, text, window_caption
@@ -64,7 +65,7 @@ def _at(pc: dict, key: str, n: int) -> str:
 def precision() -> None:
     """The same chain in float32 and float64: where float32 leaves the normal range, hits 0 or inf."""
     anchor("precision")
-    with st.expander(t("bptt.precision_open"), expanded=False):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         c1, c2 = st.columns(2)
         pw = c1.select_slider(
             t("bptt.factor_w"), [0.1, 0.25, 0.5, 0.9, 1.1, 2.0, 4.0, 10.0], value=0.5, key="bptt_pw", **BIND
@@ -101,3 +102,4 @@ def precision() -> None:
             ),
             hide_index=True,
         )
+    folded(t("bptt.precision_open"), "bptt_precision", _folded, opens_for=('bptt_pw', 'bptt_pn'))

@@ -37,9 +37,12 @@ def tr(key: str, **values) -> str:
 
 def table(rows, **kw) -> None:
     """Rows of plain values with their headers in the learner's language."""
-    df = pd.DataFrame(rows)
-    df = df.rename(columns=lambda c: tr(COLUMNS[c]) if c in COLUMNS else c)
-    st.dataframe(counted_frame(df), hide_index=True, **kw)
+    st.dataframe(counted_frame(named_frame(rows)), hide_index=True, **kw)
+
+
+def named_frame(rows) -> pd.DataFrame:
+    """Rows of plain values as a dataframe with its headers in the learner's language (a CSV)."""
+    return pd.DataFrame(rows).rename(columns=lambda c: tr(COLUMNS[c]) if c in COLUMNS else c)
 
 
 def header(key: str) -> None:
@@ -55,19 +58,33 @@ def step_labels(tokens) -> list[str]:
     return [f"t={s + 1} {tok}" for s, tok in enumerate(tokens)]
 
 
-def matrix_view(cur: session.Current, M, title: str, name: str, key: str, **fig_kw) -> None:
-    """A V x d matrix (E, dL/dE) as a heatmap of the rows the view needs: the sentence's rows
-    (boxed) and their neighbours, at most limits.MATRIX_ROWS_SHOWN; the whole matrix is a CSV."""
-    ids, labels, V = list(cur.input_ids), row_labels(cur), M.shape[0]
-    rows = emb.shown_rows(ids, V, RADIUS, limits.MATRIX_ROWS_SHOWN)
-    at = {k: n for n, k in enumerate(rows)}
-    boxed = [at[i] for i in ids if i in at]
-    show_figure(cache.figure(matrix_figure, M[rows], [labels[k] for k in rows], title, boxed=boxed, **fig_kw,
-                              **matrix_words()), name, key=key)
-    if len(rows) < V:
-        st.caption(tr("rows_shown", n=len(rows), V=V, n_ids=len(set(ids))))
-        dims = [tr("fig_dim", j=j + 1) for j in range(M.shape[1])]
-        download_csv(pd.DataFrame(M, index=labels, columns=dims), name, key=key)
+VIEW_ROWS = limits.MAX_SHOWN_ROWS  # rows of a V-row view a visit sends (every row: its CSV download)
+
+
+def view_rows(cur: session.Current, V: int, width: int = 1) -> list[int]:
+    """The rows of a V-row view (table, heatmap, bars) the page sends: every row of a vocabulary
+    up to VIEW_ROWS words, else the sentence's rows, then the lowest ids
+    (rnnviz.explain.embedding.shown_rows), VIEW_ROWS in all. A page visit stays small (issue 24:
+    under 400 KB), and the rows do not depend on the step, so a step move sends the view again
+    as a small reference; the whole view is a CSV download (rows_note)."""
+    return emb.shown_rows(V, cur.input_ids, width=width, bound=VIEW_ROWS, whole=VIEW_ROWS)
+
+
+def matrix_view(cur: session.Current, M, shown, title: str, name: str, key: str, **fig_kw) -> None:
+    """A V x d matrix (E, dL/dE) as a heatmap of the `shown` rows (view_rows), the sentence's
+    rows boxed; the whole matrix is a CSV download when rows are left out."""
+    labels, V = row_labels(cur), M.shape[0]
+    show_figure(cache.figure(matrix_figure, M[shown].numpy(), [labels[k] for k in shown], title,
+                             boxed=emb.positions(shown, cur.input_ids), **fig_kw, **matrix_words()),
+                name, key=key)
+    rows_note(shown, V, matrix_frame(M, labels) if len(shown) < V else None, name, key)
+
+
+def matrix_frame(M, labels) -> pd.DataFrame:
+    """A V x d matrix as a table: its row label (id, token), then one column per dimension."""
+    df = pd.DataFrame(M.numpy(), columns=[tr("fig_dim", j=j + 1) for j in range(M.shape[1])])
+    df.insert(0, tr("fig_id_token"), list(labels))
+    return df
 
 
 def matrix_words() -> dict:
@@ -75,7 +92,10 @@ def matrix_words() -> dict:
     return {"x_title": tr("fig_dim_axis"), "dim": tr("fig_dim")}
 
 
-def rows_note(shown, V: int) -> None:
-    """A caption when a V-row view draws only some rows (rnnviz.explain.embedding.shown_rows)."""
+def rows_note(shown, V: int, whole=None, name: str = "", key: str = "") -> None:
+    """A caption when a V-row view draws only some rows (view_rows), and the whole view (`whole`,
+    a dataframe with every row) as a CSV download."""
     if len(shown) < V:
-        st.caption(tr("rows_shown", n=len(shown), V=V, whole=f"{limits.MAX_WHOLE_VOCAB:,}"))
+        st.caption(tr("rows_shown", n=len(shown), V=V, whole=f"{VIEW_ROWS:,}"))
+        if whole is not None:
+            download_csv(whole, name, key=key)

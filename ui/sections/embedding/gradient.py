@@ -3,20 +3,22 @@ element, the sum over the sentence, and one update under four rules (the tied on
 model, rnnviz.tied)."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from rnnviz import limits
 from rnnviz.errors import InputError
 from rnnviz.explain import embedding as emb
 from rnnviz.explain.formulas import repeat_example
-from rnnviz.figures.embedding import matrix_figure, row_change_figure
+from rnnviz.figures.embedding import row_change_figure
 from rnnviz.formatting import num
 
 from ... import cache, resources, session
 from ...i18n import error_text, prose
+from ...page import folded
 from ...widgets import code_radio, md_escape, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, header, matrix_words, row_labels, rows_note, say, table, tr
+from .common import PAGE, RADIUS, VIEW_ROWS, header, matrix_view, rows_note, say, table, tr, view_rows
 from .lookup import encode
 
 RULES = ("gd", "wd", "adam", "tied")
@@ -69,11 +71,8 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
         say("repeated", repeated=", ".join(repeated))
     else:
         say("not-repeated", example=md_escape(repeat_example(cur.prepared.tokens)))
-    shown, labels = emb.shown_rows(V, ids, i, width=d), row_labels(cur)  # all, up to MAX_WHOLE_VOCAB
-    show_figure(matrix_figure(grad[shown].numpy(), [labels[k] for k in shown], tr("fig_grad", V=V, d=d),
-                              boxed=emb.positions(shown, ids), colorbar="dL/dE", hover_name="dL/dE",
-                              y_title=tr("fig_id_token"), **matrix_words()), tr("file_grad"), key="emb_grad")
-    rows_note(shown, V)
+    matrix_view(cur, grad, view_rows(cur, V, width=d), tr("fig_grad", V=V, d=d), tr("file_grad"),
+                "emb_grad", colorbar="dL/dE", hover_name="dL/dE", y_title=tr("fig_id_token"))
     return grad
 
 
@@ -98,13 +97,17 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     else:
         st.markdown(text)
     words = {k: tr(f"fig_change_{k}") for k in ("looked", "not_looked", "row", "change", "x", "y")}
-    shown, labels = emb.shown_rows(V, ids, ids[step] if step < len(ids) else None), emb.vocab_labels(itos)
-    show_figure(row_change_figure([labels[k] for k in shown], s["change"][shown].numpy(),
+    labels = emb.vocab_labels(itos)
+    shown = emb.shown_rows(V, ids, bound=VIEW_ROWS, whole=VIEW_ROWS)  # the update's rows: not cur's sentence
+    show_figure(cache.figure(row_change_figure, [labels[k] for k in shown], s["change"][shown].numpy(),
                                   emb.positions(shown, ids),
                                   tr("fig_moved", n=s["n_changed"], V=V, rule=tr(f"rule_{rule}")),
                                   text=words),
                 tr("file_moved"), key="emb_moved")
-    rows_note(shown, V)
+    whole = None
+    if len(shown) < V:
+        whole = pd.DataFrame({tr("fig_change_x"): labels, tr("fig_change_y"): s["change"].numpy()})
+    rows_note(shown, V, whole, tr("file_moved"), "emb_moved")
     table(emb.update_rows(before, after, used, itos, shown=SHOWN),
           height=min(400, 40 + 35 * max(1, s["n_changed"])))
 
@@ -143,8 +146,8 @@ def adam_rule(cur, E, grad, lr: float, g_typed):
         st.caption(tr("adam_typed"))
         G_prev = emb.same_gradient(len(inp), g_typed)
     states = emb.adam_steps(E, [emb.embedding_gradient(inp, G_prev, V), grad], lr)
-    with st.expander(tr("adam_state")):
-        table(emb.adam_rows(states[0].E, states[1], grad, cur.vocab.itos))
+    folded(tr("adam_state"), "emb_adam_state", lambda: table(emb.adam_rows(states[0].E, states[1], grad,
+                                                                           cur.vocab.itos)))
     return (states[0].E, states[1].E, grad, cur.vocab.itos, list(cur.input_ids), "update-adam",
             {"prev": md_escape(text)})
 

@@ -14,11 +14,25 @@ from rnnviz.figures.embedding import batch_figure, matrix_figure
 from rnnviz.formatting import num, vector
 from rnnviz.text.tokenize import PAD, prepare
 
-from ... import session
+from ... import cache, session
 from ...i18n import prose
+from ...page import folded
 from ...widgets import guard, md_escape, shared_step, show_figure
 from ..vectors import beside
-from .common import PAGE, RADIUS, header, matrix_words, row_labels, rows_note, say, step_labels, table, tr
+from .common import (
+    PAGE,
+    RADIUS,
+    header,
+    matrix_view,
+    matrix_words,
+    named_frame,
+    rows_note,
+    say,
+    step_labels,
+    table,
+    tr,
+    view_rows,
+)
 
 TOC = ("notes", "lookup", "shapes", "gradient", "update", "similar", "order", "hashing", "exercise")
 
@@ -70,19 +84,15 @@ def lookup(cur: session.Current, E, step: int) -> None:
     ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
     i, tok = ids[step], md_escape(cur.tokens[step])
     beside(prose(PAGE, "lookup", t=step + 1, token=tok, i=i, row=i + 1), [(f"E[{i}]", E[i])])
-    shown = emb.shown_rows(V, ids, i)  # every row, up to limits.MAX_WHOLE_VOCAB
+    shown = view_rows(cur, V)  # every row of a small vocabulary; the whole table is a CSV
     left, right = st.columns([2, 3])
     with left:
         vocab = emb.vocab_rows(cur.vocab.itos, ids)
         table([vocab[k] for k in shown], height=320 if V > 8 else "auto")
-    rows_note(shown, V)
-    shown = emb.shown_rows(V, ids, i, width=d)
+    rows_note(shown, V, named_frame(vocab) if len(shown) < V else None, tr("file_vocab"), "emb_vocab")
     with right:
-        labels = row_labels(cur)
-        show_figure(matrix_figure(E[shown].numpy(), [labels[k] for k in shown], tr("fig_E", V=V, d=d),
-                                  boxed=emb.positions(shown, ids), colorbar=tr("fig_E_value"), hover_name="E",
-                                  y_title=tr("fig_id_token"), **matrix_words()), tr("file_E"), key="emb_E")
-    rows_note(shown, V)
+        matrix_view(cur, E, view_rows(cur, V, width=d), tr("fig_E", V=V, d=d), tr("file_E"), "emb_E",
+                    colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"))
     say("onehot", token=tok, V=V, i=i, zeros=(V - 1) * d)
     rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
     table(rows, width="stretch")
@@ -96,20 +106,23 @@ def lookup(cur: session.Current, E, step: int) -> None:
 
 def as_linear(cur: session.Current, E, step: int) -> None:
     """nn.Embedding equals nn.Linear(V, d, bias=False) on one-hot rows (weight E^T), with numbers."""
-    with st.expander(tr("linear_title")):
-        ids = list(cur.input_ids)
-        r = embedding_as_linear(E, ids)
-        say("as-linear", V=E.shape[0], d=E.shape[1], params=r["linear_params"], diff=num(r["max_diff"]),
-            T=len(ids))
-        table([{"t": s + 1, tr("col_token"): tok, "E[id]": vector(r["lookup"][s], shown=5),
-                "x_t Wᵀ": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
+    folded(tr("linear_title"), "emb_linear", linear_rows, cur, E)
+
+
+def linear_rows(cur: session.Current, E) -> None:
+    ids = list(cur.input_ids)
+    r = embedding_as_linear(E, ids)
+    say("as-linear", V=E.shape[0], d=E.shape[1], params=r["linear_params"], diff=num(r["max_diff"]),
+        T=len(ids))
+    table([{"t": s + 1, tr("col_token"): tok, "E[id]": vector(r["lookup"][s], shown=5),
+            "x_t Wᵀ": vector(r["linear"][s], shown=5)} for s, tok in enumerate(cur.tokens)])
 
 
 def shapes(cur: session.Current, E) -> None:
     header("shapes")
     V, d, T = E.shape[0], E.shape[1], len(cur.input_ids)
     say("shapes", V=V, d=d, T=T, same=tr("same_size", T=T) if T == d else "")
-    show_figure(matrix_figure(emb.lookup(E, cur.input_ids).numpy(), step_labels(cur.tokens),
+    show_figure(cache.figure(matrix_figure, emb.lookup(E, cur.input_ids).numpy(), step_labels(cur.tokens),
                               tr("fig_sentence", T=T, d=d), colorbar=tr("fig_x_value"), hover_name="x",
                               y_title=tr("fig_step_token"), **matrix_words()), tr("file_sentence"),
                 key="emb_Td")
@@ -148,8 +161,9 @@ def batch(cur: session.Current, E) -> None:
                                   columns=[f"t={s + 1}" for s in range(T)]))
         words = {"sentence": tr("fig_batch_sentence"), "pad": "pad", "dim": tr("fig_dim"),
                  "value": tr("fig_x_value"), "step": tr("fig_step"), "x": tr("fig_dim_axis")}
-        show_figure(batch_figure(r["X"].numpy(), r["mask"].numpy(), rows, tr("fig_batch", B=B, T=T, d=d),
-                                 text=words), tr("file_batch"), key="emb_batch")
+        show_figure(cache.figure(batch_figure, r["X"].numpy(), r["mask"].numpy(), rows,
+                                 tr("fig_batch", B=B, T=T, d=d), text=words),
+                    tr("file_batch"), key="emb_batch")
 
 
 def pad_note(cur: session.Current, pad_id: int) -> str:

@@ -17,6 +17,7 @@ from rnnviz.text.bpe import MARK
 from rnnviz.text.tokenize import SPECIALS, prepare
 
 from ... import cache, session
+from ...page import folded
 from ...widgets import code_radio, exercise, exercise_number, guard, md_escape, show_figure
 from ..vectors import beside
 from .common import header, matrix_words, rows_note, say, step_labels, table, tr
@@ -80,8 +81,9 @@ def similar(cur: session.Current, E, step: int) -> None:
     output_rows(cur, k, word, shown)
     labels = step_labels(cur.tokens)
     C = cache.sentence_cosines(cur.model, E, cur.input_ids)  # (T, T), from E[ids]
-    show_figure(heatmap(C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"), tr("fig_step_token"),
-                        "cos", zmid=0.0, hover_name="cos"), tr("file_cos"), key="emb_cos")
+    show_figure(cache.figure(heatmap, C.numpy(), labels, labels, tr("fig_cos"), tr("fig_step_token"),
+                             tr("fig_step_token"), "cos", zmid=0.0, hover_name="cos"),
+                tr("file_cos"), key="emb_cos")
 
 
 def drift_level(mean_cos: float) -> str:
@@ -92,7 +94,7 @@ def pca_points(cur: session.Current, which: str, M, shown, title: str, key: str,
     """M's rows on their 2 main directions (PCA of every row, cached per model), the `shown` rows drawn."""
     coords, share = cache.pca_2d(cur.model, which, M)
     itos = cur.vocab.itos
-    show_figure(pca_figure(coords[shown].numpy(), [itos[j] for j in shown],
+    show_figure(cache.figure(pca_figure, coords[shown].numpy(), [itos[j] for j in shown],
                            emb.positions(shown, cur.input_ids), share.numpy(), title, text=pca_words()),
                 tr(file), key=key)
 
@@ -103,8 +105,8 @@ def output_rows(cur: session.Current, k: int, word: str, shown) -> None:
         return
     W_o = emb.f64(cur.model.W_o)  # (K, H)
     say("similarity-compare", word=md_escape(word), near_out=near_text(cur, "W_o", W_o, k, cur.vocab.itos))
-    with st.expander(tr("out_rows")):
-        pca_points(cur, "W_o", W_o, shown, tr("fig_pca_out"), "emb_pca_out", "file_pca_out")
+    folded(tr("out_rows"), "emb_out_rows", pca_points, cur, "W_o", W_o, shown, tr("fig_pca_out"),
+           "emb_pca_out", "file_pca_out")
 
 
 def order_suggestions(cur: session.Current) -> tuple[str, str]:
@@ -139,7 +141,7 @@ def order(cur: session.Current, E) -> None:
                for name, toks, s in (("A", toks_a, r["sum_a"]), ("B", toks_b, r["sum_b"]))])
         for col, ids, X, name in zip(st.columns(2), (ids_a, ids_b), (r["X_a"], r["X_b"]), "AB"):
             with col:
-                show_figure(matrix_figure(X.numpy(), step_labels(cur.vocab.decode(ids)),
+                show_figure(cache.figure(matrix_figure, X.numpy(), step_labels(cur.vocab.decode(ids)),
                                           tr("fig_order", name=name, T=len(ids), d=E.shape[1]),
                                           colorbar=tr("fig_x_value"), hover_name="x",
                                           y_title=tr("fig_step_token"), **matrix_words()),
@@ -175,18 +177,20 @@ def representations(cur: session.Current, E) -> None:
         labels = {f"word hashing (length {buckets:,})": tr("col_hashed", buckets=f"{buckets:,}"),
                   f"dense embedding (length {E.shape[1]})": tr("col_dense", d=E.shape[1])}
         table(rows, column_config=labels)
-        with st.expander(tr("collisions_title")):
-            collisions(itos, buckets, E.shape[1])
+        folded(tr("collisions_title"), "emb_collisions", collisions, itos, buckets, E.shape[1])
 
 
 def marks(buckets: int) -> None:
     """Why the word is wrapped in # before cutting trigrams (note 004), with good / goods."""
-    with st.expander(tr("marks_title")):
-        r = why_marks("good", "goods", buckets)
-        w, wo = r["with"], r["without"]
-        say("why-marks", with_a=" ".join(w["a"]), with_b=" ".join(w["b"]), wo_a=" ".join(wo["a"]),
-            wo_b=" ".join(wo["b"]), only_a=" ".join(w["only_a"]) or "–", j_with=num(w["jaccard"], 3),
-            j_without=num(wo["jaccard"], 3), short=" ".join(emb.hash_rows(["go"], buckets)[0]["trigrams"]))
+    folded(tr("marks_title"), "emb_marks", marks_text, buckets)
+
+
+def marks_text(buckets: int) -> None:
+    r = why_marks("good", "goods", buckets)
+    w, wo = r["with"], r["without"]
+    say("why-marks", with_a=" ".join(w["a"]), with_b=" ".join(w["b"]), wo_a=" ".join(wo["a"]),
+        wo_b=" ".join(wo["b"]), only_a=" ".join(w["only_a"]) or "–", j_with=num(w["jaccard"], 3),
+        j_without=num(wo["jaccard"], 3), short=" ".join(emb.hash_rows(["go"], buckets)[0]["trigrams"]))
 
 
 def collisions(itos, buckets: int, d: int) -> None:

@@ -13,7 +13,7 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
-from ...page import figure_labels
+from ...page import figure_labels, folded
 from ...widgets import code_radio, show_figure
 from .common import PAGE, heat_labels
 
@@ -22,7 +22,7 @@ def params(cur: session.Current) -> None:
     """Folded: the count is independent of T; the unrolled picture."""
     st.header(t("hidden.h_params"), anchor="hid-params")
     cfg, T = cur.model.cfg, cur.trace.T
-    with st.expander(t("hidden.params_expander"), expanded=False):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         tot = hd.param_totals(cfg, T)
         st.markdown(prose(PAGE, "params", T=T, **{k: f"{v:,}" for k, v in tot.items()}))
         c1, c2 = st.columns([2, 3])
@@ -48,6 +48,7 @@ def params(cur: session.Current) -> None:
             t("hidden.fig_unrolled"),
             key="hid_fig_unrolled",
         )
+    folded(t("hidden.params_expander"), "hid_params", _folded)
 
 
 def params_labels() -> dict:
@@ -65,13 +66,14 @@ def params_labels() -> dict:
 def variants(cur: session.Current, t1: int) -> None:
     """Folded: the chosen cell kind on the same sentence (weights shared where names match)."""
     st.header(t("hidden.h_variants"), anchor="hid-variants")
-    with st.expander(t("hidden.variants_expander"), expanded=False):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         kind = code_radio(t("hidden.cell"), hd.VARIANTS, "hid_cell", lambda k: t(f"hidden.kind_{k}"))
         for eq in hd.variant_equations(kind):
             st.latex(eq)
         H = cur.model.cfg.hidden_size
         st.markdown(prose(PAGE, f"variant-{kind}", K=cur.model.cfg.K, H=H, H2=2 * H))
         variant_compare(cur, kind, t1)
+    folded(t("hidden.variants_expander"), "hid_variants", _folded, opens_for=('hid_cell',))
 
 
 def variant_compare(cur: session.Current, kind: str, t1: int) -> None:

@@ -15,7 +15,7 @@ from rnnviz.formatting import num
 from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
-from ...page import figure_labels
+from ...page import figure_labels, folded
 from ...widgets import show_figure
 from .common import BIND, PAGE
 
@@ -23,10 +23,11 @@ from .common import BIND, PAGE
 def why_phi(cur: session.Current, t1: int) -> None:
     """Folded: the linear expansion, ||h_t|| under three φ, growth, and saturation / dead units."""
     st.header(t("hidden.h_phi"), anchor="hid-phi")
-    with st.expander(t("hidden.phi_expander"), expanded=False):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         linear_expansion(cur, t1)
         growth()
         bounded_not_stable(cur)
+    folded(t("hidden.phi_expander"), "hid_phi", _folded, opens_for=('hid_grow_w',))
     saturation(cur)
 
 

@@ -12,6 +12,7 @@ from rnnviz.formatting import num
 
 from ... import resources, session
 from ...i18n import current_lang, prose, t
+from ...page import folded
 from ...widgets import download_csv, guard, md_escape, show_figure
 from .intro import PAGE, header
 
@@ -45,10 +46,11 @@ def merges(table) -> int:
                       last=md_escape(f"{last.left} + {last.right} → {last.token}") if last else "—",
                       count=last.count if last else 0))
     st.dataframe(_merge_frame(origins.merge_rows(table, max(0, k - SHOWN), k)), hide_index=True)
-    with st.expander(t("origins.all_merges", k=k)):
+    def _folded():  # the expander's content: computed only when it is open (issue 24)
         df = _merge_frame(origins.merge_rows(table, 0, k))
         st.dataframe(df, hide_index=True)
         download_csv(df, t("origins.merges_file"), key="origins_merges")
+    folded(t("origins.all_merges", k=k), "origins_all_merges", _folded)
     return k
 
 
