@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+import torch
 
 from rnnviz.explain import bptt as chains
 from rnnviz.explain import hidden as hd
@@ -25,6 +26,7 @@ def why_phi(cur: session.Current, t1: int) -> None:
     st.header(t("hidden.h_phi"), anchor="hid-phi")
     with st.expander(t("hidden.phi_expander"), expanded=False):
         linear_expansion(cur, t1)
+        affine_fit(cur)
         growth()
         bounded_not_stable(cur)
     saturation(cur)
@@ -57,6 +59,17 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
         title="hidden.fig_norms", log="hidden.log_scale", x="hidden.ax_step", y="hidden.ax_norm"
     )
     show_figure(fh.norms_plot(norms, cur.tokens, labels), t("hidden.fig_norms"), key="hid_fig_norms")
+
+
+def affine_fit(cur: session.Current) -> None:
+    """The best affine fit of h_2 over many input pairs: residual above 0 with φ, about 0 for
+    the linear RNN (why nested φ cannot be merged into one affine map)."""
+    cfg = cur.model.cfg
+    if cfg.cell != "elman" or cfg.bidirectional or cfg.nonlinearity == "linear":
+        return
+    fit = hd.affine_fit_h2(cur.model, torch.Generator().manual_seed(hd.AFFINE_SEED))
+    st.markdown(prose(PAGE, "affine", n=fit["n"], p=fit["params"], phi=fit["phi"], res=num(fit["rel_phi"]),
+                      lin=num(fit["rel_linear"])))
 
 
 def growth() -> None:

@@ -12,7 +12,7 @@ from rnnviz.explain import hidden as hd
 from rnnviz.explain.home import hidden_peak
 from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num
+from rnnviz.formatting import num, sub
 
 from ... import cache, session
 from ...i18n import prose, t
@@ -183,10 +183,15 @@ def step_view(cur: session.Current, t1: int) -> None:
     )
     with right:
         shapes(cur)
+    col = hd.input_column(model, tr, t1 - 1)
     x_row = pd.DataFrame(
-        [terms["x"].tolist()], index=[f"x_{t1} = E[id]"], columns=[f"{j + 1}" for j in range(cfg.embed_dim)]
+        [terms["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
+        columns=[f"{j + 1}" for j in range(col["d"])],
     )
     st.dataframe(x_row.style.format(num), width="stretch")
+    st.markdown(
+        prose(PAGE, "column", t=t1, id=col["id"], d=col["d"], H=col["H"], V=col["V"], err=num(col["err"]))
+    )
     show_figure(
         cache.figure(fh.step_terms_bar,
             terms,
