@@ -609,15 +609,19 @@ def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
     """check_exercise as the shared exercise Verdict: the named mistake's explanation as the
     hint (hint_key names it in the catalogue, so it shows in the learner's language), the right
     (h_1, h_2) as the solution."""
+    if any(x is None for x in list(h1) + list(h2)):  # an untouched box: nothing to grade yet
+        return Verdict(None, "Fill in all four numbers first.", "hidden.fill_first")
     v = check_exercise(ex, h1, h2, tol)
     solution = f"h_1 = {vector(v['right'][0])}, h_2 = {vector(v['right'][1])}"
     if v["h1_ok"] and v["h2_ok"]:
         return Verdict(True, "Right: both steps match.", "hidden.hint_right", solution=solution)
     if v["mistake"]:
         return verdict(False, v["mistake"], EXPLAIN, HINT_KEYS, solution=solution)
-    wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
-    message = f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_{{t-1}} + b_h)."
-    return Verdict(False, message, "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)
+    wrong = [name for name, ok in (("h₁", v["h1_ok"]), ("h₂", v["h2_ok"])) if not ok]
+    verb = "differ" if len(wrong) > 1 else "differs"
+    message = f"Not yet: {' and '.join(wrong)} {verb} from tanh(Wₓ xₜ + Wₕ hₜ₋₁ + bₕ)."
+    key = "hidden.hint_not_yet_both" if len(wrong) > 1 else "hidden.hint_not_yet"
+    return Verdict(False, message, key, {"wrong": wrong[0]}, solution=solution)
 
 
 def largest_state(h: torch.Tensor) -> float:

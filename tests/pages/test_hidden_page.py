@@ -8,6 +8,7 @@ import torch
 
 from rnnviz.engine.trace import trace
 from rnnviz.explain import hidden as hd
+from rnnviz.formatting import plain_math
 from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.text.corpora import lm_pair
 from tests.apptest_helpers import figures, no_exception, skip_checkpoints
@@ -64,8 +65,8 @@ def test_default_model_step_change_moves_the_box_and_the_numbers(app):
     assert np.allclose(bar["data"][3]["y"], tr.a[2].numpy(), atol=1e-6)
     table = at.dataframe[0].value  # the step-3 equation table
     s = hd.step_terms(model, tr, 2)
-    assert np.allclose(table["W_h h_{t-1}"].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
-    assert np.allclose(table["h_t = tanh(a_t)"].to_numpy(), tr.h[2].numpy(), atol=1e-6)
+    assert np.allclose(table[plain_math("W_h h_{t-1}")].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
+    assert np.allclose(table[plain_math("h_t = tanh(a_t)")].to_numpy(), tr.h[2].numpy(), atol=1e-6)
     at.button(key="hid_next").click().run()
     assert at.slider(key="hid_step").value == 4
 
@@ -107,7 +108,7 @@ def test_long_sentence_caps_the_expansion(app):
     at.slider(key="hid_step").set_value(20).run()
     no_exception(at)
     lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
-    assert "W_h^4 W_x x_1" in lin.columns and "W_h^5 h_0" in lin.columns  # h_5, not h_20
+    assert plain_math("W_h^4 W_x x_1") in lin.columns and plain_math("W_h^5 h_0") in lin.columns  # h_5, not h_20
 
 
 @pytest.mark.parametrize("kind", ["elman", "jordan", "bidirectional"])
@@ -131,12 +132,12 @@ def test_notes_model_linear_expansion_and_shapes(app):
     at = _open(app, "notes", "I like cats")
     no_exception(at)
     shapes = [df.value for df in at.dataframe if "symbol" in df.value.columns][0]
-    assert dict(zip(shapes["symbol"], shapes["shape"]))["W_h"] == "4 x 4"
+    assert dict(zip(shapes["symbol"], shapes["shape"]))[plain_math("W_h")] == "4 x 4"
     lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
     model, _ = _trace("notes", "I like cats")
     lin_tr = trace(hd.with_nonlinearity(model, "linear"), [0, 1, 2])
     assert np.allclose(lin["sum of the terms"].to_numpy(), lin_tr.h[1].numpy(), atol=1e-6)
-    assert "W_h W_x x_1" in lin.columns
+    assert plain_math("W_h W_x x_1") in lin.columns
     params = [df.value for df in at.dataframe if "formula" in df.value.columns][0]
     assert params["count"].sum() == 57
 
@@ -157,7 +158,7 @@ def test_growth_slider(app):
     assert np.allclose(sat["data"][0]["y"], (tr.h.abs() > 0.95).double().mean(1).numpy())
     at.slider(key="hid_grow_w").set_value(1.5).run()
     no_exception(at)
-    g = _fig(at, "h_t = φ(1.5")
+    g = _fig(at, "hₜ = φ(1.5")
     assert np.allclose(g["data"][0]["y"], [1.5 ** k for k in range(1, 11)])
 
 
@@ -169,7 +170,7 @@ def test_by_hand_checker_diagnoses_a_missing_bias(app):
         at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
     at.button(key="hid_ex_check").click().run()
     no_exception(at)
-    assert any("without b_h" in e.value.replace("\\", "") for e in at.error)  # markdown-escaped
+    assert any("without bₕ" in e.value.replace("\\", "") for e in at.error)  # markdown-escaped
     right = hd.exercise_answers(ex)
     for i, v in enumerate(list(right[0]) + list(right[1])):
         at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
@@ -233,7 +234,7 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     at.slider(key="hid_step").set_value(2).run()
     no_exception(at)
     table = at.dataframe[0].value
-    rec = "W_y y_{t-1}" if cell == "jordan" else "W_h h_{t-1}"
+    rec = plain_math("W_y y_{t-1}" if cell == "jordan" else "W_h h_{t-1}")
     assert np.allclose(table[rec].to_numpy(), hd.step_terms(model, tr, 1)["Wh_h"].numpy(), atol=1e-6)
     for kind in hd.VARIANTS:
         at.radio(key="hid_cell").set_value(kind).run()

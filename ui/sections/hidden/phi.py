@@ -11,7 +11,7 @@ from rnnviz.explain import bptt as chains
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.formulas import dead_units
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 from ... import cache, session
 from ...cache import cached_trace
@@ -42,11 +42,11 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
     k, case = hd.expansion_case(t1 - 1, cur.trace.T)
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
     total, err = hd.expansion_check(expansion, lin_tr.h[k])
-    st.markdown(
-        prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(f"`{n}`" for n, _ in expansion))
-    )
+    names = [plain_math(n) for n, _ in expansion]
+    st.markdown(prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(names)))
     st.caption(t(f"hidden.expansion_{case}", s=k + 1, slider=t1) + " " + t("hidden.linear_same_weights"))
-    table = {n: v for n, v in expansion} | {t("hidden.col_sum"): total, t("hidden.col_lin_h"): lin_tr.h[k]}
+    table = dict(zip(names, (v for _, v in expansion))) | {t("hidden.col_sum"): total,
+                                                           t("hidden.col_lin_h"): lin_tr.h[k]}
     df = pd.DataFrame(
         {n: v.double().numpy() for n, v in table.items()}, index=[f"u{j + 1}" for j in range(cfg.hidden_size)]
     )

@@ -12,7 +12,7 @@ from rnnviz.explain import hidden as hd
 from rnnviz.explain.home import hidden_peak
 from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num, sub
+from rnnviz.formatting import num, plain_math, sub
 
 from ... import cache, session
 from ...i18n import prose, t
@@ -152,7 +152,7 @@ def step_view(cur: session.Current, t1: int) -> None:
         return
     terms = hd.step_terms(model, tr, t1 - 1)
     vals = prose_values(cfg)
-    rec = "W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}"
+    rec = plain_math("W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}")
     peak = hidden_peak(terms["h"].double().numpy()[None, :])
     norms = hd.term_norms(terms)
     st.markdown(
@@ -209,12 +209,12 @@ def step_view(cur: session.Current, t1: int) -> None:
 def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
     """One row per hidden unit: the three terms, their sum a_t, and h_t (4 significant digits
     on screen, full precision in the data)."""
-    h_name = "h_t = a_t" if phi == "linear" else f"h_t = {phi}(a_t)"
+    h_name = plain_math("h_t = a_t" if phi == "linear" else f"h_t = {phi}(a_t)")
     cols = {
-        "W_x x_t": terms["Wx_x"],
+        plain_math("W_x x_t"): terms["Wx_x"],
         rec: terms["Wh_h"],
-        "b_h": terms["b"],
-        "a_t": terms["a"],
+        plain_math("b_h"): terms["b"],
+        plain_math("a_t"): terms["a"],
         h_name: terms["h"],
     }
     df = pd.DataFrame(
@@ -238,7 +238,8 @@ def h0_note(cur: session.Current) -> None:
 def shapes(cur: session.Current) -> None:
     cfg = cur.model.cfg
     st.markdown(prose(PAGE, "shapes", d=cfg.embed_dim, H=cfg.hidden_size, K=cfg.K))
-    rows = [{**r, "meaning": t(f"hidden.meaning_{MEANING[r['symbol']]}")} for r in hd.shape_table(cfg)]
+    rows = [{**r, "symbol": plain_math(r["symbol"]), "meaning": t(f"hidden.meaning_{MEANING[r['symbol']]}")}
+            for r in hd.shape_table(cfg)]
     names = {
         "symbol": t("hidden.col_symbol"),
         "shape": t("hidden.col_shape"),
