@@ -42,6 +42,25 @@ def scalar_chain(w: float, n: int, slopes=None) -> np.ndarray:
     return np.concatenate([[1.0], np.cumprod(w * slopes)])
 
 
+SCALAR_INPUT = 0.5  # the scalar tanh RNN's constant input u: h_k = tanh(w h_{k-1} + u), h_0 = 0
+
+
+def scalar_tanh_products(w: float, n: int, u: float = SCALAR_INPUT, h0: float = 0.0) -> dict:
+    """The scalar tanh RNN h_k = tanh(w h_{k-1} + u) run n steps from h0, float64: its gradient
+    product dh_k/dh_0 = prod_{j<=k} w (1 - h_j^2) for k = 0..n (products (n+1,)), beside the
+    closed-form bound |w|^k (bound (n+1,)): every slope 1 - h^2 is at most 1, so
+    |product| <= |w|^k, and it falls far below when the state saturates. h: h_1..h_n (n,)."""
+    _check_n(n)
+    h, hs = float(h0), []
+    for _ in range(n):
+        h = math.tanh(w * h + u)
+        hs.append(h)
+    hs = np.asarray(hs, dtype=np.float64)
+    products = np.concatenate([[1.0], np.cumprod(w * (1 - hs ** 2))])
+    return {"products": products, "bound": np.abs(float(w)) ** np.arange(n + 1, dtype=np.float64),
+            "h": hs, "u": u}
+
+
 def _check_n(n: int) -> None:
     if not (isinstance(n, (int, np.integer)) and 0 <= n <= MAX_CHAIN):
         raise InputError(f"The number of steps must be a whole number from 0 to {MAX_CHAIN}.")

@@ -1,0 +1,50 @@
+"""Issue 26, page 4: |w|^n drawn over the scalar RNN's gradient product. The product of the
+scalar tanh RNN against autograd in float64, the line against the closed form |w|^n, and the
+figure drawing exactly those two curves on a log axis."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from rnnviz.explain import bptt as chains
+from rnnviz.figures import bptt as figs
+from rnnviz.store.prose import sections
+
+
+def autograd_products(w, n, u):
+    h0 = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    h, out = h0, [1.0]
+    for _ in range(n):
+        h = torch.tanh(w * h + u)
+        out.append(float(torch.autograd.grad(h, h0, retain_graph=True)[0]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("w, n", list(chains.SCALAR_PRESETS.values()) + [(-1.5, 7), (1.0, 12)])
+def test_scalar_tanh_product_under_the_closed_form(w, n):
+    r = chains.scalar_tanh_products(w, n)
+    assert np.allclose(r["bound"], [abs(w) ** k for k in range(n + 1)], rtol=1e-14, atol=0)  # |w|^k
+    assert np.allclose(r["products"], autograd_products(w, n, r["u"]), rtol=1e-12, atol=0)
+    assert np.all(np.abs(r["products"]) <= r["bound"] * (1 + 1e-12))  # every slope <= 1
+    assert abs(r["products"][-1]) < r["bound"][-1]  # strictly under it: tanh' < 1 once h != 0
+    hs = [0.0]
+    for _ in range(n):
+        hs.append(math.tanh(w * hs[-1] + r["u"]))
+    assert r["products"][-1] == pytest.approx(w ** n * np.prod([1 - h * h for h in hs[1:]]), rel=1e-12)
+
+
+def test_figure_draws_the_product_and_the_line():
+    w, n = chains.SCALAR_PRESETS["w = 2, 10 steps"]
+    r = chains.scalar_tanh_products(w, n)
+    fig = figs.scalar_chain_plot(r["products"], w, bound=r["bound"])
+    prod, line = fig.data
+    assert np.allclose(prod.y, np.abs(r["products"])) and np.allclose(line.y, 2.0 ** np.arange(n + 1))
+    assert line.line.dash == "dash" and fig.layout.yaxis.type == "log"
+    assert float(fig.layout.yaxis.dtick).is_integer()  # labels on whole decades only, no minor ticks
+
+
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_scalar_tanh_text(lang):
+    text = sections("bptt", lang)["scalar-tanh"]
+    assert "{prod}" in text and "{bound}" in text and "|w|^k" in text
