@@ -66,3 +66,17 @@ def test_one_wrong_step_is_singular_both_plural():
     assert "h₂ differs" in one.message and one.hint_key == "hidden.hint_not_yet"
     assert "differ from" in both.message and both.hint_key == "hidden.hint_not_yet_both"
     assert hd.check_exercise_verdict(ex, [None, 0.1], h2).ok is None
+
+
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_page_three_checker_names_every_slip(app, lang):
+    from rnnviz.explain import output as out
+
+    at = app("pages/output.py", query={"model": "notes", "lang": lang})
+    ex = out.make_exercise(0)
+    L, g = ex.view.loss, ex.view.p_minus_y
+    at.text_input(key="out_ex_loss").input(f"{-L:.3f}")
+    at.text_input(key="out_ex_grad").input(", ".join(f"{-x:.3f}" for x in g))
+    at.button(key="out_ex_check").click().run()
+    no_exception(at)
+    assert len(at.error) == 2  # the sign of L and the flipped p - y, both named
