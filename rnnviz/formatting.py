@@ -73,3 +73,19 @@ def plain_math(text: str) -> str:
     button), where they would show raw: 'h_{t-1}' -> 'hₜ₋₁', 'W_h^2' -> 'Wₕ²', 'x_2' -> 'x₂'."""
     text = _SUB_RE.sub(lambda m: sub(m.group(1) if m.group(1) is not None else m.group(2)), text)
     return _SUP_RE.sub(lambda m: m.group(1).translate(_SUP), text)
+
+
+_PLURAL = re.compile(r"(?<!\{)\{(\w+)\|([^{}|]*)\|([^{}|]*)\}(?!\})")
+
+
+def plurals(text: str, values: dict) -> str:
+    """A catalogue string's plural choices made before it is filled: '{n|token|tokens}' becomes
+    'token' when values['n'] is 1 and 'tokens' otherwise (also for a count not given, or not a
+    number), so '{n} {n|token|tokens}' reads '1 token', '3 tokens', never 'token(s)'."""
+    def pick(m):
+        try:
+            one = float(str(values.get(m.group(1))).replace(",", "")) == 1
+        except ValueError:
+            one = False
+        return m.group(2) if one else m.group(3)
+    return _PLURAL.sub(pick, text) if "|" in text else text

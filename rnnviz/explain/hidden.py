@@ -130,13 +130,15 @@ def affine_residual(X: torch.Tensor, Y: torch.Tensor) -> float:
     return float((Y - A @ B).norm()) / spread if spread > 0 else 0.0
 
 
-def affine_fit_h2(model: RNNModel, gen: torch.Generator, n: int = AFFINE_PAIRS) -> dict:
+def affine_fit_h2(model: RNNModel, gen: torch.Generator | None = None, n: int = AFFINE_PAIRS) -> dict:
     """Why nested phi cannot be merged into one affine map: over many input pairs
     (x_1, x_2) = (E[i], E[j]), the best affine fit h_2 ~ A [x_1; x_2] + c leaves a residual
     above 0 for the model's phi, and about 0 (rounding) for the linear RNN with the same
     weights. Returns the pairs used, their count, the fitted numbers per unit (2d + 1) and
-    both relative residuals. Elman cells (one direction) only."""
+    both relative residuals. Elman cells (one direction) only. gen None: the page's own draw,
+    torch.Generator().manual_seed(AFFINE_SEED), so the page shows the same numbers each time."""
     cfg = model.cfg
+    gen = torch.Generator().manual_seed(AFFINE_SEED) if gen is None else gen
     if cfg.cell != "elman" or cfg.bidirectional:
         raise InputError("The affine fit is written for a one-directional Elman model.")
     pairs = h2_pairs(cfg.vocab_size, gen, n)

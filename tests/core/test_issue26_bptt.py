@@ -48,3 +48,36 @@ def test_figure_draws_the_product_and_the_line():
 def test_scalar_tanh_text(lang):
     text = sections("bptt", lang)["scalar-tanh"]
     assert "{prod}" in text and "{bound}" in text and "|w|^k" in text
+
+
+def test_english_plurals_are_written_out():
+    """Issue 26: no "token(s)" / "loss(es)" in the English catalogue or prose; a count picks
+    the singular or the plural ({n|token|tokens})."""
+    import re
+    from pathlib import Path
+
+    from rnnviz.formatting import plurals
+    from rnnviz.store.prose import section
+
+    root = Path(__file__).resolve().parents[2]
+    files = [*(root / "prose" / "en").glob("*.md"), *(root / "locales" / "en").glob("*.toml"),
+             root / "locales" / "en.toml"]
+    found = [f"{p.name}: {m.group(0)}" for p in files
+             for m in re.finditer(r"\b([a-z]+)\((?:s|es)\)", p.read_text(encoding="utf-8"))
+             if m.group(1) != "softmax"]  # softmax(s): a function of the scores s
+    assert not found, found
+    assert plurals("{n} {n|token|tokens}", {"n": 1}) == "{n} token"
+    assert plurals("{n} {n|token|tokens}", {"n": "1,000"}) == "{n} tokens"
+    assert plurals("{{n|a|b}}", {"n": 1}) == "{{n|a|b}}"  # a literal brace pair stays
+    one = section("bptt", "paths_later", n_later=1, names="L", later="0.1", **_paths_rest())
+    two = section("bptt", "paths_later", n_later=2, names="L", later="0.1", **_paths_rest())
+    assert "1 later loss (L) adds" in one and "2 later losses (L) add" in two
+
+
+def _paths_rest():
+    import re
+
+    from rnnviz.store.prose import sections
+
+    keys = set(re.findall(r"\{(\w+)(?:[:|][^{}]*)?\}", sections("bptt", "en")["paths_later"]))
+    return {k: "x" for k in keys - {"n_later", "names", "later"}}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-import torch
 
 from rnnviz.explain import bptt as chains
 from rnnviz.explain import hidden as hd
@@ -67,7 +66,7 @@ def affine_fit(cur: session.Current) -> None:
     cfg = cur.model.cfg
     if cfg.cell != "elman" or cfg.bidirectional or cfg.nonlinearity == "linear":
         return
-    fit = hd.affine_fit_h2(cur.model, torch.Generator().manual_seed(hd.AFFINE_SEED))
+    fit = hd.affine_fit_h2(cur.model)
     st.markdown(prose(PAGE, "affine", n=fit["n"], p=fit["params"], phi=fit["phi"], res=num(fit["rel_phi"]),
                       lin=num(fit["rel_linear"])))
 
