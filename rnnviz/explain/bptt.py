@@ -21,6 +21,7 @@ from rnnviz.errors import InputError
 from rnnviz.explain.exercises.checker import first_slip, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.errata import step_radii
+from rnnviz.formatting import plain_math
 
 # The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
 SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
@@ -171,8 +172,9 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
     w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
-    w_text = f"({w:g})" if w < 0 else f"{w:g}"  # (-2)^3, not -2.0^3 = -(2^3)
-    solution = f"{w_text}^{n} × {' × '.join(map(str, slopes))} = {right:.6g}"
+    w_text = f"(−{-w:g})" if w < 0 else f"{w:g}"  # (−2)³, not -2.0^3 = -(2^3)
+    power = plain_math(f"{w_text}^{n}")
+    solution = f"{power} × {' × '.join(map(str, slopes))} = {right:.6g}"
     if answer is None or not math.isfinite(answer):
         return verdict(False, "nan", CHAIN_HINTS, "bptt.hint.", solution=solution)
 
@@ -180,7 +182,7 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
         return abs(answer - v) <= rel * max(abs(v), 1e-12)
 
     if near(right):
-        values = {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)), "right": f"{right:.6g}"}
+        values = {"power": power, "slopes": " × ".join(map(str, slopes)), "right": f"{right:.6g}"}
         return verdict(True, "right", CHAIN_HINTS, "bptt.hint.", values, solution)
     missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
     slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
@@ -192,7 +194,7 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
 # slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
 CHAIN_HINTS = {
     "nan": "Type a number.",
-    "right": "Right: {w}^{n} × {slopes} = {right}.",
+    "right": "Right: {power} × {slopes} = {right}.",
     "sign": "The size is right but the sign is wrong: count the negative factors.",
     "w_only": "That is w^n alone: each step also multiplies by its local slope φ'(a_k).",
     "slopes_only": "That is the product of the slopes alone: each step also multiplies by w.",

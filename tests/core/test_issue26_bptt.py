@@ -81,3 +81,12 @@ def _paths_rest():
 
     keys = set(re.findall(r"\{(\w+)(?:[:|][^{}]*)?\}", sections("bptt", "en")["paths_later"]))
     return {k: "x" for k in keys - {"n_later", "names", "later"}}
+
+
+def test_negative_weight_power_is_written_with_brackets():
+    """(−2)³, never "-2.0^3" (which reads -(2³)); the hint's power is the one the product uses."""
+    ex = {"w": -2.0, "n": 3, "slopes": [0.5, 0.5, 0.5]}
+    ex["answer"] = float(chains.scalar_chain(ex["w"], ex["n"], ex["slopes"])[-1])
+    assert ex["answer"] == pytest.approx((-2.0) ** 3 * 0.125)
+    v = chains.check_chain(ex, ex["answer"])
+    assert v.ok and v.values["power"] == "(−2)³" and "(−2)³" in v.solution and "^" not in v.solution

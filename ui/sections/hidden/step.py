@@ -29,15 +29,10 @@ TOC = ("step", "sentence", "trajectory", "order", "phi", "params", "variants", "
 
 def intro(cur: session.Current) -> None:
     st.title(t("hidden.title"))
+    vals = prose_values(cur.model.cfg)
+    vals |= {k: plain_math(vals[k]) for k in ("pre_text", "act_text")}  # plain text: hₜ₋₁, not h_{t-1}
     st.markdown(
-        prose(
-            PAGE,
-            "intro",
-            label=md_escape(cur.label),
-            T=cur.trace.T,
-            H=cur.model.cfg.hidden_size,
-            **prose_values(cur.model.cfg),
-        )
+        prose(PAGE, "intro", label=md_escape(cur.label), T=cur.trace.T, H=cur.model.cfg.hidden_size, **vals)
     )
 
 
