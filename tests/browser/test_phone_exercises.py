@@ -70,7 +70,7 @@ def test_page_two_exercise_vectors_in_a_table_on_a_phone(server, browser, lang):
     ctx, pg = _open(browser, server, "hidden", lang, PHONE["width"])
     try:
         assert not exceptions_on(pg)
-        x2 = pg.locator('[data-testid="stMain"] [data-testid="stTable"] th', has_text="x₂").first
+        x2 = pg.locator('[data-testid="stMain"] [data-testid="stMarkdown"] td', has_text="x₂").first
         x2.wait_for(state="attached", timeout=180_000)
         row = x2.locator("xpath=..")
         assert _inside(pg, row, PHONE["width"])  # x_2's row and both its entries on screen

@@ -54,12 +54,12 @@ def test_default_model_step_change_moves_the_box_and_the_numbers(app):
     at = app(PAGE)
     no_exception(at)
     model, tr = _trace("default", "Arrive Taipei on November 2nd")
-    heat = _fig(at, "h_t: steps across")
+    heat = _fig(at, "hₜ: steps across")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
     assert heat["layout"]["shapes"][0]["x0"] == 0.5  # starts at the first real word, not <bos>
     at.slider(key="hid_step").set_value(3).run()
     no_exception(at)
-    heat = _fig(at, "h_t: steps across")
+    heat = _fig(at, "hₜ: steps across")
     assert heat["layout"]["shapes"][0]["x0"] == 1.5
     bar = _fig(at, "The three terms")
     assert np.allclose(bar["data"][3]["y"], tr.a[2].numpy(), atol=1e-6)
@@ -182,7 +182,7 @@ def test_single_token_sentence(app):
     at = _open(app, "notes", "cats")
     no_exception(at)
     assert "hid_step" not in [s.key for s in at.slider]  # no slider over a single step
-    assert torch.isfinite(torch.tensor(_fig(at, "h_t: steps across")["data"][0]["z"])).all()
+    assert torch.isfinite(torch.tensor(_fig(at, "hₜ: steps across")["data"][0]["z"])).all()
 
 
 def test_toggle_to_a_and_play(app, monkeypatch):
@@ -190,8 +190,8 @@ def test_toggle_to_a_and_play(app, monkeypatch):
     at.toggle(key="hid_show_a").set_value(True).run()
     no_exception(at)
     _, tr = _trace("default", "Arrive Taipei on November 2nd")
-    assert np.allclose(_fig(at, "a_t: steps across")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
-    lines = _fig(at, "a_t of the chosen units")
+    assert np.allclose(_fig(at, "aₜ: steps across")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
+    lines = _fig(at, "aₜ of the chosen units")
     assert np.allclose(lines["data"][0]["y"], tr.a[:, 0].numpy(), atol=1e-6)
     from ui.sections.hidden import step as sec
     fake = [1000.0]
@@ -229,7 +229,7 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     at.run()
     no_exception(at)
     tr = trace(model, [0, 1, 2])
-    heat = _fig(at, "h_t: steps across")
+    heat = _fig(at, "hₜ: steps across")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
     at.slider(key="hid_step").set_value(2).run()
     no_exception(at)

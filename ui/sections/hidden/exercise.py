@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rnnviz.explain import hidden as hd
@@ -18,18 +17,16 @@ ANSWERS = ("h_1[1]", "h_1[2]", "h_2[1]", "h_2[2]")
 
 def by_hand() -> None:
     """Two tanh steps by hand with the shared exercise widget (numbered, hint, solution). The
-    matrices are typeset; the vectors are a table (a phone shows every entry); the answer boxes
+    matrices are typeset; the vectors are a small Markdown table (a phone shows every entry, where
+    one KaTeX line put x_2 off-screen); the answer boxes
     start empty, and a form with an empty box is not graded."""
     st.header(t("hidden.h_byhand"), anchor="hid-byhand")
     ex = hd.make_exercise(exercise_number("hid_ex") - 1)
     st.markdown(prose(PAGE, "byhand", tol=hd.TOL))
     st.latex(rf"W_x={_tex(ex.W_x)},\quad W_h={_tex(ex.W_h)}")
-    vectors = pd.DataFrame(
-        [list(ex.b), list(ex.x1), list(ex.x2)],
-        index=[plain_math(n) for n in ("b_h", "x_1", "x_2")],
-        columns=["[1]", "[2]"],
-    )
-    st.table(vectors.style.format("{:g}"))
+    given = (("b_h", ex.b), ("x_1", ex.x1), ("x_2", ex.x2))
+    rows = [f"| {plain_math(n)} | {v[0]:g} | {v[1]:g} |" for n, v in given]
+    st.markdown("\n".join(["| | [1] | [2] |", "|:--|--:|--:|", *rows]))  # narrow: a phone shows x₂ whole
 
     def ask():
         cols = st.columns(4)
