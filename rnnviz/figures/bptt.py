@@ -8,7 +8,7 @@ from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import step_labels, style
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -93,7 +93,7 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     H = len(slope)
     units = [f"u{j + 1}" for j in range(H)]
     act, deriv = _SLOPE_NAMES[nonlinearity]
-    deriv = deriv.format(t=t + 1)
+    deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
     diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
     fig = make_subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
                         subplot_titles=(L["slope_title"].format(deriv=deriv, act=act), L["W_title"],
