@@ -15,6 +15,7 @@ probe.unit_search(cur, "hid")  # folded: find the units that track something, si
 paths = hidden.trajectory(cur)  # [(name, trace, tokens)]: the sentence and a second one
 hidden.scalar_order()
 hidden.model_order(cur, paths)
+hidden.summary(cur)  # h_t is a learned summary: the first word's reach (page 8)
 hidden.why_phi(cur, t1)
 hidden.params(cur)
 hidden.variants(cur, t1)

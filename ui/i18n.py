@@ -14,6 +14,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from rnnviz.formatting import plurals
 from rnnviz.store import prose as _prose
 
 LOCALES_DIR = Path(__file__).resolve().parents[1] / "locales"
@@ -161,7 +162,7 @@ def text_for(lang: str, key: str, **values) -> str:
         raw = catalogue(DEFAULT_LANG)[key]  # a key missing in English is a bug: KeyError
     if lang != DEFAULT_LANG:
         values = {k: counted(v, lang) for k, v in values.items()}
-    return raw.format(**values)  # every string is a format string: a literal brace is {{ }}
+    return plurals(raw, values).format(**values)  # a format string: a literal brace is {{ }}
 
 
 def t(key: str, **values) -> str:

@@ -63,7 +63,9 @@ PHONE_CSS = """
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
 h1, h2, h3 { overflow-wrap: anywhere; }
 [data-testid="stTable"] { overflow-x: auto; }
+[class*="st-key-phone_only"] { display: none; }  /* cues that only a phone needs */
 @media (max-width: 640px) {
+  [class*="st-key-phone_only"] { display: block; }
   [data-testid="stTable"] table { min-width: 600px; }
   .modebar-container { display: none !important; }  /* plotly's toolbar covered chart titles */
   [data-testid="stElementToolbar"] { display: none !important; }  /* it covered the text above a table */
@@ -107,3 +109,4 @@ def phone_style() -> None:
     """The small style block above (no layout change at desktop width), and the uploader's
     words in the learner's language."""
     st.html(PHONE_CSS + uploader_css(current_lang()))
+    st.container(key="phone_only_sidebar_cue").caption(t("nav.sidebar_cue"))

@@ -191,6 +191,8 @@ def show_verdict(v: Verdict) -> None:
         return
     text = t(v.hint_key, **v.values) if v.hint_key else v.message
     (st.success if v.ok else st.error)(md_escape(text))
+    for more in v.more:  # every slip, not only the first (the other wrong parts of the answer)
+        st.error(md_escape(t(more.hint_key, **more.values) if more.hint_key else more.message))
 
 
 def exercise(key: str, ask: Callable[[], object], check: Callable[[object], Verdict],

@@ -21,6 +21,7 @@ from rnnviz.errors import InputError
 from rnnviz.explain.exercises.checker import first_slip, verdict
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.explain.notes.errata import step_radii
+from rnnviz.formatting import plain_math
 
 # The notes' scalar chains (w, n): 0.5^3 = 0.125, 0.5^10 ~ 0.00098, 2^10 = 1024, 0.2^5 = 0.00032.
 SCALAR_PRESETS = {"w = 0.5, 3 steps": (0.5, 3), "w = 0.5, 10 steps": (0.5, 10),
@@ -40,6 +41,25 @@ def scalar_chain(w: float, n: int, slopes=None) -> np.ndarray:
     if slopes.shape != (n,):
         raise InputError(f"Give exactly {n} local derivatives.")
     return np.concatenate([[1.0], np.cumprod(w * slopes)])
+
+
+SCALAR_INPUT = 0.5  # the scalar tanh RNN's constant input u: h_k = tanh(w h_{k-1} + u), h_0 = 0
+
+
+def scalar_tanh_products(w: float, n: int, u: float = SCALAR_INPUT, h0: float = 0.0) -> dict:
+    """The scalar tanh RNN h_k = tanh(w h_{k-1} + u) run n steps from h0, float64: its gradient
+    product dh_k/dh_0 = prod_{j<=k} w (1 - h_j^2) for k = 0..n (products (n+1,)), beside the
+    closed-form bound |w|^k (bound (n+1,)): every slope 1 - h^2 is at most 1, so
+    |product| <= |w|^k, and it falls far below when the state saturates. h: h_1..h_n (n,)."""
+    _check_n(n)
+    h, hs = float(h0), []
+    for _ in range(n):
+        h = math.tanh(w * h + u)
+        hs.append(h)
+    hs = np.asarray(hs, dtype=np.float64)
+    products = np.concatenate([[1.0], np.cumprod(w * (1 - hs ** 2))])
+    return {"products": products, "bound": np.abs(float(w)) ** np.arange(n + 1, dtype=np.float64),
+            "h": hs, "u": u}
 
 
 def _check_n(n: int) -> None:
@@ -152,8 +172,9 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
     (ok, message) for old callers; its solution is the worked product). hint_key / values
     name the same message in the page's catalogue (bptt.hint.<slip>), for other languages."""
     w, n, slopes, right = ex["w"], ex["n"], ex["slopes"], ex["answer"]
-    w_text = f"({w:g})" if w < 0 else f"{w:g}"  # (-2)^3, not -2.0^3 = -(2^3)
-    solution = f"{w_text}^{n} × {' × '.join(map(str, slopes))} = {right:.6g}"
+    w_text = f"(−{-w:g})" if w < 0 else f"{w:g}"  # (−2)³, not -2.0^3 = -(2^3)
+    power = plain_math(f"{w_text}^{n}")
+    solution = f"{power} × {' × '.join(map(str, slopes))} = {right:.6g}"
     if answer is None or not math.isfinite(answer):
         return verdict(False, "nan", CHAIN_HINTS, "bptt.hint.", solution=solution)
 
@@ -161,7 +182,7 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
         return abs(answer - v) <= rel * max(abs(v), 1e-12)
 
     if near(right):
-        values = {"w": w, "n": n, "slopes": " × ".join(map(str, slopes)), "right": f"{right:.6g}"}
+        values = {"power": power, "slopes": " × ".join(map(str, slopes)), "right": f"{right:.6g}"}
         return verdict(True, "right", CHAIN_HINTS, "bptt.hint.", values, solution)
     missing = n > 1 and (near(right / (w * slopes[-1])) or near(right / (w * slopes[0])))
     slips = ((near(-right), "sign"), (near(w ** n), "w_only"), (near(float(np.prod(slopes))), "slopes_only"),
@@ -173,7 +194,7 @@ def check_chain(ex: dict, answer: float, rel: float = 1e-3) -> Verdict:
 # slip -> English message (the catalogue's bptt.hint.<slip> says the same in each language)
 CHAIN_HINTS = {
     "nan": "Type a number.",
-    "right": "Right: {w}^{n} × {slopes} = {right}.",
+    "right": "Right: {power} × {slopes} = {right}.",
     "sign": "The size is right but the sign is wrong: count the negative factors.",
     "w_only": "That is w^n alone: each step also multiplies by its local slope φ'(a_k).",
     "slopes_only": "That is the product of the slopes alone: each step also multiplies by w.",

@@ -14,11 +14,13 @@ import numpy as np
 import torch
 
 from rnnviz.engine.cells import ELMAN_ONLY, GATED
+from rnnviz.engine.jacobians import last_state_input_norms
 from rnnviz.engine.model import RNNConfig, RNNModel, activate
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
 from rnnviz.explain.exercises.checker import numbers, parts_match, smallest_gap, verdict
 from rnnviz.explain.exercises.verdict import Verdict
+from rnnviz.explain.gates import first_word_reach_row
 from rnnviz.explain.notes.facts import first_step_without_h0
 from rnnviz.formatting import vector
 from rnnviz.text.corpora import lm_pair, zh_order_presets
@@ -75,6 +77,78 @@ def shape_table(cfg: RNNConfig) -> list[dict]:
     rows += [("b_h", f"{H} x 1", "bias"),
              ("W_o", f"{K} x {cfg.H_out}", "hidden -> logits z_t")]
     return [{"symbol": s, "shape": sh, "meaning": m} for s, sh, m in rows]
+
+
+def input_column(model: RNNModel, tr: Trace, t: int) -> dict:
+    """x_t = E[id]^T at 0-based step t: the id read there, the sizes (d, V, H) and
+    max |x_t - E[id]| (0: the input is that row of E, stood up as a d x 1 column so that
+    W_x (H x d) can multiply it from the left; page 1's one-hot x is a 1 x V row, x E)."""
+    if not 0 <= t < tr.T:
+        raise InputError(f"Step t must be from 1 to {tr.T}.")
+    cfg = model.cfg
+    i = int(tr.ids[t])
+    row = model.E.detach()[i]                                    # (d,)
+    col = row.reshape(-1, 1)                                     # (d, 1)
+    wx = model.W_x.detach() @ col                                # (H, 1)
+    return {"id": i, "d": cfg.embed_dim, "V": cfg.vocab_size, "H": cfg.hidden_size,
+            "err": float((tr.x[t].double() - row.double()).abs().max()),
+            "wx_shape": tuple(wx.shape)}
+
+
+def first_word_reach(model: RNNModel, tr: Trace, start: int = 0) -> float:
+    """||dh_T/dx_start|| / ||dh_T/dx_T|| on this sentence (0-based start: the first real word):
+    how strongly the first word still moves the last state, relative to the last word. h_t is
+    a learned summary of the prefix, with no guarantee that the first word is still in it
+    (page 8 compares this number across Elman, LSTM and GRU)."""
+    return first_word_reach_row(last_state_input_norms(model, tr), start)
+
+
+AFFINE_PAIRS = 400  # input pairs (x_1, x_2) for the best affine fit of h_2
+AFFINE_SEED = 0  # the page draws its pairs from torch.Generator().manual_seed(AFFINE_SEED)
+
+
+def h2_pairs(V: int, gen: torch.Generator, n: int = AFFINE_PAIRS) -> torch.Tensor:
+    """(N, 2) token-id pairs (i, j): every pair when V^2 <= n, else n pairs drawn with `gen`."""
+    if V * V <= n:
+        return torch.cartesian_prod(torch.arange(V), torch.arange(V))
+    return torch.randint(0, V, (n, 2), generator=gen)
+
+
+def two_steps(model: RNNModel, x1: torch.Tensor, x2: torch.Tensor, nonlinearity: str) -> torch.Tensor:
+    """h_2 = phi(W_x x_2 + W_h phi(W_x x_1 + b_h) + b_h) in float64 for rows x1, x2 (N, d) -> (N, H)."""
+    W_x, W_h, b = (model.W_x.detach().double(), model.W_h.detach().double(), model.b_h.detach().double())
+    h1 = activate(x1 @ W_x.T + b, nonlinearity)
+    return activate(x2 @ W_x.T + h1 @ W_h.T + b, nonlinearity)
+
+
+def affine_residual(X: torch.Tensor, Y: torch.Tensor) -> float:
+    """The best affine fit Y ~ [X, 1] B by least squares (float64): ||Y - [X, 1] B||_F / ||Y - mean Y||_F,
+    the share of Y's spread no affine map of X explains (0: Y is an affine function of X)."""
+    A = torch.cat([X.double(), torch.ones(X.shape[0], 1, dtype=torch.float64)], 1)
+    B = torch.linalg.lstsq(A, Y.double(), driver="gelsd").solution
+    spread = float((Y - Y.mean(0)).norm())
+    return float((Y - A @ B).norm()) / spread if spread > 0 else 0.0
+
+
+def affine_fit_h2(model: RNNModel, gen: torch.Generator | None = None, n: int = AFFINE_PAIRS) -> dict:
+    """Why nested phi cannot be merged into one affine map: over many input pairs
+    (x_1, x_2) = (E[i], E[j]), the best affine fit h_2 ~ A [x_1; x_2] + c leaves a residual
+    above 0 for the model's phi, and about 0 (rounding) for the linear RNN with the same
+    weights. Returns the pairs used, their count, the fitted numbers per unit (2d + 1) and
+    both relative residuals. Elman cells (one direction) only. gen None: the page's own draw,
+    torch.Generator().manual_seed(AFFINE_SEED), so the page shows the same numbers each time."""
+    cfg = model.cfg
+    gen = torch.Generator().manual_seed(AFFINE_SEED) if gen is None else gen
+    if cfg.cell != "elman" or cfg.bidirectional:
+        raise InputError("The affine fit is written for a one-directional Elman model.")
+    pairs = h2_pairs(cfg.vocab_size, gen, n)
+    E = model.E.detach().double()
+    x1, x2 = E[pairs[:, 0]], E[pairs[:, 1]]
+    X = torch.cat([x1, x2], 1)                                   # (N, 2d)
+    return {"pairs": pairs, "n": int(pairs.shape[0]), "params": 2 * cfg.embed_dim + 1,
+            "phi": cfg.nonlinearity,
+            "rel_phi": affine_residual(X, two_steps(model, x1, x2, cfg.nonlinearity)),
+            "rel_linear": affine_residual(X, two_steps(model, x1, x2, "linear"))}
 
 
 # ---- the notes' scalar RNN and the growth example ---------------------------------
@@ -535,15 +609,19 @@ def check_exercise_verdict(ex: Exercise, h1, h2, tol: float = TOL) -> Verdict:
     """check_exercise as the shared exercise Verdict: the named mistake's explanation as the
     hint (hint_key names it in the catalogue, so it shows in the learner's language), the right
     (h_1, h_2) as the solution."""
+    if any(x is None for x in list(h1) + list(h2)):  # an untouched box: nothing to grade yet
+        return Verdict(None, "Fill in all four numbers first.", "hidden.fill_first")
     v = check_exercise(ex, h1, h2, tol)
     solution = f"h_1 = {vector(v['right'][0])}, h_2 = {vector(v['right'][1])}"
     if v["h1_ok"] and v["h2_ok"]:
         return Verdict(True, "Right: both steps match.", "hidden.hint_right", solution=solution)
     if v["mistake"]:
         return verdict(False, v["mistake"], EXPLAIN, HINT_KEYS, solution=solution)
-    wrong = [name for name, ok in (("h_1", v["h1_ok"]), ("h_2", v["h2_ok"])) if not ok]
-    message = f"Not yet: {' and '.join(wrong)} differ(s) from tanh(W_x x_t + W_h h_{{t-1}} + b_h)."
-    return Verdict(False, message, "hidden.hint_not_yet", {"wrong": " & ".join(wrong)}, solution=solution)
+    wrong = [name for name, ok in (("h₁", v["h1_ok"]), ("h₂", v["h2_ok"])) if not ok]
+    verb = "differ" if len(wrong) > 1 else "differs"
+    message = f"Not yet: {' and '.join(wrong)} {verb} from tanh(Wₓ xₜ + Wₕ hₜ₋₁ + bₕ)."
+    key = "hidden.hint_not_yet_both" if len(wrong) > 1 else "hidden.hint_not_yet"
+    return Verdict(False, message, key, {"wrong": wrong[0]}, solution=solution)
 
 
 def largest_state(h: torch.Tensor) -> float:

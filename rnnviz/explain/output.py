@@ -10,7 +10,6 @@ and one gradient step on the output layer. Numbers the Trace already holds
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 from dataclasses import dataclass
 from decimal import Decimal
@@ -26,6 +25,7 @@ from rnnviz.engine.jacobians import output_error
 from rnnviz.engine.model import RNNModel, sequence_loss
 from rnnviz.engine.trace import Trace
 from rnnviz.errors import InputError
+from rnnviz.explain.exercises.checker import every_slip
 from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import num, vector
 from rnnviz.text.bpe import decode
@@ -554,16 +554,10 @@ def check_grad(ex: Exercise, text: str) -> Verdict:
 
 
 def check_both(ex: Exercise, loss_text: str, grad_text: str) -> Verdict:
-    """The exercise's one verdict: the loss first (its slip named), then p - y; right only when
+    """The exercise's one verdict: every slip named (the loss's, then p - y's), right only when
     both are. Nothing typed yet: ok is None."""
-    loss, grad = check_loss(ex, loss_text), check_grad(ex, grad_text)
-    for fb in (loss, grad):
-        if fb.ok is False:
-            return dataclasses.replace(fb, solution=exercise_solution(ex))
-    if loss.ok and grad.ok:
-        return Verdict(True, "Right: L and p - y both match.", "output.hint_both_right",
-                        solution=exercise_solution(ex))
-    return Verdict(None, "", solution=exercise_solution(ex))
+    right = Verdict(True, "Right: L and p - y both match.", "output.hint_both_right")
+    return every_slip((check_loss(ex, loss_text), check_grad(ex, grad_text)), right, exercise_solution(ex))
 
 
 def exercise_solution(ex: Exercise) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import step_labels, style
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -22,16 +23,25 @@ def _log10(v) -> np.ndarray:
 PATHS_LABELS = {"direct": "from L_{s} (direct)", "via": "from L_{s} via J_{a}..J_{s}",
                 "later_group": "from L_{first} … L_{last} ({n} later losses)", "total": "total ∂L/∂h_t",
                 "title": "∂L/∂h_{t} ({tok}) by source loss", "unit": "hidden unit",
-                "component": "gradient component", "path": "path"}
+                "component": "gradient component", "path": "path", "scale": "source loss L_s: s"}
 GROUP_AFTER = 6  # more later losses than this share ONE legend entry (a 70-word sentence: not 70)
+DIRECT_COLOR = "#3b3b3b"  # the direct part from L_t
+LATER_SCALE = [[0.0, "#9ecae1"], [1.0, "#08306b"]]  # later losses: light (next step) to dark (last)
+
+
+def later_color(s: int, lo: int, hi: int) -> str:
+    """The colour of the part from loss L_s (1-based) on the later-loss scale lo..hi."""
+    return sample_colorscale(LATER_SCALE, [0.0 if hi == lo else (s - lo) / (hi - lo)])[0]
 
 
 def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict | None = None) -> go.Figure:
     """dL/dh_t per hidden unit, stacked by where it comes from: parts (n, H), one row per loss
     that exists, steps the 0-based step s of each row (s = t: the direct part from L_t;
     s > t: the part from L_s through J_{t+1} .. J_s). Steps without a target have no loss and
-    no row, so no legend entry. H is needed only when there are no rows at all. More than
-    GROUP_AFTER later losses are one legend group (hover still names each loss)."""
+    no row, so no legend entry. H is needed only when there are no rows at all. The direct part
+    is dark grey; the later losses are coloured by one continuous scale of their step s (near t
+    light, far dark). More than GROUP_AFTER later losses are one legend group, and a colour bar
+    reads the scale (hover still names each loss)."""
     L = {**PATHS_LABELS, **(labels or {})}
     parts = np.asarray(parts, dtype=float)  # (n, H)
     H = parts.shape[1] if parts.ndim == 2 and parts.shape[0] else int(H or 0)
@@ -40,16 +50,22 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     later = [s for s in steps if s != t]
     grouped = len(later) > GROUP_AFTER
     fig = go.Figure()
+    lo, hi = (later[0] + 1, later[-1] + 1) if later else (t + 2, t + 2)
     for s, row in zip(steps, parts):
         name = (L["direct"].format(s=s + 1) if s == t
                 else L["via"].format(s=s + 1, a=t + 2))
-        extra = {}
+        extra = {"marker_color": DIRECT_COLOR if s == t else later_color(s + 1, lo, hi)}
         if grouped and s != t:
-            extra = {"legendgroup": "later", "showlegend": s == later[0]}
+            extra |= {"legendgroup": "later", "showlegend": s == later[0]}
             if s == later[0]:
                 extra["name"] = L["later_group"].format(first=later[0] + 1, last=later[-1] + 1, n=len(later))
         fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(num)(row),
                     hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>")
+    if grouped:  # the scale itself: an invisible marker carries the colour bar
+        fig.add_scatter(x=[units[0]] * 2, y=[None, None], mode="markers", showlegend=False, hoverinfo="skip",
+                        marker={"color": [lo, hi], "cmin": lo, "cmax": hi, "colorscale": LATER_SCALE,
+                                "colorbar": {"title": {"text": L.get("scale", "source loss L_s: s")},
+                                             "len": 0.6, "thickness": 12}})
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
     fig.add_scatter(x=units, y=total, mode="markers", name=L["total"],
                     marker={"symbol": "diamond", "color": "black", "size": 7})
@@ -77,9 +93,9 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     H = len(slope)
     units = [f"u{j + 1}" for j in range(H)]
     act, deriv = _SLOPE_NAMES[nonlinearity]
-    deriv = deriv.format(t=t + 1)
+    deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
     diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
-    fig = make_subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.11,
+    fig = make_subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
                         subplot_titles=(L["slope_title"].format(deriv=deriv, act=act), L["W_title"],
                                         L["J_title"].format(t=t + 1, diag=diag)))
     fig.add_bar(x=np.asarray(slope, float), y=units, orientation="h", row=1, col=1, showlegend=False,
@@ -90,11 +106,14 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
         M = np.asarray(M, float)
         finite = np.abs(M[np.isfinite(M)])
         lim = float(max(finite.max() if finite.size else 0.0, 1e-12))
-        right = fig.layout[f"xaxis{col}"].domain[1]
+        left, right = fig.layout[f"xaxis{col}"].domain
+        # the colour bar lies flat under its own panel: beside it, on a phone, it ran into the next
         fig.add_heatmap(z=M, x=units, y=units, colorscale="RdBu", zmid=0, zmin=-lim, zmax=lim,
                         row=1, col=col, showscale=True,
-                        colorbar={"title": {"text": name, "side": "top"}, "x": right + 0.005,
-                                  "xanchor": "left", "thickness": 10, "len": 0.8, "exponentformat": "e"},
+                        colorbar={"title": {"text": name, "side": "top"}, "orientation": "h",
+                                  "x": (left + right) / 2, "xanchor": "center", "len": right - left,
+                                  "lenmode": "fraction", "y": -0.3, "yanchor": "top", "thickness": 10,
+                                  "exponentformat": "e", "nticks": 4},
                         hovertemplate=f"{name}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>")
     fig.update_xaxes(range=[0, 1], title_text=L["slope"], row=1, col=1)
     for col in (1, 2, 3):
@@ -105,8 +124,8 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     # repeated u1 ... u96 ran into the next panel)
     fig.update_yaxes(showticklabels=False, row=1, col=2)
     fig.update_yaxes(showticklabels=False, row=1, col=3)
-    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)}, height=420)
-    return style(fig, top=80)
+    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)}, height=500)
+    return style(fig, top=80, bottom=110)
 
 
 HEATMAP_LABELS = {"no_path": "no path (t > s)", "row": "s (row)", "col": "t (column)",
@@ -266,23 +285,35 @@ def _whole_number_axis(fig, largest: int) -> None:
 
 
 SCALAR_LABELS = {"hover": "after %{x} steps: %{text}", "y": "w^k (log scale)",
-                 "title": "∂L/∂h_0 = 1 × w^k with w = {w}", "x": "steps k"}
+                 "title": "∂L/∂h_0 = 1 × w^k with w = {w}", "x": "steps k",
+                 "product": "tanh RNN: |∂h_k/∂h_0|", "bound": "|w|^k (every slope 1)"}
 
 
-def scalar_chain_plot(products, w: float, labels: dict | None = None) -> go.Figure:
-    """w^k for k = 0..n on a log axis, ticked at the products themselves so 0.5 reads 0.5
-    (plotly's log ticks inside one decade would show only the leading digit)."""
+def scalar_chain_plot(products, w: float, labels: dict | None = None, bound=None) -> go.Figure:
+    """The scalar gradient product for k = 0..n on a log axis, ticked at its values so 0.5 reads
+    0.5 (plotly's log ticks inside one decade would show only the leading digit). `bound`: |w|^k
+    drawn as a dashed line over it (the product of a tanh RNN stays under it); |product| is drawn."""
     L = {**SCALAR_LABELS, **(labels or {})}
-    products = np.asarray(products, dtype=float)
+    products = np.abs(np.asarray(products, dtype=float))
     k = np.arange(len(products))
-    fig = go.Figure(go.Scatter(x=k, y=products, mode="lines+markers+text", text=np.vectorize(num)(products),
-                               textposition="top right", showlegend=False,
+    fig = go.Figure(go.Scatter(x=k, y=_positive(products), mode="lines+markers+text",
+                               text=np.vectorize(num)(products), textposition="top right",
+                               name=L.get("product", "product"), showlegend=bound is not None,
                                hovertemplate=L["hover"] + "<extra></extra>"))
-    ticks = _positive(products)
-    ticks = ticks[np.isfinite(ticks)]
-    if len(ticks) > 8:  # keep the labels apart: every few steps, the last one always
-        ticks = ticks[np.unique(np.r_[np.linspace(0, len(ticks) - 1, 6).round().astype(int)])]
-    fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[num(v) for v in ticks])
+    if bound is not None:  # two curves: ticks one per decade (or written out inside one decade)
+        bound = np.asarray(bound, dtype=float)
+        fig.add_scatter(x=k, y=_positive(bound), mode="lines", name=L.get("bound", "|w|^k"),
+                        line={"dash": "dash", "color": "#444444"},
+                        hovertemplate=L.get("bound", "|w|^k") + ": %{y:.4g}<extra></extra>")
+        fig.update_yaxes(type="log", title_text=L["y"])
+        _log_ticks(fig, np.r_[products, bound])
+        fig.update_layout(legend={"orientation": "h", "y": -0.3})
+    else:
+        ticks = _positive(products)
+        ticks = ticks[np.isfinite(ticks)]
+        if len(ticks) > 8:  # keep the labels apart: every few steps, the last one always
+            ticks = ticks[np.unique(np.r_[np.linspace(0, len(ticks) - 1, 6).round().astype(int)])]
+        fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[num(v) for v in ticks])
     fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360)
     _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
     return style(fig)

@@ -67,10 +67,12 @@ LEGEND_MAX_ITEMS = 8    # more series than this: the legend groups them (group_l
 def style(fig: go.Figure, title: str | None = None, height: int | None = None,
           top: int = MARGIN["t"], bottom: int = MARGIN["b"]) -> go.Figure:
     """The one look of every figure: small margins, dark 12 px axis text (ticks and titles on
-    every subplot), readable log ticks on log axes, a grouped legend when there are many series."""
-    layout = {"margin": {**MARGIN, "t": top, "b": bottom}}
+    every subplot; the title, legend and any other text as dark, at least 4.5:1 on white),
+    readable log ticks on log axes, a grouped legend when there are many series."""
+    layout = {"margin": {**MARGIN, "t": top, "b": bottom}, "font": {"color": AXIS_TEXT},
+              "legend": {"font": {"color": AXIS_TEXT}}, "title": {"font": {"color": AXIS_TEXT}}}
     if title is not None:
-        layout["title"] = {"text": title}
+        layout["title"]["text"] = title
     if height is not None:
         layout["height"] = height
     font = {"color": AXIS_TEXT, "size": AXIS_FONT_PX}
@@ -88,6 +90,16 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
     fig.update_layout(layout)  # one validated update for the whole style
     group_legend(fig)
     return fig
+
+
+def contrast(fg: str, bg: str = "#FFFFFF") -> float:
+    """WCAG 2 contrast ratio of two '#RRGGBB' colours (1 to 21; AA text needs 4.5)."""
+    def lum(c: str) -> float:
+        rgb = [int(c.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        lin = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def _axis_names(layout: dict) -> list[str]:

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rnnviz.figures.common import log_axis, step_labels, style
+from rnnviz.figures.common import MUTED_TEXT, log_axis, step_labels, style
 from rnnviz.formatting import num
 
 CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e", "attention": "#ab63fa"}
@@ -28,7 +28,9 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None, start: i
             norms.items()}  # (T, T) each; 0 (underflow) is blank like t > s
     finite = np.concatenate([z[np.isfinite(z)] for z in logs.values()] or [np.zeros(1)])
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.06)
+    # stacked, one map per row across the full width: side by side they were 70 px wide on a phone
+    n = max(len(names), 1)
+    fig = make_subplots(rows=n, cols=1, subplot_titles=names, vertical_spacing=0.16 / n, shared_xaxes=True)
     w = next(iter(norms.values())).shape[0] if norms else len(tokens) - start
     ax = [str(t + 1) for t in range(start, start + w)]
     for j, k in enumerate(names, start=1):
@@ -37,18 +39,20 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None, start: i
             z=logs[k], x=ax, y=step_labels(tokens)[start:start + w], coloraxis="coloraxis",
             customdata=np.vectorize(num)(raw),
             hovertemplate=(f"{lab['y']}: %{{y}}<br>{lab['x']}: %{{x}}<br>{lab['hover']}: "
-                           "%{customdata}<extra></extra>")), row=1, col=j)
-        # one x title under the middle panel: three side by side overlapped on a phone
-        fig.update_xaxes(title_text=lab["x"] if j == (len(names) + 1) // 2 else None, type="category",
-                         row=1, col=j)
-        fig.update_yaxes(autorange="reversed", type="category", showticklabels=j == 1, row=1, col=j)
-    fig.update_yaxes(title_text=lab["y"], row=1, col=1)
-    fig.update_layout(title={"text": lab["title"]}, height=440, coloraxis={
-        "colorscale": "Viridis", "cmin": lo, "cmax": hi, "colorbar": {"title": {"text": lab["colorbar"]}}})
+                           "%{customdata}<extra></extra>")), row=j, col=1)
+        fig.update_xaxes(title_text=lab["x"] if j == n else None, type="category", row=j, col=1)
+        fig.update_yaxes(autorange="reversed", type="category",
+                         title_text=lab["y"] if j == (n + 1) // 2 else None, row=j, col=1)
+    per_map = 150 + 12 * min(w, 20)  # px per map: a short sentence stays compact, a long one readable
+    fig.update_layout(title={"text": lab["title"]}, height=110 + n * per_map, coloraxis={
+        "colorscale": "Viridis", "cmin": lo, "cmax": hi,
+        "colorbar": {"title": {"text": lab["colorbar"], "side": "top"}, "orientation": "h", "x": 0.5,
+                     "xanchor": "center", "y": 1 + 30 / (n * per_map), "yanchor": "bottom", "len": 1.0,
+                     "thickness": 10, "yref": "paper"}})
     fig.update_annotations(font={"size": 12})  # the panel titles (before the note below is added)
-    fig.add_annotation(text=lab["blank"], xref="paper", yref="paper", x=0, y=-0.3, showarrow=False,
-                       font={"size": 11, "color": "#555"}, xanchor="left", yanchor="top")
-    return style(fig, top=80, bottom=100)
+    fig.add_annotation(text=lab["blank"], xref="paper", yref="paper", x=0, y=-60 / (n * per_map),
+                       showarrow=False, font={"size": 11, "color": MUTED_TEXT}, xanchor="left", yanchor="top")
+    return style(fig, top=140, bottom=80)
 
 
 GATE_LABELS = {"title": "Gate values over the sentence (time across, units down)",

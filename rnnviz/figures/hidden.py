@@ -9,7 +9,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import AXIS_TEXT, heatmap, log_axis, step_labels, style
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -70,12 +70,13 @@ def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str =
     fig = go.Figure()
     for key, label, color in (("Wx_x", "W_x x_t", _COLORS[0]), ("Wh_h", name_rec, _COLORS[1]),
                               ("b", "b_h", _COLORS[2])):
+        label = plain_math(label)
         fig.add_bar(x=units, y=_finite(terms[key]), name=label, marker_color=color,
                     hovertemplate=f"{label}<br>%{{x}}: %{{y:.4f}}<extra></extra>")
     fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name=_label(labels, "a", "a_t (sum)"),
                     marker={"symbol": "line-ew-open", "size": 18, "color": "black",
                             "line": {"width": 3}})
-    h_name = "h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)"
+    h_name = plain_math("h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)")
     fig.add_scatter(x=units, y=_finite(terms["h"]), mode="markers", name=h_name,
                     marker={"symbol": "diamond", "size": 10, "color": _COLORS[4]})
     fig.update_layout(barmode="relative", xaxis_title=_label(labels, "x", "hidden unit"),
@@ -135,7 +136,7 @@ def growth_plot(series: dict, w: float, h0: float, labels: dict | None = None) -
         fig.update_xaxes(title_text=_label(labels, "x", "step t"), row=1, col=i + 1)
         fig.update_yaxes(title_text="h_t", row=1, col=i + 1)
     fig.update_layout(showlegend=False)
-    return style(fig, f"h_t = φ({w:g}·h_{{t-1}}), h_0 = {h0:g}", 340, top=70)
+    return style(fig, plain_math(f"h_t = φ({w:g}·h_{{t-1}}), h_0 = {h0:g}"), 340, top=70)
 
 
 def norms_plot(norms: dict, tokens, labels: dict | None = None) -> go.Figure:

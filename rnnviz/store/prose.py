@@ -10,6 +10,8 @@ import functools
 import re
 from pathlib import Path
 
+from rnnviz.formatting import plurals
+
 PROSE_ROOT = Path(__file__).resolve().parents[2] / "prose"
 PROSE_DIR = PROSE_ROOT / "en"  # the English source (kept for callers of the old name)
 _MARK = re.compile(r"^<!--\s*([\w-]+)\s*-->\s*$", re.M)
@@ -36,4 +38,4 @@ def section(page: str, key: str, lang: str = "en", **values) -> str:
     text = sections(page, lang).get(key)
     if text is None:
         text = sections(page, "en")[key]
-    return text.format(**values)
+    return plurals(text, values).format(**values)

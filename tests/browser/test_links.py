@@ -57,9 +57,9 @@ def test_query_link_opens_that_model_and_sentence(server, browser):
         assert "Notes example" in model and text == "I like dogs"
         shown = main_text(pg)
         if PATH == "embedding":
-            assert "Notes example (V=5, d=3, H=4) reads your sentence as T = 3 token(s)" in shown
+            assert "Notes example (V=5, d=3, H=4) reads your sentence as T = 3 tokens" in shown
         else:
-            assert "Your sentence became 3 token(s)" in shown
+            assert "Your sentence became 3 tokens" in shown
         assert "model=notes" in pg.url and "text=I+like+dogs" in pg.url
         screenshot(pg, "link-notes")
     finally:
@@ -79,7 +79,7 @@ def test_share_link_reproduces_what_is_shown(server, browser):
         box.press("Control+Enter")
         wait_ready(pg)
         before = main_text(pg)
-        assert "sentence of T = 3" in before or "3 token(s)" in before
+        assert "sentence of T = 3" in before or "3 tokens" in before
         link = share_link(pg)
         assert link.startswith(server) and "model=notes" in link and "text=you+like+cats" in link
     finally:

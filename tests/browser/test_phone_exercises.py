@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SHOTS, exceptions_on, wait_ready
+from tests.browser.conftest import SHOTS, exceptions_on, skip_checkpoints, wait_ready
 
 PHONE = {"width": 390, "height": 844}
 PAGES = ("embedding", "hidden", "output", "bptt")
@@ -44,5 +44,82 @@ def test_exercise_inputs_fit_a_phone(server, browser, url_path, lang):
             SHOTS.mkdir(parents=True, exist_ok=True)
             pg.screenshot(path=str(SHOTS / f"phone-{url_path}-{lang}.png"))
         assert not bad, bad
+    finally:
+        ctx.close()
+
+
+# ---- issue 26's other phone leftovers (pages 2, 8 and the sidebar cue) -----------------------
+
+def _open(browser, server, path: str, lang: str, width: int):
+    ctx = browser.new_context(viewport={"width": width, "height": 844})
+    pg = ctx.new_page()
+    pg.goto(f"{server}/{path}?model=notes&lang={lang}")
+    wait_ready(pg)
+    skip_checkpoints(pg)
+    return ctx, pg
+
+
+def _inside(pg, locator, width: int) -> bool:
+    locator.scroll_into_view_if_needed(timeout=30_000)
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= -0.5 and box["x"] + box["width"] <= width + 0.5
+
+
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_page_two_exercise_vectors_in_a_table_on_a_phone(server, browser, lang):
+    ctx, pg = _open(browser, server, "hidden", lang, PHONE["width"])
+    try:
+        assert not exceptions_on(pg)
+        x2 = pg.locator('[data-testid="stMain"] [data-testid="stMarkdown"] td', has_text="x₂").first
+        x2.wait_for(state="attached", timeout=180_000)
+        row = x2.locator("xpath=..")
+        assert _inside(pg, row, PHONE["width"])  # x_2's row and both its entries on screen
+        cue = pg.locator('[class*="st-key-phone_only_sidebar_cue"]').first
+        assert cue.is_visible() and _inside(pg, cue, PHONE["width"])  # the sidebar is folded: say where
+    finally:
+        ctx.close()
+
+
+def _gates_ready(pg) -> None:
+    """Page 8 reads three models before its checkpoint appears: skip it once it is there, then
+    wait for the compare section's table cue (drawn with the maps)."""
+    cue = pg.locator('[class*="st-key-phone_only_gates_table_cue"]')
+    skip = pg.locator('[class*="st-key-checkpoint_gates_1_skip"] button')
+    for _ in range(60):
+        if cue.count():
+            break
+        if skip.count():
+            skip.first.click()
+            wait_ready(pg)
+        pg.wait_for_timeout(5_000)
+    cue.first.wait_for(state="attached", timeout=60_000)
+
+
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_page_eight_maps_and_table_cue_on_a_phone(server, browser, lang):
+    ctx, pg = _open(browser, server, "gates", lang, PHONE["width"])
+    try:
+        assert not exceptions_on(pg)
+        _gates_ready(pg)
+        cue = pg.locator('[class*="st-key-phone_only_gates_table_cue"]').first
+        assert cue.is_visible()
+        chart = pg.locator('[class*="st-key-gates_influence_chart"] .js-plotly-plot').first
+        chart.wait_for(state="attached", timeout=180_000)
+        chart.scroll_into_view_if_needed()
+        pg.wait_for_timeout(1500)
+        widths = chart.evaluate("""g => ['xaxis', 'xaxis2', 'xaxis3'].map(a => g._fullLayout[a]
+                                          ? g._fullLayout[a]._length : 0)""")
+        assert len(widths) == 3 and min(widths) >= 200, widths  # stacked: 250 px each, not 70 px side by side
+    finally:
+        ctx.close()
+
+
+def test_phone_cues_are_hidden_on_a_desktop(server, browser):
+    ctx, pg = _open(browser, server, "gates", "en", 1366)
+    try:
+        _gates_ready(pg)
+        cue = pg.locator('[class*="st-key-phone_only_gates_table_cue"]').first
+        assert not cue.is_visible()
+        assert not pg.locator('[class*="st-key-phone_only_sidebar_cue"]').first.is_visible()
     finally:
         ctx.close()

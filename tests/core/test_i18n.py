@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rnnviz.formatting import plurals
 from rnnviz.store import prose as core_prose
 from ui import i18n
 
@@ -13,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def placeholders(text: str) -> set[str]:
+    text = plurals(text, {})  # {n|token|tokens} is a plural choice, not a placeholder
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
@@ -32,7 +34,8 @@ def test_every_locale_has_the_keys_and_placeholders_of_english(lang):
 
 def test_every_string_formats_with_its_own_placeholders():
     for key, text in i18n.catalogue("en").items():
-        assert isinstance(text.format(**{name: 1 for name in placeholders(text)}), str), key
+        values = {name: 1 for name in placeholders(text)}
+        assert isinstance(plurals(text, values).format(**values), str), key
 
 
 def test_every_key_the_ui_asks_for_exists():
@@ -60,7 +63,7 @@ def test_missing_key_falls_back_to_english(tmp_path, monkeypatch):
 
 def test_t_outside_a_session_is_english():
     assert i18n.current_lang() == "en"
-    assert i18n.t("links.too_large", names="x") == "Ignored link value(s) too large to be a number: x."
+    assert i18n.t("links.too_large", names="x") == "Ignored in the link, too large to be a number: x."
 
 
 def test_prose_lives_under_prose_lang_and_falls_back_to_english():

@@ -129,13 +129,13 @@ def test_paths_count_only_later_steps_with_a_loss(app):
     at = page(app, "I like cats")  # notes model: step 3 has no target, so no L_3
     at.slider(key="bptt_step").set_value(2).run()
     shown = paths_text(at)
-    assert "no later step has a loss" in shown and "later loss(es)" not in shown
+    assert "no later step has a loss" in shown and "later loss" not in shown
     [bar] = fig_by_title(at, "∂L/∂h_2")
     names = [d["name"] for d in bar["data"]]
     assert names == ["from L_2 (direct)", "total ∂L/∂h_t"] and not any("L_3" in n for n in names)
     at.slider(key="bptt_step").set_value(1).run()  # step 1: L_2 exists and arrives through J_2
     shown = paths_text(at)
-    assert "the 1 later loss(es) ($L_{2}$) add a part" in shown and "L_{3}" not in shown
+    assert "the 1 later loss ($L_{2}$) adds a part" in shown and "L_{3}" not in shown
     at.slider(key="bptt_step").set_value(3).run()  # step 3: no loss of its own either
     shown = paths_text(at)
     assert "step 3 has no target, so there is no loss $L_{3}$" in shown and "no later step has a loss" in shown

@@ -8,6 +8,7 @@ import torch
 
 from rnnviz.engine.trace import trace
 from rnnviz.explain import hidden as hd
+from rnnviz.formatting import plain_math
 from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.text.corpora import lm_pair
 from tests.apptest_helpers import figures, no_exception, skip_checkpoints
@@ -58,19 +59,19 @@ def test_default_model_step_change_moves_the_box_and_the_numbers(app):
     at = app(PAGE)
     no_exception(at)
     model, tr = _trace("default", "Arrive Taipei on November 2nd")
-    heat = _fig(at, "h_t: steps across")
+    heat = _fig(at, "hₜ: steps across")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
     assert heat["layout"]["shapes"][0]["x0"] == 0.5  # starts at the first real word, not <bos>
     at.slider(key="hid_step").set_value(3).run()
     no_exception(at)
-    heat = _fig(at, "h_t: steps across")
+    heat = _fig(at, "hₜ: steps across")
     assert heat["layout"]["shapes"][0]["x0"] == 1.5
     bar = _fig(at, "The three terms")
     assert np.allclose(bar["data"][3]["y"], tr.a[2].numpy(), atol=1e-6)
     table = at.dataframe[0].value  # the step-3 equation table
     s = hd.step_terms(model, tr, 2)
-    assert np.allclose(table["W_h h_{t-1}"].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
-    assert np.allclose(table["h_t = tanh(a_t)"].to_numpy(), tr.h[2].numpy(), atol=1e-6)
+    assert np.allclose(table[plain_math("W_h h_{t-1}")].to_numpy(), s["Wh_h"].numpy(), atol=1e-6)
+    assert np.allclose(table[plain_math("h_t = tanh(a_t)")].to_numpy(), tr.h[2].numpy(), atol=1e-6)
     at.button(key="hid_next").click().run()
     assert at.slider(key="hid_step").value == 4
 
@@ -112,7 +113,7 @@ def test_long_sentence_caps_the_expansion(app):
     at.slider(key="hid_step").set_value(20).run()
     no_exception(at)
     lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
-    assert "W_h^4 W_x x_1" in lin.columns and "W_h^5 h_0" in lin.columns  # h_5, not h_20
+    assert plain_math("W_h^4 W_x x_1") in lin.columns and plain_math("W_h^5 h_0") in lin.columns  # h_5, not h_20
 
 
 @pytest.mark.parametrize("kind", ["elman", "jordan", "bidirectional"])
@@ -136,12 +137,12 @@ def test_notes_model_linear_expansion_and_shapes(app):
     at = _open(app, "notes", "I like cats")
     no_exception(at)
     shapes = [df.value for df in at.dataframe if "symbol" in df.value.columns][0]
-    assert dict(zip(shapes["symbol"], shapes["shape"]))["W_h"] == "4 x 4"
+    assert dict(zip(shapes["symbol"], shapes["shape"]))[plain_math("W_h")] == "4 x 4"
     lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
     model, _ = _trace("notes", "I like cats")
     lin_tr = trace(hd.with_nonlinearity(model, "linear"), [0, 1, 2])
     assert np.allclose(lin["sum of the terms"].to_numpy(), lin_tr.h[1].numpy(), atol=1e-6)
-    assert "W_h W_x x_1" in lin.columns
+    assert plain_math("W_h W_x x_1") in lin.columns
     params = [df.value for df in at.dataframe if "formula" in df.value.columns][0]
     assert params["count"].sum() == 57
 
@@ -162,7 +163,7 @@ def test_growth_slider(app):
     assert np.allclose(sat["data"][0]["y"], (tr.h.abs() > 0.95).double().mean(1).numpy())
     at.slider(key="hid_grow_w").set_value(1.5).run()
     no_exception(at)
-    g = _fig(at, "h_t = φ(1.5")
+    g = _fig(at, "hₜ = φ(1.5")
     assert np.allclose(g["data"][0]["y"], [1.5 ** k for k in range(1, 11)])
 
 
@@ -174,7 +175,7 @@ def test_by_hand_checker_diagnoses_a_missing_bias(app):
         at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
     at.button(key="hid_ex_check").click().run()
     no_exception(at)
-    assert any("without b_h" in e.value.replace("\\", "") for e in at.error)  # markdown-escaped
+    assert any("without bₕ" in e.value.replace("\\", "") for e in at.error)  # markdown-escaped
     right = hd.exercise_answers(ex)
     for i, v in enumerate(list(right[0]) + list(right[1])):
         at.number_input(key=f"hid_ex_{i}").set_value(round(float(v), 3))
@@ -186,7 +187,7 @@ def test_single_token_sentence(app):
     at = _open(app, "notes", "cats")
     no_exception(at)
     assert "hid_step" not in [s.key for s in at.slider]  # no slider over a single step
-    assert torch.isfinite(torch.tensor(_fig(at, "h_t: steps across")["data"][0]["z"])).all()
+    assert torch.isfinite(torch.tensor(_fig(at, "hₜ: steps across")["data"][0]["z"])).all()
 
 
 def test_toggle_to_a_and_play(app, monkeypatch):
@@ -194,8 +195,8 @@ def test_toggle_to_a_and_play(app, monkeypatch):
     at.toggle(key="hid_show_a").set_value(True).run()
     no_exception(at)
     _, tr = _trace("default", "Arrive Taipei on November 2nd")
-    assert np.allclose(_fig(at, "a_t: steps across")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
-    lines = _fig(at, "a_t of the chosen units")
+    assert np.allclose(_fig(at, "aₜ: steps across")["data"][0]["z"], tr.a.numpy().T, atol=1e-6)
+    lines = _fig(at, "aₜ of the chosen units")
     assert np.allclose(lines["data"][0]["y"], tr.a[:, 0].numpy(), atol=1e-6)
     from ui.sections.hidden import step as sec
     fake = [1000.0]
@@ -235,12 +236,12 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     at.run()
     no_exception(at)
     tr = trace(model, [0, 1, 2])
-    heat = _fig(at, "h_t: steps across")
+    heat = _fig(at, "hₜ: steps across")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
     at.slider(key="hid_step").set_value(2).run()
     no_exception(at)
     table = at.dataframe[0].value
-    rec = "W_y y_{t-1}" if cell == "jordan" else "W_h h_{t-1}"
+    rec = plain_math("W_y y_{t-1}" if cell == "jordan" else "W_h h_{t-1}")
     assert np.allclose(table[rec].to_numpy(), hd.step_terms(model, tr, 1)["Wh_h"].numpy(), atol=1e-6)
     for kind in hd.VARIANTS:
         at.radio(key="hid_cell").set_value(kind).run()
@@ -294,7 +295,7 @@ def test_page_in_chinese(model, text):
     at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, text, "zh"
     at.run()
     no_exception(at)
-    prose_md = [m.value for m in at.markdown if len(m.value) > 80]
+    prose_md = [m.value for m in at.markdown if len(m.value) > 80 and not m.value.startswith("|")]  # a number table is no prose
     assert prose_md and all(_cjk_share(m) > 0.5 for m in prose_md), [m[:60] for m in prose_md if _cjk_share(m) <= 0.5]
     assert at.title[0].value.startswith("2 · 隐藏状态")
     assert at.slider(key="hid_step").label == "时间步 t" and at.toggle(key="hid_show_a").label.startswith("显示")

@@ -91,7 +91,7 @@ def test_training_fills_the_curve_checkpoints_neighbours_and_overlap(app):
     # the checkpoint slider moves the map (first checkpoint: the random start)
     at.slider(key="origins_ckpt").set_value(1).run()
     no_exception(at)
-    assert "after 0 step(s)" in text(at) or any("after 0 step" in f["layout"]["title"]["text"]
+    assert "after 0 steps" in text(at) or any("after 0 step" in f["layout"]["title"]["text"]
                                                 for f in figures(at))
 
 

@@ -38,7 +38,7 @@ def test_default_page_renders(app):
     assert any("hidden state at Taipei" in t for t in titles)
     assert any("true vs predicted" in t for t in titles)
     assert any("forced" in t for t in titles)
-    stream = next(df.value for df in at.dataframe if "after 1 word(s)" in df.value.index)
+    stream = next(df.value for df in at.dataframe if "after 1 word" in df.value.index)
     assert list(stream.columns) == "Tokyo is my departure".split()
     assert stream.iloc[0, 1:].tolist() == ["…"] * 3 and stream.iloc[-1, 0] == "departure"
 

@@ -71,7 +71,8 @@ def test_page_opens_with_an_example_corpus_and_its_numbers(app):
     corpus = read_corpus(at.text_area(key="train_text").value, "word")
     vocab = build_vocab(corpus, 200)
     shown = text(at)
-    assert f"became {len(corpus.sequences):,} training sequence(s) of\n{corpus.n_tokens:,}" in shown
+    seqs = "sequence" if len(corpus.sequences) == 1 else "sequences"
+    assert f"became {len(corpus.sequences):,} training {seqs} of\n{corpus.n_tokens:,}" in shown
     assert f"turns {100 * unknown_share(corpus, vocab):.1f}% of your tokens" in shown
     assert f"ln V = {math.log(len(vocab)):.2f}" in shown
 
@@ -114,7 +115,7 @@ def test_uploaded_corpus_at_char_level(app, monkeypatch):
     at.radio(key="train_source").set_value("upload")
     at.radio(key="train_level").set_value("char").run()
     no_exception(at)
-    assert "became 2 training sequence(s) of\n8 character tokens" in text(at)
+    assert "became 2 training sequences of\n8 character tokens" in text(at)
     train(at, steps=10, train_vocab=6)
     no_exception(at)
     run = at.session_state[ui.TRAIN_RUN]

@@ -50,6 +50,22 @@ def parts_match(given: list, right: list, slips: dict, tol: float,
     return ok, None
 
 
+def every_slip(parts: Iterable[Verdict], right: Verdict, solution: str | None = None) -> Verdict:
+    """One Verdict for an answer in parts, each checked on its own: `right` when every part is
+    right; else the first wrong part's Verdict carrying the other wrong parts in `more` (and
+    their hints in its message), so the learner hears of every slip at once; ok None while a
+    part is still empty and none is wrong."""
+    parts = list(parts)
+    wrong = [v for v in parts if v.ok is False]
+    if wrong:
+        first = wrong[0]
+        message = " ".join(v.message for v in wrong)
+        return Verdict(False, message, first.hint_key, first.values, solution, tuple(wrong[1:]))
+    if parts and all(v.ok for v in parts):
+        return Verdict(True, right.message, right.hint_key, right.values, solution)
+    return Verdict(None, "", solution=solution)
+
+
 def first_slip(tests: Iterable[tuple[bool, str]], otherwise: str) -> str:
     """The first slip whose test holds ((hit, name) in order), else `otherwise`."""
     return next((name for hit, name in tests if hit), otherwise)

@@ -22,6 +22,7 @@ class Verdict:
     hint_key: str = ""         # catalogue key of that hint ("" = use message)
     values: dict = field(default_factory=dict)  # its placeholders
     solution: str | None = None  # the worked answer, shown on "Show the solution"
+    more: tuple = ()           # the other wrong parts' Verdicts: every slip is reported, not the first
 
     @property
     def correct(self) -> bool | None:

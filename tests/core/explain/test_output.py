@@ -529,3 +529,15 @@ def test_index_words_and_top_tags():
     p = np.full((3, len(TAGS)), 0.1)
     p[0, 2], p[1, 0], p[2, len(TAGS) - 1] = 0.9, 0.5, 0.7
     assert slots.top_tags(p) == [TAGS[2], TAGS[0], TAGS[-1]]
+
+
+def test_check_both_reports_every_slip():
+    """Issue 26: a wrong loss AND a wrong p - y are both named (not only the first)."""
+    ex = out.make_exercise(0)
+    L, g = ex.view.loss, ex.view.p_minus_y
+    v = out.check_both(ex, f"{-L:.3f}", ", ".join(f"{-x:.3f}" for x in g))
+    assert v.ok is False and v.hint_key == "output.hint_sign"
+    assert [m.hint_key for m in v.more] == ["output.hint_flipped"]
+    assert "minus" in v.message and "flipped" in v.message
+    v = out.check_both(ex, f"{L:.3f}", ", ".join(f"{-x:.3f}" for x in g))
+    assert v.hint_key == "output.hint_flipped" and v.more == ()

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rnnviz.explain.notes import errata, facts, notation, silent
-from rnnviz.formatting import num, vector
+from rnnviz.formatting import num, plain_math, vector
 
 from ... import cache, resources, session
 from ...i18n import counted_frame, t
@@ -149,7 +149,8 @@ def backward_cost(cur: session.Current) -> None:
             share=f"{f['recurrent'] / f['total']:.0%}",
         )
         st.dataframe(
-            pd.DataFrame([{t("bptt.col.term"): k, t("bptt.col.flops"): v} for k, v in f["per_step"].items()]),
+            pd.DataFrame([{t("bptt.col.term"): plain_math(k.replace("^T", "ᵀ")), t("bptt.col.flops"): v}
+                          for k, v in f["per_step"].items()]),
             hide_index=True,
         )
     folded(t("bptt.cost_header"), "bptt_cost", _folded)

@@ -85,7 +85,7 @@ def recursion(cur: session.Current, t_: int) -> None:
                     c["unit"]: [f"u{j + 1}" for j in range(H)],
                     "φ'(a_t)": ds["slope"][t_].numpy(),
                     "W_oᵀ e_t": ds["from_output"][t_].numpy(),
-                    "W_hᵀ δ_{t+1}": ds["from_later"][t_].numpy(),
+                    "Wₕᵀ δₜ₊₁": ds["from_later"][t_].numpy(),
                     "δ_t": ds["delta"][t_].numpy(),
                 }
             ),

@@ -48,8 +48,12 @@ def scalar() -> None:
     w, n = chains.SCALAR_PRESETS[preset]
     prods = chains.scalar_chain(w, n)
     text("scalar", w=f"{w:g}", n=n, value=num(float(prods[-1])))
+    tanh = chains.scalar_tanh_products(w, n)
+    text("scalar-tanh", u=f"{tanh['u']:g}", n=n, prod=num(float(tanh["products"][-1])),
+         bound=num(float(tanh["bound"][-1])), slopes=num(float(tanh["products"][-1] / tanh["bound"][-1])))
     show_figure(
-        figs.scalar_chain_plot(prods, w, labels=labels("scalar", *figs.SCALAR_LABELS)),
+        figs.scalar_chain_plot(tanh["products"], w, labels=labels("scalar", *figs.SCALAR_LABELS),
+                               bound=tanh["bound"]),
         "bptt-scalar",
         key="bptt_scalar",
     )

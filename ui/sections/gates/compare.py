@@ -49,6 +49,7 @@ def compare(runs: dict) -> None:
     rows = [{t("gates.col.cell"): names[c], t("gates.col.model"): runs[c][0].label,
              t("gates.col.horizon"): runs[c][2]["horizon"], t("gates.col.median"): runs[c][2]["median"],
              t("gates.col.reach"): num(runs[c][2]["reach"])} for c in TRIO]
+    st.container(key="phone_only_gates_table_cue").caption(t("gates.scroll_cue"))  # a phone cuts the table
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     window_note(runs)
     if any(runs[c][2]["reached_start"] for c in TRIO) and runs["lstm"][2]["window"].full:

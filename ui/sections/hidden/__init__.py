@@ -10,7 +10,7 @@ exercise.py  the hand exercise (two tanh steps)
 
 from .cells import params, variants
 from .exercise import by_hand
-from .order import model_order, scalar_order, trajectory
+from .order import model_order, scalar_order, summary, trajectory
 from .phi import why_phi
 from .step import intro, step_and_sentence
 
@@ -21,6 +21,7 @@ __all__ = [
     "params",
     "scalar_order",
     "step_and_sentence",
+    "summary",
     "trajectory",
     "variants",
     "why_phi",

@@ -7,15 +7,16 @@ import streamlit as st
 
 from rnnviz import limits
 from rnnviz.errors import InputError
+from rnnviz.explain import gates
 from rnnviz.explain import hidden as hd
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num
 
-from ... import session
+from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import guard, md_escape, show_figure
+from ...widgets import first_word_step, guard, md_escape, show_figure
 from .common import BIND, PAGE
 
 
@@ -132,3 +133,14 @@ def model_order(cur: session.Current, paths: list) -> None:
             bag_note=t("hidden.bag_same" if cmp["same_bag"] else "hidden.bag_other"),
         )
     )
+
+
+def summary(cur: session.Current) -> None:
+    """h_t is a learned summary with no guarantee: the first word's reach on the last state
+    (the number page 8 compares across cells), with a link to that section."""
+    if cur.trace.T < 2:
+        return
+    start = min(first_word_step(cur.vocab.has_specials) - 1, cur.trace.T - 1)
+    reach = gates.first_word_reach_row(cache.last_state_input_norms(cur.model, cur.trace), start)
+    st.markdown(prose(PAGE, "summary", H=cur.model.cfg.hidden_size, first=md_escape(cur.tokens[start]),
+                      reach=num(reach), s=start + 1, T=cur.trace.T))

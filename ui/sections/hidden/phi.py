@@ -10,7 +10,7 @@ from rnnviz.explain import bptt as chains
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.formulas import dead_units
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 from ... import cache, session
 from ...cache import cached_trace
@@ -25,6 +25,7 @@ def why_phi(cur: session.Current, t1: int) -> None:
     st.header(t("hidden.h_phi"), anchor="hid-phi")
     def _folded():  # the expander's content: computed only when it is open (issue 24)
         linear_expansion(cur, t1)
+        affine_fit(cur)
         growth()
         bounded_not_stable(cur)
     folded(t("hidden.phi_expander"), "hid_phi", _folded, opens_for=('hid_grow_w',))
@@ -41,11 +42,11 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
     k, case = hd.expansion_case(t1 - 1, cur.trace.T)
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
     total, err = hd.expansion_check(expansion, lin_tr.h[k])
-    st.markdown(
-        prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(f"`{n}`" for n, _ in expansion))
-    )
+    names = [plain_math(n) for n, _ in expansion]
+    st.markdown(prose(PAGE, "linear", t=k + 1, err=num(err), expansion=" + ".join(names)))
     st.caption(t(f"hidden.expansion_{case}", s=k + 1, slider=t1) + " " + t("hidden.linear_same_weights"))
-    table = {n: v for n, v in expansion} | {t("hidden.col_sum"): total, t("hidden.col_lin_h"): lin_tr.h[k]}
+    table = dict(zip(names, (v for _, v in expansion))) | {t("hidden.col_sum"): total,
+                                                           t("hidden.col_lin_h"): lin_tr.h[k]}
     df = pd.DataFrame(
         {n: v.double().numpy() for n, v in table.items()}, index=[f"u{j + 1}" for j in range(cfg.hidden_size)]
     )
@@ -58,6 +59,17 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
         title="hidden.fig_norms", log="hidden.log_scale", x="hidden.ax_step", y="hidden.ax_norm"
     )
     show_figure(fh.norms_plot(norms, cur.tokens, labels), t("hidden.fig_norms"), key="hid_fig_norms")
+
+
+def affine_fit(cur: session.Current) -> None:
+    """The best affine fit of h_2 over many input pairs: residual above 0 with φ, about 0 for
+    the linear RNN (why nested φ cannot be merged into one affine map)."""
+    cfg = cur.model.cfg
+    if cfg.cell != "elman" or cfg.bidirectional or cfg.nonlinearity == "linear":
+        return
+    fit = hd.affine_fit_h2(cur.model)
+    st.markdown(prose(PAGE, "affine", n=fit["n"], p=fit["params"], phi=fit["phi"], res=num(fit["rel_phi"]),
+                      lin=num(fit["rel_linear"])))
 
 
 def growth() -> None:

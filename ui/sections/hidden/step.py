@@ -12,7 +12,7 @@ from rnnviz.explain import hidden as hd
 from rnnviz.explain.home import hidden_peak
 from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math, sub
 
 from ... import cache, session
 from ...cellpick import follow_link
@@ -30,15 +30,10 @@ TOC = ("step", "sentence", "trajectory", "order", "phi", "params", "variants", "
 
 def intro(cur: session.Current) -> None:
     st.title(t("hidden.title"))
+    vals = prose_values(cur.model.cfg)
+    vals |= {k: plain_math(vals[k]) for k in ("pre_text", "act_text")}  # plain text: hₜ₋₁, not h_{t-1}
     st.markdown(
-        prose(
-            PAGE,
-            "intro",
-            label=md_escape(cur.label),
-            T=cur.trace.T,
-            H=cur.model.cfg.hidden_size,
-            **prose_values(cur.model.cfg),
-        )
+        prose(PAGE, "intro", label=md_escape(cur.label), T=cur.trace.T, H=cur.model.cfg.hidden_size, **vals)
     )
 
 
@@ -155,7 +150,7 @@ def step_view(cur: session.Current, t1: int) -> None:
         return
     terms = hd.step_terms(model, tr, t1 - 1)
     vals = prose_values(cfg)
-    rec = "W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}"
+    rec = plain_math("W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}")
     peak = hidden_peak(terms["h"].double().numpy()[None, :])
     norms = hd.term_norms(terms)
     st.markdown(
@@ -186,10 +181,15 @@ def step_view(cur: session.Current, t1: int) -> None:
     )
     with right:
         shapes(cur)
+    col = hd.input_column(model, tr, t1 - 1)
     x_row = pd.DataFrame(
-        [terms["x"].tolist()], index=[f"x_{t1} = E[id]"], columns=[f"{j + 1}" for j in range(cfg.embed_dim)]
+        [terms["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
+        columns=[f"{j + 1}" for j in range(col["d"])],
     )
     st.dataframe(x_row.style.format(num), width="stretch")
+    st.markdown(
+        prose(PAGE, "column", t=t1, id=col["id"], d=col["d"], H=col["H"], V=col["V"], err=num(col["err"]))
+    )
     show_figure(
         cache.figure(fh.step_terms_bar,
             terms,
@@ -207,12 +207,12 @@ def step_view(cur: session.Current, t1: int) -> None:
 def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
     """One row per hidden unit: the three terms, their sum a_t, and h_t (4 significant digits
     on screen, full precision in the data)."""
-    h_name = "h_t = a_t" if phi == "linear" else f"h_t = {phi}(a_t)"
+    h_name = plain_math("h_t = a_t" if phi == "linear" else f"h_t = {phi}(a_t)")
     cols = {
-        "W_x x_t": terms["Wx_x"],
+        plain_math("W_x x_t"): terms["Wx_x"],
         rec: terms["Wh_h"],
-        "b_h": terms["b"],
-        "a_t": terms["a"],
+        plain_math("b_h"): terms["b"],
+        plain_math("a_t"): terms["a"],
         h_name: terms["h"],
     }
     df = pd.DataFrame(
@@ -236,7 +236,8 @@ def h0_note(cur: session.Current) -> None:
 def shapes(cur: session.Current) -> None:
     cfg = cur.model.cfg
     st.markdown(prose(PAGE, "shapes", d=cfg.embed_dim, H=cfg.hidden_size, K=cfg.K))
-    rows = [{**r, "meaning": t(f"hidden.meaning_{MEANING[r['symbol']]}")} for r in hd.shape_table(cfg)]
+    rows = [{**r, "symbol": plain_math(r["symbol"]), "meaning": t(f"hidden.meaning_{MEANING[r['symbol']]}")}
+            for r in hd.shape_table(cfg)]
     names = {
         "symbol": t("hidden.col_symbol"),
         "shape": t("hidden.col_shape"),
