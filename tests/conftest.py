@@ -81,9 +81,9 @@ def pg_url(pg_server):
 
 
 def pytest_runtest_logreport(report):
-    """With RNNVIZ_DURATIONS=path set, append "seconds<TAB>phase<TAB>test id" per phase as each test ends,
+    """With RNNVIZ_DURATIONS=path set, append "seconds<TAB>phase<TAB>outcome<TAB>test id" per phase as each test ends,
     so a run cut short still says where its time went (pytest's --durations prints only at the end)."""
     path = os.environ.get("RNNVIZ_DURATIONS")
     if path and not hasattr(report, "node"):  # under xdist the controller hears each report again
         with open(path, "a", encoding="utf-8") as out:
-            out.write(f"{report.duration:.2f}\t{report.when}\t{report.nodeid}\n")
+            out.write(f"{report.duration:.2f}\t{report.when}\t{report.outcome}\t{report.nodeid}\n")
