@@ -5,6 +5,7 @@ the long-range task, what it costs, and one attention step by hand."""
 from ui import session
 from ui.sections import attention
 
+session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 attention.intro()
 cur = session.current()
 run = attention.read(cur)  # the current model if it has attention, else its twin

@@ -6,6 +6,7 @@ from ui.sections import bptt
 from ui.sections.bptt.steps import by_step
 from ui.widgets import step_view
 
+session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 bptt.intro()
 cur = session.current()
 J = bptt.jacobians(cur)  # (T, H, H): once per (model, sentence); no widget recomputes it

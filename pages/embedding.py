@@ -7,6 +7,7 @@ from ui.sections.embedding.steps import by_step
 from ui.widgets import step_view
 
 emb.upgrade_old_link()  # links made before the page used codes keep working
+session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 emb.intro()
 cur = session.current()
 E = emb.embedding_matrix(cur)  # (V, d), float64

@@ -6,6 +6,7 @@ from ui.sections import checkpoints, gates
 from ui.sections.gates.steps import by_step
 from ui.widgets import step_view
 
+session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 gates.intro()
 cur = session.current()
 runs = gates.trio(cur)  # Elman, LSTM, GRU on this sentence: traces, ||dh_s/dx_t||, horizons

@@ -2,6 +2,7 @@
 from ui import session, teacher
 from ui.sections import home
 
+session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 home.intro()
 cur = session.current()
 home.guide(cur)

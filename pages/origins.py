@@ -4,6 +4,7 @@ merge by merge, a word split at merge k, four tokenizers compared on held-out te
 from ui import session
 from ui.sections import origins
 
+session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 origins.intro()
 cur = session.current()
 origins.look_here(cur)
