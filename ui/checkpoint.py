@@ -77,8 +77,9 @@ def ask(q: Question | None) -> bool:
             done["round"] = classroom.record(q.key, *done["pending"])
             if done["round"] is not None or not classroom.code():
                 done["pending"] = None
-        with slot.container():  # the answer beside the truth in this same run: no second run
-            _shown(q, done)
+        slot.empty()  # the question and its buttons go; the answer beside the truth follows in this
+        _shown(q, done)  # same run (no second run), below: a container in the question's place kept
+        # the buttons it did not cover in Chromium
     return True
 
 

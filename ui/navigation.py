@@ -63,9 +63,9 @@ PHONE_CSS = """
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
 h1, h2, h3 { overflow-wrap: anywhere; }
 [data-testid="stTable"] { overflow-x: auto; }
-[class*="st-key-phone_only"] { display: none; }  /* cues that only a phone needs */
+[class*="st-key-phone_only"] { display: none !important; }  /* cues that only a phone needs */
 @media (max-width: 640px) {
-  [class*="st-key-phone_only"] { display: block; }
+  [class*="st-key-phone_only"] { display: block !important; }
   [data-testid="stTable"] table { min-width: 600px; }
   .modebar-container { display: none !important; }  /* plotly's toolbar covered chart titles */
   [data-testid="stElementToolbar"] { display: none !important; }  /* it covered the text above a table */
