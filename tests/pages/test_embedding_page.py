@@ -331,7 +331,7 @@ def test_tied_rule_updates_a_real_tied_model(app):
     np.testing.assert_allclose(y, (0.1 * parts["total"]).norm(dim=1).numpy(), rtol=1e-9)
     md = " ".join(text(at).split())
     assert f"held-out perplexity {formatting.num(report['heldout_perplexity'])}" in md
-    assert "reaches the 6 row(s) the sentence read" in md and "reaches 79 rows" in md
+    assert "reaches the 6 rows the sentence read" in md and "reaches 79 rows" in md
     assert "fit error" not in md  # no stand-in output map any more
 
 

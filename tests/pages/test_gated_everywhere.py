@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apptest_helpers import no_exception
+from tests.apptest_helpers import finish_job, no_exception
 from tests.conftest import ROOT
 from ui.navigation import PAGES
 
@@ -27,7 +27,7 @@ def test_page6_offers_and_trains_gated_cells(app, cell):
     assert {"LSTM", "GRU"} <= set(at.selectbox(key="train_cell").options)  # labels; the values are codes
     at.selectbox(key="train_cell").set_value(cell)
     at.number_input(key="train_steps").set_value(5)
-    at.button(key="train_go").click().run()
+    finish_job(at.button(key="train_go").click().run(), "train_job")  # it trains in a worker thread
     no_exception(at)
     models = at.session_state["own_models"]
     assert models and all(m.cfg.cell == cell for m, _, _ in models.values())

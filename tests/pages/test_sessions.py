@@ -11,7 +11,7 @@ from rnnviz.engine.trace import trace
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import no_exception, overview_h
+from tests.apptest_helpers import finish_job, no_exception, overview_h
 
 SECRET = "you like birds tomorrow"
 
@@ -21,7 +21,9 @@ EXPECTED_MODEL_LABELS = ["Word-level travel model (79 words)", "Notes example (V
                          "LSTM language model (79 words, H = 32)", "GRU language model (79 words, H = 32)",
                          "Subword English model (BPE, 1155 tokens)",
                          "Subword LSTM (BPE, 1155 tokens, H = 96)", "Subword GRU (BPE, 1155 tokens, H = 96)",
-                         "Chinese language model (per character, 1718 tokens)"]
+                         "Chinese language model (per character, 1718 tokens)",
+                         "Chinese LSTM (per character, 1718 tokens, H = 64)",
+                         "Chinese GRU (per character, 1718 tokens, H = 64)"]
 
 
 def pristine_h(text: str) -> np.ndarray:
@@ -48,7 +50,7 @@ def edit_everything(app):
     no_exception(a)
     a.switch_page("pages/train.py").run()
     a.number_input(key="train_steps").set_value(20)
-    a.button(key="train_go").click().run()
+    finish_job(a.button(key="train_go").click().run(), "train_job")  # it trains in a worker thread
     no_exception(a)
     assert a.session_state["own_models"], "session A has its own model"
     return a
