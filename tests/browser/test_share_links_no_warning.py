@@ -21,7 +21,7 @@ PAGES = [p[2] for p in existing_pages() if p[2] not in ("overview", "gates", "gl
 # Links checked per page (each opens a fresh browser context: 10-30 s). CI checks the first
 # LINKS_PER_PAGE changed widgets of every page; SHARE_LINKS_PER_PAGE=0 checks them all.
 LINKS_PER_PAGE = int(os.environ.get("SHARE_LINKS_PER_PAGE", "1")) or 10**6
-LINK_WORDS = ("not valid here", "nothing on this page uses", "too large to be a number",
+LINK_WORDS = ("not valid here", "not used on this page", "too large to be a number",
               "unknown model", "another session")
 MAIN = '[data-testid="stMain"]'
 

@@ -24,7 +24,7 @@ def _markdown(at) -> str:
 
 @pytest.mark.parametrize("lang", ("en", "zh"))
 def test_page_two_ideas_with_live_numbers(app, lang):
-    at = app(PAGE, query={"model": "notes", "lang": lang})
+    at = app(PAGE, query={"model": "notes", "lang": lang, "hid_phi": "true"})  # the folded φ section, open
     no_exception(at)
     model, vocab, _ = load_builtin("notes")
     text = at.session_state["text"]

@@ -33,7 +33,7 @@ def test_unknown_and_foreign_models_fall_back_with_a_message(app):
 def test_unused_parameters_are_named(app):
     at = app(query={"nonsense": "1", "text": "I like cats"})
     no_exception(at)
-    assert "nothing on this page uses: nonsense" in sidebar_alerts(at)
+    assert "not used on this page: nonsense" in sidebar_alerts(at)
 
 
 def test_choosing_a_model_updates_the_link_and_dismiss_clears_messages(app):
