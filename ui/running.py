@@ -2,7 +2,7 @@
 
     job = running.take(KEY)                                 # an ended job's result, once
     if go: running.start(KEY, work, "short", max_seconds)   # ClientBusy (InputError) if one runs
-    running.watch(KEY, show, queued, t("...stop"))          # progress, queue place, Stop
+    running.watch(KEY, show, queued, stop_label)          # progress, queue place, Stop
 
 `work(on_step)` is pure rnnviz (no st call: it runs outside the page's script thread) and
 returns the result. `rnnviz.serve.jobs.Job` runs it through a lane's slot (one job per client,

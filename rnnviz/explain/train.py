@@ -243,12 +243,11 @@ def corpus_perplexity(model: RNNModel, inputs: torch.Tensor, targets: torch.Tens
     return float(torch.exp(torch.tensor(total / max(1, count))))
 
 
-def progress_text(step: int, total: int, elapsed: float) -> str:
-    """'step 120 / 300 · 85 steps/s · about 2 s left' from the wall time so far."""
+def progress_rate(step: int, total: int, elapsed: float) -> tuple[float, float]:
+    """(steps per second so far, seconds left at that rate; NaN before the first step)."""
     rate = step / elapsed if elapsed > 0 else 0.0
     eta = (total - step) / rate if rate > 0 else float("nan")
-    left = "" if eta != eta else f" · about {eta:,.0f} s left"
-    return f"step {step:,} / {total:,} · {rate:,.1f} steps/s{left}"
+    return rate, eta
 
 
 def model_meta(run: TrainingRun, name: str) -> dict:

@@ -12,7 +12,7 @@ from rnnviz.explain.train import (
     ATTENTION_CELL,
     MIN_VOCAB,
     build_vocab,
-    progress_text,
+    progress_rate,
     read_corpus,
     read_upload,
     sample_text,
@@ -174,8 +174,10 @@ def live_view(job) -> None:
     total, step, now = run.cfg.steps, len(history), job.cap.elapsed()
     at = job.cap.steps_within_cap(total)
     cap = t("train.cap_suffix", minutes=num(limits.MAX_TRAIN_MINUTES), step=at) if at < total else ""
-    st.progress(step / total, text=progress_text(step, total, now)
-                + t("train.loss_suffix", loss=history[-1]["loss"]) + cap)
+    rate, eta = progress_rate(step, total, now)
+    left = "" if eta != eta else t("train.progress_left", s=f"{eta:,.0f}")
+    now_text = t("train.progress", step=f"{step:,}", total=f"{total:,}", rate=f"{rate:,.1f}")
+    st.progress(step / total, text=now_text + left + t("train.loss_suffix", loss=history[-1]["loss"]) + cap)
     st.plotly_chart(curve(run, history), width="stretch", key="train_live_curve")  # one element, updated
     if run.samples:
         st.dataframe(samples_frame(run), hide_index=True)

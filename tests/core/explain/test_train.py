@@ -25,7 +25,7 @@ from rnnviz.explain.train import (
     corpus_perplexity,
     corpus_tensors,
     model_meta,
-    progress_text,
+    progress_rate,
     read_corpus,
     read_upload,
     sample_text,
@@ -237,9 +237,10 @@ def test_checkpoint_samples_and_perplexity():
         perplexity(run.model, run.inputs, run.targets), rel=1e-5)
 
 
-def test_progress_text_numbers():
-    assert progress_text(50, 200, 2.0) == "step 50 / 200 · 25.0 steps/s · about 6 s left"
-    assert progress_text(0, 200, 0.0) == "step 0 / 200 · 0.0 steps/s"
+def test_progress_rate_numbers():
+    assert progress_rate(50, 200, 2.0) == (25.0, 6.0)
+    rate, eta = progress_rate(0, 200, 0.0)
+    assert rate == 0.0 and eta != eta  # no estimate before the first step
 
 
 # ---- model files -------------------------------------------------------------------
