@@ -247,5 +247,6 @@ def test_page3_sections_are_not_numbered_like_pages(lang):
 def test_a_negative_weight_is_written_in_parentheses():
     ex = next(chains.chain_exercise(s) for s in range(200) if chains.chain_exercise(s)["w"] == -2.0)
     v = chains.check_chain(ex, ex["answer"])
-    assert v.solution.startswith(f"(-2)^{ex['n']} ×") and "-2.0^" not in v.solution
+    power = "(−2)" + str(ex["n"]).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))  # rendered (issue 26)
+    assert v.solution.startswith(f"{power} ×") and "-2.0^" not in v.solution
     assert ex["answer"] == pytest.approx((-2.0) ** ex["n"] * float(np.prod(ex["slopes"])))
