@@ -73,7 +73,7 @@ def step_terms_bar(terms: dict, name_rec: str = "W_h h_{t-1}", activation: str =
         label = plain_math(label)
         fig.add_bar(x=units, y=_finite(terms[key]), name=label, marker_color=color,
                     hovertemplate=f"{label}<br>%{{x}}: %{{y:.4f}}<extra></extra>")
-    fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name=_label(labels, "a", "a_t (sum)"),
+    fig.add_scatter(x=units, y=_finite(terms["a"]), mode="markers", name=_label(labels, "a", "aₜ (sum)"),
                     marker={"symbol": "line-ew-open", "size": 18, "color": "black",
                             "line": {"width": 3}})
     h_name = plain_math("h_t = a_t" if activation in ("identity", "linear") else f"h_t = {activation}(a_t)")

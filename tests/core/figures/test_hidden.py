@@ -7,6 +7,6 @@ from rnnviz.figures.hidden import step_terms_bar
 def test_step_terms_legend_follows_the_activation():
     terms = {k: np.zeros(2) for k in ("Wx_x", "Wh_h", "b", "a", "h")}
     names = lambda f: [tr.name for tr in f.data]
-    assert "h_t = tanh(a_t)" in names(step_terms_bar(terms))
-    assert "h_t = ReLU(a_t)" in names(step_terms_bar(terms, activation="ReLU"))
-    assert "h_t = a_t" in names(step_terms_bar(terms, activation="identity"))
+    assert "hₜ = tanh(aₜ)" in names(step_terms_bar(terms))  # rendered subscripts (issue 26)
+    assert "hₜ = ReLU(aₜ)" in names(step_terms_bar(terms, activation="ReLU"))
+    assert "hₜ = aₜ" in names(step_terms_bar(terms, activation="identity"))
