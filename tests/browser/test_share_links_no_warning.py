@@ -90,6 +90,8 @@ def _change(pg, kind: str, el) -> bool:
             now, top = thumb.get_attribute("aria-valuenow"), thumb.get_attribute("aria-valuemax")
             thumb.focus()
             pg.keyboard.press("ArrowLeft" if now == top else "ArrowRight")
+        elif kind == "expander":  # a folded section: its open state is in the link (issue 24)
+            el.locator("summary").first.click()
         elif kind == "number":
             up = el.locator('[data-testid="stNumberInputStepUp"]').first
             if not up.is_enabled():
@@ -106,7 +108,8 @@ def _change(pg, kind: str, el) -> bool:
 
 KINDS = {"radio": '[data-testid="stRadio"]', "selectbox": '[data-testid="stSelectbox"]',
          "multiselect": '[data-testid="stMultiSelect"]', "checkbox": '[data-testid="stCheckbox"]',
-         "slider": '[data-testid="stSlider"]', "number": '[data-testid="stNumberInput"]'}
+         "slider": '[data-testid="stSlider"]', "number": '[data-testid="stNumberInput"]',
+         "expander": '[data-testid="stExpander"]'}
 
 
 def _tabs(pg) -> int:
