@@ -51,3 +51,29 @@ def loss_grad_at(m, tr, t, s_list):
             total = total + F.cross_entropy(z[None], tr.targets[k:k + 1])
     (g,) = torch.autograd.grad(total, h_t)
     return g
+
+
+def assert_gated_lm_equals_torch_nn(model, ids, targets) -> torch.Tensor:
+    """A gated language model in float64 against torch.nn.LSTM / nn.GRU loaded with its weights:
+    h, z, the LSTM's last c (atol 1e-9) and the summed cross-entropy (rel 1e-9). Returns nn's h
+    (T, H) for further checks."""
+    import copy
+
+    import pytest
+
+    from rnnviz.engine.trace import trace
+    cfg = model.cfg
+    m64 = copy.deepcopy(model).double()
+    tr = trace(m64, torch.tensor(ids), torch.tensor(targets))
+    mod = getattr(torch.nn, cfg.cell.upper())(cfg.embed_dim, cfg.hidden_size).double()
+    mod.load_state_dict(m64.rnn_state_dict(), strict=True)
+    with torch.no_grad():
+        h, state = mod(m64.E[torch.tensor(ids)])  # (T, H)
+        z = h @ m64.W_o.T + m64.b_o  # (T, V)
+    torch.testing.assert_close(tr.h, h, rtol=0, atol=1e-9)
+    torch.testing.assert_close(tr.z, z, rtol=0, atol=1e-9)
+    if cfg.cell == "lstm":
+        torch.testing.assert_close(tr.c[-1], state[1][0], rtol=0, atol=1e-9)
+    loss = F.cross_entropy(z, torch.tensor(targets), ignore_index=IGNORE, reduction="sum")
+    assert float(tr.loss) == pytest.approx(float(loss), rel=1e-9)
+    return h

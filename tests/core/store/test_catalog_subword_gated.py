@@ -2,13 +2,10 @@
 merge table and vocabulary in the bundles, same d and H), their forward pass and loss equal to
 torch.nn.LSTM / GRU and cross-entropy (float64) on "the cat sat on the mat", their reported
 perplexities re-evaluated from the shipped files, and no <unk> on the start sentence."""
-import copy
 
 import pytest
 import torch
-import torch.nn.functional as F
 
-from rnnviz.conventions import IGNORE
 from rnnviz.engine.trace import trace
 from rnnviz.engine.train import perplexity
 from rnnviz.store.catalog import BUILTINS, PRETRAINED, SUBWORD_FILES, load_builtin, training_report
@@ -16,6 +13,7 @@ from rnnviz.text.bpe import BPE
 from rnnviz.text.corpora import lm_pair, lm_tensors, split_heldout
 from rnnviz.text.tokenize import UNK, prepare
 from scripts.build_bpe import corpus_sentences, heldout_everyday
+from tests.oracles import assert_gated_lm_equals_torch_nn
 
 KEYS = ("subword_lstm", "subword_gru")
 SENTENCE = "the cat sat on the mat"
@@ -49,21 +47,8 @@ def test_same_tokenizer_d_and_h_as_the_subword_elman(key, elman):
 @pytest.mark.parametrize("key", KEYS)
 def test_forward_and_loss_equal_torch_nn(key):
     model, vocab, meta = load_builtin(key)
-    cfg = model.cfg
-    m64 = copy.deepcopy(model).double()
     ids, targets = _ids(vocab, meta)
-    tr = trace(m64, torch.tensor(ids), torch.tensor(targets))
-    mod = getattr(torch.nn, cfg.cell.upper())(cfg.embed_dim, cfg.hidden_size).double()
-    mod.load_state_dict(m64.rnn_state_dict(), strict=True)
-    with torch.no_grad():
-        h, state = mod(m64.E[torch.tensor(ids)])  # (T, H)
-        z = h @ m64.W_o.T + m64.b_o  # (T, V)
-    torch.testing.assert_close(tr.h, h, rtol=0, atol=1e-9)
-    torch.testing.assert_close(tr.z, z, rtol=0, atol=1e-9)
-    if cfg.cell == "lstm":
-        torch.testing.assert_close(tr.c[-1], state[1][0], rtol=0, atol=1e-9)
-    loss = F.cross_entropy(z, torch.tensor(targets), ignore_index=IGNORE, reduction="sum")
-    assert float(tr.loss) == pytest.approx(float(loss), rel=1e-9)
+    h = assert_gated_lm_equals_torch_nn(model, ids, targets)  # float64 against nn.LSTM / nn.GRU
     tr32 = trace(model, torch.tensor(ids), torch.tensor(targets))  # the shipped float32 weights
     torch.testing.assert_close(tr32.h.double(), h, rtol=0, atol=1e-5)
 

@@ -5,15 +5,11 @@ Chinese default sentence, their reported held-out perplexities re-evaluated from
 files, and the build byte-identical on a rerun (checked on a tiny run of the same script)."""
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
 import torch
-import torch.nn.functional as F
 
-from rnnviz.conventions import IGNORE
-from rnnviz.engine.trace import trace
 from rnnviz.engine.train import TrainConfig, perplexity
 from rnnviz.store.catalog import (
     BUILTINS,
@@ -29,6 +25,7 @@ from rnnviz.store.catalog import (
 from rnnviz.text.corpora import ZH_DEFAULT_SENTENCE, lm_pair, lm_tensors
 from rnnviz.text.tokenize import UNK, prepare
 from scripts import build_zh
+from tests.oracles import assert_gated_lm_equals_torch_nn
 
 KEYS = ("zh_lstm", "zh_gru")
 
@@ -70,21 +67,8 @@ def test_same_vocabulary_d_and_h_as_the_chinese_elman(key, elman):
 @pytest.mark.parametrize("key", KEYS)
 def test_forward_and_loss_equal_torch_nn(key):
     model, vocab, _ = load_builtin(key)
-    cfg = model.cfg
-    m64 = copy.deepcopy(model).double()
     ids, targets = _ids(vocab)
-    tr = trace(m64, torch.tensor(ids), torch.tensor(targets))
-    mod = getattr(torch.nn, cfg.cell.upper())(cfg.embed_dim, cfg.hidden_size).double()
-    mod.load_state_dict(m64.rnn_state_dict(), strict=True)
-    with torch.no_grad():
-        h, state = mod(m64.E[torch.tensor(ids)])  # (T, H)
-        z = h @ m64.W_o.T + m64.b_o  # (T, V)
-    torch.testing.assert_close(tr.h, h, rtol=0, atol=1e-9)
-    torch.testing.assert_close(tr.z, z, rtol=0, atol=1e-9)
-    if cfg.cell == "lstm":
-        torch.testing.assert_close(tr.c[-1], state[1][0], rtol=0, atol=1e-9)
-    loss = F.cross_entropy(z, torch.tensor(targets), ignore_index=IGNORE, reduction="sum")
-    assert float(tr.loss) == pytest.approx(float(loss), rel=1e-9)
+    assert_gated_lm_equals_torch_nn(model, ids, targets)  # float64 against nn.LSTM / nn.GRU
 
 
 @pytest.mark.parametrize("key", KEYS)
