@@ -118,13 +118,15 @@ def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
     kept = st.session_state.get(SHARED_STEP)
     if key not in st.session_state and key not in st.query_params and isinstance(kept, int):
         st.session_state[key] = min(max(kept, 1), T)
-    value = step_slider(label, 1, T, first_word_step(has_bos), key, on_change=_share_step, args=(key,),
+    value = step_slider(label, 1, T, first_word_step(has_bos), key, on_change=share_step, args=(key,),
                         **kw)
     st.session_state[SHARED_STEP] = value
     return value
 
 
-def _share_step(key: str) -> None:
+def share_step(key: str) -> None:
+    """From a step control's callback: the step in `key` is every page's step; rerun the page's
+    step fragment and the share link."""
     st.session_state[SHARED_STEP] = st.session_state[key]
     rerun_step_view()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,26 @@ def skip_checkpoints(pg, rounds: int = 4) -> None:
         wait_ready(pg)  # a long first run redraws the button until it ends: click it once still
         buttons.first.click(timeout=120_000)
         wait_ready(pg)
+
+
+def wait_for_figure(pg, selector: str, timeout_ms: int = 180_000) -> None:
+    """Wait until `selector` is drawn, clicking a checkpoint's Skip whenever one stands in the way.
+    A checkpoint can appear after skip_checkpoints has looked (on a loaded machine the first run
+    is drawn in parts, and the status widget can vanish between two runs), and the figure it
+    guards is then never drawn: look again until the figure is there."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    skip = '[class*="st-key-checkpoint_"][class*="_skip"] button'
+    deadline = time.monotonic() + timeout_ms / 1000
+    while pg.locator(selector).count() == 0:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{selector} not drawn in {timeout_ms / 1000:.0f} s; "
+                                 f"checkpoints waiting: {pg.locator(skip).count()}")
+        buttons = pg.locator(skip)
+        if buttons.count():
+            try:
+                buttons.first.click(timeout=30_000)
+            except PlaywrightError:  # redrawn by the run under way: look again
+                pass
+        pg.wait_for_timeout(1_000)
+    wait_ready(pg, timeout_ms)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from tests.browser.conftest import ROOT, exceptions_on, skip_checkpoints, wait_ready
+from tests.browser.conftest import ROOT, exceptions_on, skip_checkpoints, wait_for_figure, wait_ready
 from tests.browser.test_links import main_text, share_link
 
 SHOTS = ROOT / "docs" / "screenshots" / "issue28"
@@ -77,8 +77,7 @@ def _open(browser, url: str, width: int = 1366, until: str | None = None):
     wait_ready(pg, 180_000)
     skip_checkpoints(pg)
     if until:
-        pg.wait_for_selector(until, state="attached", timeout=180_000)
-        wait_ready(pg, 180_000)
+        wait_for_figure(pg, until)
     return ctx, pg
 
 
@@ -151,7 +150,7 @@ def test_screens_in_chinese_and_on_a_phone(server, browser):
             assert param(pg.url, "unit") == ["5,3"]  # the old link's two parameters, now one
             pg.locator(".st-key-hid_fig_heat_chart").scroll_into_view_if_needed()
             shot(pg, f"hidden-cell-{lang}", width)
-            pg.wait_for_selector(".st-key-probe_best_chart", state="attached", timeout=180_000)
+            wait_for_figure(pg, ".st-key-probe_best_chart")
             pg.locator(".st-key-hid_search").scroll_into_view_if_needed()
             shot(pg, f"hidden-search-{lang}", width)
         finally:

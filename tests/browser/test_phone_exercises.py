@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SHOTS, exceptions_on, skip_checkpoints, wait_ready
+from tests.browser.conftest import SHOTS, exceptions_on, skip_checkpoints, wait_for_figure, wait_ready
 
 PHONE = {"width": 390, "height": 844}
 PAGES = ("embedding", "hidden", "output", "bptt")
@@ -83,16 +83,7 @@ def test_page_two_exercise_vectors_in_a_table_on_a_phone(server, browser, lang):
 def _gates_ready(pg) -> None:
     """Page 8 reads three models before its checkpoint appears: skip it once it is there, then
     wait for the compare section's table cue (drawn with the maps)."""
-    cue = pg.locator('[class*="st-key-phone_only_gates_table_cue"]')
-    skip = pg.locator('[class*="st-key-checkpoint_gates_1_skip"] button')
-    for _ in range(60):
-        if cue.count():
-            break
-        if skip.count():
-            skip.first.click()
-            wait_ready(pg)
-        pg.wait_for_timeout(5_000)
-    cue.first.wait_for(state="attached", timeout=60_000)
+    wait_for_figure(pg, '[class*="st-key-phone_only_gates_table_cue"]', 360_000)
 
 
 @pytest.mark.parametrize("lang", ("en", "zh"))

@@ -84,10 +84,12 @@ def _change(pg, kind: str, el) -> bool:
                 return False
             el.locator("label").first.click()
         elif kind == "slider":
-            thumb = el.locator('[role="slider"]').first
-            if thumb.get_attribute("aria-disabled") == "true":
-                return False
-            now, top = thumb.get_attribute("aria-valuenow"), thumb.get_attribute("aria-valuemax")
+            # Streamlit 1.67 draws a slider as <input type="range">; older ones as a role=slider div
+            thumb = el.locator('input[type="range"], [role="slider"]').first
+            if not thumb.count() or thumb.is_disabled(timeout=3_000):
+                return False  # not drawn (yet) or disabled: no 30-s wait per slider
+            now = thumb.get_attribute("aria-valuenow") or thumb.input_value(timeout=3_000)
+            top = thumb.get_attribute("aria-valuemax") or thumb.get_attribute("max")
             thumb.focus()
             pg.keyboard.press("ArrowLeft" if now == top else "ArrowRight")
         elif kind == "expander":  # a folded section: its open state is in the link (issue 24)

@@ -44,8 +44,7 @@ def test_style_sets_margins_dark_12px_axis_text_on_every_subplot():
     from plotly.subplots import make_subplots
 
     from rnnviz.figures.common import AXIS_TEXT, MARGIN, MUTED_TEXT, style
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("a", "b"))
-    style(fig, "T", 300)
+    fig = style(make_subplots(rows=1, cols=2, subplot_titles=("a", "b")), "T", 300)
     assert fig.layout.margin.to_plotly_json() == MARGIN and fig.layout.title.text == "T"
     for ax in (fig.layout.xaxis, fig.layout.xaxis2, fig.layout.yaxis, fig.layout.yaxis2):
         assert ax.tickfont.color == AXIS_TEXT and ax.tickfont.size >= 12 and ax.exponentformat == "power"
@@ -59,7 +58,7 @@ def test_log_axes_get_a_tick_per_power_of_ten_spaced_for_wide_ranges():
     from rnnviz.figures.common import log_axis, log_ticks, style
     fig = go.Figure(go.Scatter(x=[1, 2], y=[1e-3, 1]))
     fig.update_yaxes(type="log")
-    style(fig)
+    fig = style(fig)
     assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
     fig = log_axis(go.Figure(go.Scatter(x=[1, 2], y=[1e-38, 1])), [1e-38, 1.0, 0.0, float("nan")])
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 5  # 38 decades: every 5th power

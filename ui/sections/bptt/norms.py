@@ -111,7 +111,7 @@ def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
         jmax=num(jf["max_J"]),
         **pv,
     )
-    fig = figs.jacobian_parts(
+    fig = cache.figure(figs.jacobian_parts,  # once per step and model: a step moved back to pays nothing
         jf["slope"].numpy(),
         jf["W_h"].numpy(),
         jf["J"].numpy(),

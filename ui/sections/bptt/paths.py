@@ -49,7 +49,7 @@ def paths(cur: session.Current, t_: int) -> None:
         total=num(norms["total"]),
         none_part=none,
     )
-    fig = figs.paths_bar(
+    fig = cache.figure(figs.paths_bar,  # once per step and sentence: a step moved back to pays nothing
         src["parts"].numpy(), src["steps"], t_, cur.tokens, H, labels=labels("paths", *figs.PATHS_LABELS)
     )
     show_figure(fig, "bptt-paths", key="bptt_paths")

@@ -15,7 +15,7 @@ from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels, folded
 from ...widgets import code_radio, show_figure
-from .common import PAGE, heat_labels
+from .common import PAGE, folds_drew, heat_labels
 
 
 def params(cur: session.Current) -> None:
@@ -72,6 +72,7 @@ def variants(cur: session.Current, t1: int) -> None:
             st.latex(eq)
         H = cur.model.cfg.hidden_size
         st.markdown(prose(PAGE, f"variant-{kind}", K=cur.model.cfg.K, H=H, H2=2 * H))
+        folds_drew(t1)
         variant_compare(cur, kind, t1)
     folded(t("hidden.variants_expander"), "hid_variants", _folded, opens_for=('hid_cell',))
 

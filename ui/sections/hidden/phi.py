@@ -17,7 +17,7 @@ from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels, folded
 from ...widgets import show_figure
-from .common import BIND, PAGE
+from .common import BIND, PAGE, folds_drew
 
 
 def why_phi(cur: session.Current, t1: int) -> None:
@@ -39,6 +39,7 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
         return
     lin_model = cache.with_nonlinearity(cur.model, "linear")
     lin_tr = cached_trace(lin_model, cur.input_ids, cur.target_ids)
+    folds_drew(t1)
     k, case = hd.expansion_case(t1 - 1, cur.trace.T)
     expansion = hd.linear_expansion(lin_model, lin_tr.x, k)
     total, err = hd.expansion_check(expansion, lin_tr.h[k])

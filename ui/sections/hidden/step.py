@@ -19,9 +19,10 @@ from ...cellpick import follow_link
 from ...i18n import prose, t
 from ...model_text import prose_values
 from ...page import figure_labels
-from ...widgets import md_escape, shared_step, show_figure
+from ...widgets import md_escape, share_step, shared_step, show_figure
+from ...widgets import step_view as step_fragment
 from .. import checkpoints, probe
-from .common import BIND, PAGE, heat_labels
+from .common import BIND, PAGE, folds_behind, folds_drew, heat_labels
 
 now = time.monotonic  # Play's clock (a test replaces it with a steady fake)
 MEANING = {"x_t": "x", "h_{t-1}, h_t": "h", "W_x": "wx", "W_y": "wy", "W_h": "wh", "b_h": "b", "W_o": "wo"}
@@ -67,10 +68,10 @@ def playing(T: int) -> bool:
 
 
 def step_and_sentence(cur: session.Current) -> int:
-    """What to look at, the step view and the heatmap. While Play is on, one fragment, redrawn
-    alone on each Play tick (only what depends on the step), so the steps come evenly; a change
-    the learner makes in it meanwhile reruns the app once, so the share link follows. With Play
-    off, part of the page as usual (a fragment would leave the link a rerun behind). Returns the step."""
+    """What to look at, the step view and the heatmap, as one fragment: a step move (slider,
+    ◀ ▶) reruns these and the share link alone (ui/widgets.step_view), unless a folded section
+    below that shows the step is open (then the page). While Play is on, the fragment is redrawn
+    alone on each Play tick, so the steps come evenly. Returns the step (1-based)."""
     T, on = cur.trace.T, playing(cur.trace.T)
 
     def view() -> int:
@@ -87,6 +88,9 @@ def step_and_sentence(cur: session.Current) -> int:
         if bool(now_on) != on and T > 1:
             st.rerun(scope="app")  # the timer is set when the page is drawn: redraw it
         t1 = step_controls(cur)
+        if not on and folds_behind(t1):  # an open section below shows the step: redraw the page
+            folds_drew(t1)
+            st.rerun(scope="app")
         with top:
             look_here(cur, t1)
         step_view(cur, t1)
@@ -95,7 +99,7 @@ def step_and_sentence(cur: session.Current) -> int:
         follow_link(ignore=("hid_step",))  # Play moves the step on every tick: not a reason
         return t1
 
-    return st.fragment(view, run_every=hd.PLAY_PERIOD)() if on else view()
+    return st.fragment(view, run_every=hd.PLAY_PERIOD)() if on else step_fragment(view)
 
 
 def advance(T: int) -> None:
@@ -112,6 +116,7 @@ def advance(T: int) -> None:
 
 def _move(delta: int, T: int) -> None:
     st.session_state["hid_step"] = min(T, max(1, int(st.session_state.get("hid_step", 1)) + delta))
+    share_step("hid_step")  # the other pages' step, the step fragment and the share link
 
 
 def step_controls(cur: session.Current) -> int:

@@ -1,0 +1,50 @@
+"""Page 2's step is a fragment (issue 24), in a real browser: a step move redraws the step view
+and the share link, and a folded section below that shows the step too (the φ section's
+linear expansion), when open, follows the slider (the move then redraws the page)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import exceptions_on, skip_checkpoints, wait_ready
+from tests.browser.test_links import share_link
+
+TEXT = "Arrive+Taipei+on+November+2nd+and+leave+Boston"
+
+
+def _main_has(pg, text: str) -> None:
+    pg.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]')?.innerText.includes(t)",
+                         arg=text, timeout=120_000)
+
+
+def _step_right(pg) -> None:
+    """The step slider one step right, from the keyboard (as a learner without a mouse does)."""
+    thumb = pg.locator('.st-key-hid_step input[type="range"]').first
+    thumb.scroll_into_view_if_needed()
+    thumb.focus()
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_timeout(500)
+    wait_ready(pg)
+
+
+@pytest.mark.parametrize("folded_open", [True, False])
+def test_page2_step_move_reaches_the_step_view_the_link_and_an_open_section(server, browser, folded_open):
+    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
+    pg = ctx.new_page()
+    try:
+        phi = "&hid_phi=true" if folded_open else ""
+        pg.goto(f"{server}/hidden?model=default&text={TEXT}&hid_step=2{phi}")
+        wait_ready(pg, 180_000)
+        skip_checkpoints(pg)
+        _main_has(pg, "Step 2 of ")  # the step view's own words
+        if folded_open:
+            _main_has(pg, "Step 2, the step slider's step.")
+        _step_right(pg)
+        _main_has(pg, "Step 3 of ")
+        if folded_open:  # the open section below the fragment drew the new step too
+            _main_has(pg, "Step 3, the step slider's step.")
+        else:  # closed: the expansion was never computed
+            assert "the step slider's step" not in pg.locator('[data-testid="stMain"]').inner_text()
+        assert "hid_step=3" in share_link(pg)
+        assert not exceptions_on(pg)
+    finally:
+        ctx.close()
