@@ -93,12 +93,13 @@ def exceptions_on(pg) -> list[str]:
 
 def screenshot(pg, name: str) -> Path:
     """The whole page: Streamlit's main area scrolls on its own, so grow the viewport to it,
-    again until the height stops changing (lazily drawn parts add height as they load)."""
+    again until the height stops changing (lazily drawn parts add height as they load; three
+    passes at most: each costs a render of the whole tall page)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     width = pg.viewport_size["width"] if pg.viewport_size else 1400
     last = -1
-    for _ in range(6):
+    for _ in range(3):
         height = pg.evaluate("""() => { const m = document.querySelector('[data-testid="stMain"]');
                                        return m ? m.scrollHeight : 1000; }""")
         if height == last:
@@ -107,10 +108,10 @@ def screenshot(pg, name: str) -> Path:
         pg.set_viewport_size({"width": width, "height": min(max(int(height) + 40, 800), 16000)})
         try:  # lazily drawn elements show grey skeletons until they are in view and loaded
             pg.wait_for_function("""() => !document.querySelector('[data-testid^="stSkeleton"]')""",
-                                 timeout=30_000)
+                                 timeout=15_000)
         except Exception:
             pass
-        pg.wait_for_timeout(800)
+        pg.wait_for_timeout(300)
     pg.screenshot(path=str(path), full_page=True)
     return path
 
