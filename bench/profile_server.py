@@ -8,6 +8,9 @@ DIR/run-NNNNN.prof before Streamlit sends script_finished, so a client that has 
 script_finished finds the file. Nothing in the app is changed; production never runs this file.
 What it sees: the script thread (the app, plotly, torch, Streamlit's element marshalling and
 ForwardMsg hashing). Not seen: the event loop thread that writes the websocket frames.
+BENCH_PROFILE_SCOPE=run profiles the script thread's whole run instead (widget callbacks, state
+and query-parameter handling, the cleanup after the script); its file is written after
+script_finished, so a run's file may be attributed to the next measurement.
 """
 from __future__ import annotations
 
@@ -36,6 +39,22 @@ def install(out: Path) -> None:
                 n = next(counter)
             prof.dump_stats(str(out / f"run-{n:05d}.prof"))
 
+    if os.environ.get("BENCH_PROFILE_SCOPE") == "run":  # the whole run: callbacks, widget state, cleanup
+        run_script = script_runner.ScriptRunner._run_script
+
+        def profiled_run(self, rerun_data):
+            prof = cProfile.Profile()
+            prof.enable()
+            try:
+                return run_script(self, rerun_data)
+            finally:
+                prof.disable()
+                with lock:
+                    n = next(counter)
+                prof.dump_stats(str(out / f"run-{n:05d}.prof"))
+
+        script_runner.ScriptRunner._run_script = profiled_run
+        return
     script_runner.exec_func_with_error_handling = profiled
 
 
