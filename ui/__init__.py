@@ -10,3 +10,15 @@ streamlit). See ui/README.md for the API a page or section author uses.
     navigation  the list of pages
     sections/   one module per page: its sections as functions of explicit arguments
 """
+
+# Imported here, by the import every run passes first (app.py, and a page a fresh server runs on
+# its own), under the import lock, so no thread sees them half done: plotly's to_json takes
+# PIL.Image (and orjson) from sys.modules as they are, and two sessions' first charts at once met
+# PIL.Image half imported ("partially initialized module 'PIL.Image'", a fresh replica in CI).
+import PIL.Image  # noqa: F401
+
+try:  # plotly's JSON writer takes orjson when it is installed
+    import orjson  # noqa: F401
+except ImportError:
+    pass
+
