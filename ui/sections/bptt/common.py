@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ...i18n import t
-from ...page import Page, figure_labels
+from ...page import Page, figure_labels, four_digits
 from ...page import table as page_table
 
 P = "bptt"
@@ -61,12 +61,6 @@ def table(rows, height="auto") -> None:
     named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
     fmt = {**four_digits(df), **{named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}}
     page_table(df, column_config=fmt, height=height)
-
-
-def four_digits(df: pd.DataFrame) -> dict:
-    """column_config showing every float column with at most 4 significant digits (55.74, not
-    55.7442; 1.2e-07, not 0.0000), as rnnviz.formatting.num writes numbers in the prose."""
-    return {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns if df[c].dtype.kind == "f"}
 
 
 def frame(df: pd.DataFrame, **kw) -> None:

@@ -34,7 +34,8 @@ def distance(cur: session.Current, view: View) -> None:
     )
     window_caption(view.win)
     show_figure(
-        figs.distance_plot(dist, chains.PRACTICAL_FLOOR, labels=labels("distance", *figs.DISTANCE_LABELS)),
+        cache.figure(figs.distance_plot, dist, chains.PRACTICAL_FLOOR,  # a step move: the same figure
+                     labels=labels("distance", *figs.DISTANCE_LABELS)),
         "bptt-distance",
         key="bptt_distance",
     )

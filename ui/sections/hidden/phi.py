@@ -15,7 +15,7 @@ from rnnviz.formatting import num, plain_math
 from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
-from ...page import figure_labels, folded
+from ...page import figure_labels, folded, four_digits
 from ...widgets import show_figure
 from .common import BIND, PAGE, folds_drew
 
@@ -51,7 +51,8 @@ def linear_expansion(cur: session.Current, t1: int) -> None:
     df = pd.DataFrame(
         {n: v.double().numpy() for n, v in table.items()}, index=[f"u{j + 1}" for j in range(cfg.hidden_size)]
     )
-    st.dataframe(df.style.format(num), height=min(400, 38 + 35 * cfg.hidden_size), width="stretch")
+    st.dataframe(df, column_config=four_digits(df), height=min(400, 38 + 35 * cfg.hidden_size),
+                 width="stretch")
     norms = {}
     for phi in ("tanh", "relu", "linear"):
         m = cur.model if phi == cfg.nonlinearity else cache.with_nonlinearity(cur.model, phi)

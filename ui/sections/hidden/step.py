@@ -18,7 +18,7 @@ from ... import cache, session
 from ...cellpick import follow_link
 from ...i18n import prose, t
 from ...model_text import prose_values
-from ...page import figure_labels
+from ...page import figure_labels, four_digits
 from ...widgets import md_escape, share_step, shared_step, show_figure
 from ...widgets import step_view as step_fragment
 from .. import checkpoints, probe
@@ -181,9 +181,9 @@ def step_view(cur: session.Current, t1: int) -> None:
     if t1 == 1:
         h0_note(cur)
     left, right = st.columns([3, 2])
-    left.dataframe(
-        step_table(terms, rec, cfg.nonlinearity), width="stretch", height=min(600, 38 + 35 * len(terms["a"]))
-    )
+    table = step_table(terms, rec, cfg.nonlinearity)
+    left.dataframe(table, column_config=four_digits(table), width="stretch",
+                   height=min(600, 38 + 35 * len(terms["a"])))
     with right:
         shapes(cur)
     col = hd.input_column(model, tr, t1 - 1)
@@ -191,7 +191,7 @@ def step_view(cur: session.Current, t1: int) -> None:
         [terms["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
         columns=[f"{j + 1}" for j in range(col["d"])],
     )
-    st.dataframe(x_row.style.format(num), width="stretch")
+    st.dataframe(x_row, column_config=four_digits(x_row), width="stretch")
     st.markdown(
         prose(PAGE, "column", t=t1, id=col["id"], d=col["d"], H=col["H"], V=col["V"], err=num(col["err"]))
     )
@@ -210,8 +210,8 @@ def step_view(cur: session.Current, t1: int) -> None:
 
 
 def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
-    """One row per hidden unit: the three terms, their sum a_t, and h_t (4 significant digits
-    on screen, full precision in the data)."""
+    """One row per hidden unit: the three terms, their sum a_t, and h_t (full precision; shown
+    with 4 significant digits by ui.page.four_digits)."""
     h_name = plain_math("h_t = a_t" if phi == "linear" else f"h_t = {phi}(a_t)")
     cols = {
         plain_math("W_x x_t"): terms["Wx_x"],
@@ -223,7 +223,7 @@ def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
     df = pd.DataFrame(
         {k: v.double().numpy() for k, v in cols.items()}, index=[f"u{j + 1}" for j in range(len(terms["a"]))]
     )
-    return df.style.format(num)
+    return df
 
 
 def h0_note(cur: session.Current) -> None:
