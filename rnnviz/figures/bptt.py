@@ -8,7 +8,7 @@ from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import step_labels, style
-from rnnviz.formatting import num, plain_math
+from rnnviz.formatting import num, plain_math, sub
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -372,7 +372,8 @@ def factor_strip(rows, s: int, t: int, largest_drop, start: float, what_if=None,
     = start, where it begins), its largest one-step drop marked; what_if: another strip's rows
     (the same k), dashed."""
     L = {**STRIP_LABELS, **(labels or {})}
-    ks = [f"J_{r['k'] + 1}" for r in rows]
+    L |= {k: plain_math(L[k]) for k in ("factor", "slope", "running", "x")}  # ‖Jₖ ⋯ Jₜ₊₁‖, not J_{t+1}
+    ks = [f"J{sub(r['k'] + 1)}" for r in rows]
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         row_heights=[0.28, 0.22, 0.5])
     fig.add_scatter(x=ks, y=_log10([r["factor"] for r in rows]), mode="markers", name=L["factor"],

@@ -57,7 +57,7 @@ def test_page4_typed_cell_opens_its_strip():
     text = next(m.value for m in at.markdown if m.value.startswith("**Cell (7, 2) is"))
     assert f"**Cell (7, 2) is {num(strip['value'])}**" in text and "5 factors" in text
     fig = _titled(at, "Cell (s = 7, t = 2)")
-    running = [tr_ for tr_ in fig["data"] if tr_.get("name", "").startswith("log10 ‖J_k ⋯")][0]
+    running = [tr_ for tr_ in fig["data"] if tr_.get("name", "").startswith("log10 ‖Jₖ ⋯")][0]
     assert np.allclose(running["y"], [r["log10"] for r in strip["rows"]], atol=1e-9)
     # the heatmap carries the clickable layer and the ring on (7, 2)
     hm = _titled(at, "log10 ‖∂h_s/∂h_t‖")
