@@ -25,37 +25,26 @@ from pathlib import Path
 def install(out: Path) -> None:
     from streamlit.runtime.scriptrunner import script_runner
 
-    original = script_runner.exec_func_with_error_handling
     counter, lock = itertools.count(), threading.Lock()
 
-    def profiled(func, ctx):
-        prof = cProfile.Profile()
-        prof.enable()
-        try:
-            return original(func, ctx)
-        finally:
-            prof.disable()
-            with lock:
-                n = next(counter)
-            prof.dump_stats(str(out / f"run-{n:05d}.prof"))
-
-    if os.environ.get("BENCH_PROFILE_SCOPE") == "run":  # the whole run: callbacks, widget state, cleanup
-        run_script = script_runner.ScriptRunner._run_script
-
-        def profiled_run(self, rerun_data):
+    def profiling(call):
+        """`call` run under its own cProfile, the stats written to out/run-NNNNN.prof."""
+        def profiled(*args):
             prof = cProfile.Profile()
             prof.enable()
             try:
-                return run_script(self, rerun_data)
+                return call(*args)
             finally:
                 prof.disable()
                 with lock:
                     n = next(counter)
                 prof.dump_stats(str(out / f"run-{n:05d}.prof"))
+        return profiled
 
-        script_runner.ScriptRunner._run_script = profiled_run
-        return
-    script_runner.exec_func_with_error_handling = profiled
+    if os.environ.get("BENCH_PROFILE_SCOPE") == "run":  # the whole run: callbacks, widget state, cleanup
+        script_runner.ScriptRunner._run_script = profiling(script_runner.ScriptRunner._run_script)
+    else:
+        script_runner.exec_func_with_error_handling = profiling(script_runner.exec_func_with_error_handling)
 
 
 def main() -> None:

@@ -77,3 +77,17 @@ def assert_gated_lm_equals_torch_nn(model, ids, targets) -> torch.Tensor:
     loss = F.cross_entropy(z, torch.tensor(targets), ignore_index=IGNORE, reduction="sum")
     assert float(tr.loss) == pytest.approx(float(loss), rel=1e-9)
     return h
+
+
+# ---- the notes' model in float64 on one of the notes' sentences (their worked examples) -------
+
+def notes_float64_trace(text: str = "I like cats you like dogs"):
+    """(model, vocab, trace) of the built-in notes model, in float64, reading `text` word by word."""
+    from rnnviz.engine.trace import trace
+    from rnnviz.store.catalog import load_builtin
+    from rnnviz.text.corpora import lm_pair
+    from rnnviz.text.tokenize import prepare
+    model, vocab, _ = load_builtin("notes")
+    model = model.double()
+    ids, targets = lm_pair(list(prepare(text, vocab, "word").ids), vocab)
+    return model, vocab, trace(model, ids, targets)

@@ -11,18 +11,10 @@ from rnnviz.explain import hidden as hd
 from rnnviz.formatting import plain_math, sub
 from rnnviz.store.catalog import load_builtin
 from rnnviz.store.prose import section, sections
-from rnnviz.text.corpora import lm_pair
-from rnnviz.text.tokenize import prepare
+from tests.oracles import notes_float64_trace as notes  # the notes' model, float64
 from tests.oracles import num_model, torch_rnn_like
 
 LANGS = ("en", "zh")
-
-
-def notes(text="I like cats you like dogs"):
-    model, vocab, _ = load_builtin("notes")
-    model = model.double()
-    ids, targets = lm_pair(list(prepare(text, vocab, "word").ids), vocab)
-    return model, vocab, trace(model, ids, targets)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -13,15 +13,9 @@ from rnnviz.store.catalog import load_builtin
 from rnnviz.store.prose import sections
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
+from tests.oracles import notes_float64_trace as notes_trace  # the notes' model, float64
 
 LANGS = ("en", "zh")
-
-
-def notes_trace(text="I like cats you like dogs"):
-    model, vocab, _ = load_builtin("notes")
-    model = model.double()
-    ids, targets = lm_pair(list(prepare(text, vocab, "word").ids), vocab)
-    return model, vocab, trace(model, ids, targets)
 
 
 # ---- page 1 -----------------------------------------------------------------------------------
