@@ -118,44 +118,60 @@ def _tabs(pg) -> int:
     return max(1, pg.locator(f'{MAIN} [role="tab"]').count())
 
 
+def _links_of_widgets(pg, browser, patience: float) -> tuple[list, list, list]:
+    """Change the page's widgets one by one (every tab) and open each new share link in a fresh
+    context, until LINKS_PER_PAGE links were opened. `patience`: seconds to wait for the link to
+    change after a run. Returns (links opened, (link, warnings) found, (kind, index, outcome))."""
+    checked, problems, tried = [], [], []
+    for tab in range(_tabs(pg)):
+        tabs = pg.locator(f'{MAIN} [role="tab"]')
+        if tabs.count():
+            tabs.nth(tab).click()
+            wait_ready(pg)
+        for kind, sel in KINDS.items():
+            els = pg.locator(f"{MAIN} {sel}")
+            for i in range(els.count()):
+                if len(checked) >= LINKS_PER_PAGE:
+                    return checked, problems, tried
+                el = els.nth(i)
+                if not el.is_visible():
+                    continue
+                before = link_of(pg)
+                if not _change(pg, kind, el):
+                    tried.append((kind, i, "not changeable"))
+                    continue
+                wait_ready(pg)
+                link = changed_link(pg, before, patience)
+                if link == before or "?" not in link:
+                    tried.append((kind, i, "link unchanged" if link == before else "default"))
+                    continue  # not bound to the URL, or back to the default
+                ctx2, pg2 = fresh(browser)
+                try:
+                    open_view(pg2, link)
+                    assert not exceptions_on(pg2), (link, exceptions_on(pg2))
+                    checked.append(link)
+                    if link_warnings(pg2):
+                        problems.append((link, link_warnings(pg2)))
+                finally:
+                    ctx2.close()
+    return checked, problems, tried
+
+
 @pytest.mark.parametrize("url_path", PAGES)
 def test_every_link_a_page_makes_opens_without_a_warning(server, browser, url_path):
     ctx, pg = fresh(browser)
-    checked, problems = [], []
     try:
         open_view(pg, f"{server}/{url_path}")
-        for tab in range(_tabs(pg)):
-            tabs = pg.locator(f'{MAIN} [role="tab"]')
-            if tabs.count():
-                tabs.nth(tab).click()
-                wait_ready(pg)
-            for kind, sel in KINDS.items():
-                els = pg.locator(f"{MAIN} {sel}")
-                for i in range(els.count()):
-                    if len(checked) >= LINKS_PER_PAGE:
-                        break
-                    el = els.nth(i)
-                    if not el.is_visible():
-                        continue
-                    before = link_of(pg)
-                    if not _change(pg, kind, el):
-                        continue
-                    wait_ready(pg)
-                    link = changed_link(pg, before)
-                    if link == before or "?" not in link:
-                        continue  # not bound to the URL, or back to the default
-                    ctx2, pg2 = fresh(browser)
-                    try:
-                        open_view(pg2, link)
-                        assert not exceptions_on(pg2), (link, exceptions_on(pg2))
-                        checked.append(link)
-                        if link_warnings(pg2):
-                            problems.append((link, link_warnings(pg2)))
-                    finally:
-                        ctx2.close()
-        print(f"{url_path}: {len(checked)} links opened, {len(problems)} warned")
+        checked, problems, tried = _links_of_widgets(pg, browser, patience=5)
+        if not checked and url_path != "slots":
+            # On a loaded machine a rerun can outlast the 5 s: once more, patiently (CI once
+            # found no bound widget on page 3 this way), after any checkpoint drawn late
+            skip_checkpoints(pg)
+            checked, problems, more = _links_of_widgets(pg, browser, patience=30)
+            tried += [("second pass",)] + more
+        print(f"{url_path}: {len(checked)} links opened, {len(problems)} warned; tried {tried}")
         assert not problems, problems
-        assert checked or url_path == "slots", "no bound widget was changed on this page"
+        assert checked or url_path == "slots", f"no bound widget was changed on this page: {tried}"
     finally:
         ctx.close()
 
