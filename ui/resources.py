@@ -15,7 +15,7 @@ from rnnviz import limits
 from rnnviz.engine import gradcheck, taggers
 from rnnviz.explain import longrange, origins, slots, word2vec
 from rnnviz.explain.notes import errata
-from rnnviz.explain.tied import train_tied_model
+from rnnviz.explain.tied import shipped_tied_model
 from rnnviz.serve.bytecache import Budget
 from rnnviz.store import catalog, tagger_files
 from rnnviz.text.bpe import BPE
@@ -115,10 +115,11 @@ def subword_corpus(lang: str = "en") -> tuple:
     return tuple(train), tuple(held)
 
 
-@st.cache_resource(show_spinner="Training a small tied model (a few seconds, once)…")
+@st.cache_resource(show_spinner=False)
 def tied_model():
-    """(model, vocab, report) of rnnviz.explain.tied's tied LM: shared read-only, never trained."""
-    return train_tied_model()
+    """(model, vocab, report) of rnnviz.explain.tied's tied LM, read from rnnviz/pretrained/:
+    shared read-only, never trained."""
+    return shipped_tied_model()
 
 
 @st.cache_resource(show_spinner=False)

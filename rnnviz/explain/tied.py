@@ -11,16 +11,20 @@ guessing a tied twin of an untied model.
 from __future__ import annotations
 
 import copy
+import json
 
 import torch
 
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.train import TrainConfig, perplexity, train
 from rnnviz.errors import InputError
+from rnnviz.store.bundle import load_bundle, save_bundle
+from rnnviz.store.catalog import PRETRAINED
 from rnnviz.text.corpora import everyday_corpus, lm_tensors, split_heldout, travel_corpus
 from rnnviz.text.tokenize import Vocab
 
 TIED_SIZE = 16  # d = H: tying needs E (V x d) and W_o (V x H) of one shape
+TIED_FILE = "tied_lm"  # rnnviz/pretrained/tied_lm.pt and .json, written by scripts/build_pretrained.py --tied
 TIED_TRAIN = TrainConfig(steps=400, batch_size=32, optimizer="adam", lr=0.01, clip=1.0, seed=0)
 
 
@@ -59,6 +63,22 @@ def train_tied_model(steps: int = TIED_TRAIN.steps, seed: int = 0) -> tuple[RNNM
               "heldout_perplexity": perplexity(model, x_te, y_te), "uniform_perplexity": float(len(vocab)),
               "V": len(vocab), "d": TIED_SIZE, "H": TIED_SIZE}
     return model.eval(), vocab, report
+
+
+def tied_bundle(model: RNNModel, vocab: Vocab, report: dict) -> bytes:
+    """The tied model as a bundle (E and W_o stored as the one tensor's two names)."""
+    return save_bundle(model, vocab, {"report": report})
+
+
+def shipped_tied_model() -> tuple[RNNModel, Vocab, dict]:
+    """(model, vocab, report) of the tied model shipped in rnnviz/pretrained/ (what
+    train_tied_model() gives, read in milliseconds instead of trained in seconds), tied again."""
+    model, vocab, meta = load_bundle((PRETRAINED / f"{TIED_FILE}.pt").read_bytes())
+    return tie(model).eval(), vocab, meta["report"]
+
+
+def tied_report_file() -> dict:
+    return json.loads((PRETRAINED / f"{TIED_FILE}.json").read_text())
 
 
 def tied_gradient_parts(model: RNNModel, ids, targets) -> dict:

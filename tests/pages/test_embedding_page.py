@@ -320,8 +320,8 @@ def test_notes_model_has_no_made_up_before_training(app):
 
 
 def test_tied_rule_updates_a_real_tied_model(app):
-    from rnnviz.explain.tied import tied_gradient_parts, train_tied_model
-    model, vocab, report = train_tied_model()
+    from rnnviz.explain.tied import shipped_tied_model, tied_gradient_parts
+    model, vocab, report = shipped_tied_model()  # = a fresh training run (tests/core/explain/test_tied.py)
     at = app(PAGE)
     at.radio(key="emb_rule").set_value("tied").run()
     no_exception(at)

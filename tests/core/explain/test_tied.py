@@ -5,7 +5,8 @@ import torch
 
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.errors import InputError
-from rnnviz.explain.tied import is_tied, tie, tied_gradient_parts, train_tied_model
+from rnnviz.explain.tied import (is_tied, shipped_tied_model, tie, tied_gradient_parts, tied_report_file,
+                                 train_tied_model)
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
 
@@ -30,6 +31,19 @@ def test_training_is_deterministic_and_learns(tied):
     again, _, report2 = train_tied_model(steps=60)
     assert model.fingerprint() == again.fingerprint() and report == report2
     assert is_tied(model) and report["heldout_perplexity"] < report["uniform_perplexity"] / 4
+
+
+def test_shipped_tied_model_is_the_training_run():
+    """The page reads rnnviz/pretrained/tied_lm.pt instead of training 3.7 s on a click: it must
+    be what train_tied_model() gives (scripts/build_pretrained.py --tied), still tied."""
+    shipped, vocab, report = shipped_tied_model()
+    fresh, fresh_vocab, fresh_report = train_tied_model()
+    assert is_tied(shipped) and vocab.itos == fresh_vocab.itos
+    for name, p in fresh.named_parameters():
+        torch.testing.assert_close(dict(shipped.named_parameters())[name], p, atol=1e-5, rtol=0)
+    assert report == tied_report_file()
+    assert report["steps"] == fresh_report["steps"]
+    assert abs(report["heldout_perplexity"] - fresh_report["heldout_perplexity"]) < 1e-3
 
 
 def test_gradient_parts_add_up_to_autograd_and_finite_differences(tied):
