@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from bench.appserver import app_server  # noqa: E402
+from bench.appserver import app_server, warm_bytecode  # noqa: E402
 from bench.stclient import RunError, Session  # noqa: E402
 
 # (page name, url path) in the navigation's order; "" is the overview (the default page)
@@ -397,6 +397,7 @@ def commit_of(root: Path) -> str:
 
 
 def run_root(root: Path, name: str, args, budget: Budget, rows: list, loads: list) -> None:
+    print(f"# {name}: bytecode warmed in {warm_bytecode(root):.1f} s (artifacts/pycache)", file=sys.stderr)
     for lang in args.langs:
         prof = Path(tempfile.mkdtemp(prefix="bench-prof-", dir=ROOT / "artifacts")) if args.profile else None
         t0 = time.perf_counter()

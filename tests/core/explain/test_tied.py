@@ -5,8 +5,14 @@ import torch
 
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.errors import InputError
-from rnnviz.explain.tied import (is_tied, shipped_tied_model, tie, tied_gradient_parts, tied_report_file,
-                                 train_tied_model)
+from rnnviz.explain.tied import (
+    is_tied,
+    shipped_tied_model,
+    tie,
+    tied_gradient_parts,
+    tied_report_file,
+    train_tied_model,
+)
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
 
