@@ -15,6 +15,12 @@ from rnnviz.formatting import num, plain_math, sub
 LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0}
 
 
+def _math(template: str, **numbers) -> str:
+    """A label filled with numbers, its subscripts rendered for plotly's plain text: J_{t} with
+    t = 3 reads J₃, never J_3. `{tok}` (a learner's token) stays a placeholder: fill it after."""
+    return plain_math(template.format(**numbers, tok="{tok}"))
+
+
 def _log10(v) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log10(np.abs(np.asarray(v, dtype=float)))
@@ -52,13 +58,12 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     fig = go.Figure()
     lo, hi = (later[0] + 1, later[-1] + 1) if later else (t + 2, t + 2)
     for s, row in zip(steps, parts):
-        name = (L["direct"].format(s=s + 1) if s == t
-                else L["via"].format(s=s + 1, a=t + 2))
+        name = _math(L["direct"], s=s + 1) if s == t else _math(L["via"], s=s + 1, a=t + 2)
         extra = {"marker_color": DIRECT_COLOR if s == t else later_color(s + 1, lo, hi)}
         if grouped and s != t:
             extra |= {"legendgroup": "later", "showlegend": s == later[0]}
             if s == later[0]:
-                extra["name"] = L["later_group"].format(first=later[0] + 1, last=later[-1] + 1, n=len(later))
+                extra["name"] = _math(L["later_group"], first=later[0] + 1, last=later[-1] + 1, n=len(later))
         fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(num)(row),
                     hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>")
     if grouped:  # the scale itself: an invisible marker carries the colour bar
@@ -67,9 +72,10 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
                                 "colorbar": {"title": {"text": L.get("scale", "source loss L_s: s")},
                                              "len": 0.6, "thickness": 12}})
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
-    fig.add_scatter(x=units, y=total, mode="markers", name=L["total"],
+    fig.add_scatter(x=units, y=total, mode="markers", name=plain_math(L["total"]),
                     marker={"symbol": "diamond", "color": "black", "size": 7})
-    fig.update_layout(barmode="relative", title={"text": L["title"].format(t=t + 1, tok=tokens[t])},
+    title = _math(L["title"], t=t + 1).replace("{tok}", tokens[t])
+    fig.update_layout(barmode="relative", title={"text": title},
                       xaxis_title=L["unit"], yaxis_title=L["component"],
                       legend_title_text=L["path"], legend=LEGEND_BELOW)
     return style(fig)
@@ -96,8 +102,9 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
     diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
     fig = make_subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
-                        subplot_titles=(L["slope_title"].format(deriv=deriv, act=act), L["W_title"],
-                                        L["J_title"].format(t=t + 1, diag=diag)))
+                        subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
+                                        plain_math(L["W_title"]),
+                                        _math(L["J_title"], t=t + 1, diag=diag)))
     fig.add_bar(x=np.asarray(slope, float), y=units, orientation="h", row=1, col=1, showlegend=False,
                 hovertemplate="%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>", marker_color="#888")
     # Each matrix gets its own symmetric scale: the slopes can shrink J far below W_h, and
@@ -124,7 +131,7 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     # repeated u1 ... u96 ran into the next panel)
     fig.update_yaxes(showticklabels=False, row=1, col=2)
     fig.update_yaxes(showticklabels=False, row=1, col=3)
-    fig.update_layout(title={"text": L["title"].format(t=t + 1, act=act)}, height=500)
+    fig.update_layout(title={"text": _math(L["title"], t=t + 1, act=act)}, height=500)
     return style(fig, top=80, bottom=110)
 
 
@@ -164,16 +171,17 @@ def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
     """The product chain behind cell (s, t): each factor's ||J_k||_2 and the running product
     (markers, not bars: the axis is logarithmic and a bar's length would mean nothing)."""
     L = {**CHAIN_LABELS, **(labels or {})}
-    ks = [f"J_{r['k'] + 1}" for r in rows]
+    ks = [f"J{sub(r['k'] + 1)}" for r in rows]
     fig = go.Figure()
-    fig.add_scatter(x=ks, y=[r["factor_norm_2"] for r in rows], mode="markers", name=L["factor"],
+    fig.add_scatter(x=ks, y=[r["factor_norm_2"] for r in rows], mode="markers", name=plain_math(L["factor"]),
                     marker={"color": "#888", "symbol": "square", "size": 9})
-    fig.add_scatter(x=ks, y=[r["product_norm_2"] for r in rows], mode="lines+markers", name=L["product"])
+    fig.add_scatter(x=ks, y=[r["product_norm_2"] for r in rows], mode="lines+markers",
+                    name=plain_math(L["product"]))
     fig.add_scatter(x=ks, y=[r["product_norm_fro"] for r in rows], mode="lines+markers",
-                    name=L["fro"], line={"dash": "dot"})
+                    name=plain_math(L["fro"]), line={"dash": "dot"})
     fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
     _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
-    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
+    fig.update_layout(title={"text": _math(L["title"], s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
                       xaxis_title=L["x"])
     return style(fig)
 
@@ -228,7 +236,7 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
                     line={"width": 0}, fillcolor="rgba(31,119,180,0.2)")
     fig.add_scatter(x=d, y=_positive(dist["median"]), mode="lines+markers", name=L["median"])
     fig.add_scatter(x=d, y=_positive(dist["bound"]), mode="lines", line={"dash": "dash", "color": "red"},
-                    name=L["bound"].format(v=num(dist["max_J"])))
+                    name=_math(L["bound"], v=num(dist["max_J"])))
     if dist.get("rho_line") is not None:
         fig.add_scatter(x=d, y=_positive(dist["rho_line"]), mode="lines",
                         line={"dash": "dot", "color": "green"}, name=L["rho"].format(v=num(dist["rho"])))

@@ -130,17 +130,17 @@ def test_paths_count_only_later_steps_with_a_loss(app):
     at.slider(key="bptt_step").set_value(2).run()
     shown = paths_text(at)
     assert "no later step has a loss" in shown and "later loss" not in shown
-    [bar] = fig_by_title(at, "∂L/∂h_2")
+    [bar] = fig_by_title(at, "∂L/∂h₂")
     names = [d["name"] for d in bar["data"]]
-    assert names == ["from L_2 (direct)", "total ∂L/∂h_t"] and not any("L_3" in n for n in names)
+    assert names == ["from L₂ (direct)", "total ∂L/∂hₜ"] and not any("L₃" in n for n in names)
     at.slider(key="bptt_step").set_value(1).run()  # step 1: L_2 exists and arrives through J_2
     shown = paths_text(at)
     assert "the 1 later loss ($L_{2}$) adds a part" in shown and "L_{3}" not in shown
     at.slider(key="bptt_step").set_value(3).run()  # step 3: no loss of its own either
     shown = paths_text(at)
     assert "step 3 has no target, so there is no loss $L_{3}$" in shown and "no later step has a loss" in shown
-    [bar] = fig_by_title(at, "∂L/∂h_3")
-    assert [d["name"] for d in bar["data"]] == ["total ∂L/∂h_t"]
+    [bar] = fig_by_title(at, "∂L/∂h₃")
+    assert [d["name"] for d in bar["data"]] == ["total ∂L/∂hₜ"]
 
 
 def test_one_word_sentences(app):
@@ -198,7 +198,7 @@ def test_what_to_look_at_toc_and_errata(app):
 def test_long_sentence_groups_the_legend(app):
     long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 8)
     at = page(app, long, model="default")
-    [bar] = fig_by_title(at, "∂L/∂h_2")
+    [bar] = fig_by_title(at, "∂L/∂h₂")
     shown = [d for d in bar["data"] if d.get("showlegend", True)]
     assert len(shown) <= 4 and any("later losses" in d["name"] for d in shown)
 

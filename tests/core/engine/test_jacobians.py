@@ -296,9 +296,9 @@ def test_state_grad_sources_count_only_losses_that_exist():
     torch.testing.assert_close(src["parts"].sum(0), tr.grad_h[0])
     assert src["later_norm"] == pytest.approx(float((tr.grad_h[0] - G[0, 0]).norm()))
     names = [d.name for d in paths_bar(src["parts"].numpy(), src["steps"], 0, ["a", "b", "c", "d"]).data]
-    assert names == ["from L_1 (direct)", "from L_2 via J_2..J_2", "from L_3 via J_2..J_3", "total ∂L/∂h_t"]
+    assert names == ["from L₁ (direct)", "from L₂ via J₂..J₂", "from L₃ via J₂..J₃", "total ∂L/∂hₜ"]
     empty = paths_bar(np.zeros((0, 6)), [], 3, ["a", "b", "c", "d"], 6)
-    assert [d.name for d in empty.data] == ["total ∂L/∂h_t"] and len(empty.data[0].x) == 6
+    assert [d.name for d in empty.data] == ["total ∂L/∂hₜ"] and len(empty.data[0].x) == 6
 
 
 def test_clip_line_spans_the_bars_without_extra_categories():

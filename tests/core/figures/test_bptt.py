@@ -11,4 +11,4 @@ def test_jacobian_figure_titles_follow_the_nonlinearity():
     relu = texts(jacobian_parts(one, np.eye(2), np.eye(2), 1, "relu"))
     assert "tanh" not in relu and "1[a₂ > 0]" in relu and "ReLU" in relu
     lin = texts(jacobian_parts(one, np.eye(2), np.eye(2), 1, "linear"))
-    assert "tanh" not in lin and "1 - h" not in lin and "identity slopes and W_h" in lin
+    assert "tanh" not in lin and "1 - h" not in lin and "identity slopes and Wₕ" in lin and "J₂ (own scale)" in lin and "W_h" not in lin

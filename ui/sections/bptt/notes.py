@@ -128,7 +128,8 @@ def vector_chain(cur: session.Current) -> None:
             plain=num(v["off_by"]["no_transpose"]),
         )
         rows = [
-            {t("bptt.col.order"): t(f"bptt.order_{k}"), t("bptt.col.vector"): vector(v[k], shown=8)}
+            {t("bptt.col.order"): plain_math(t(f"bptt.order_{k}")),
+             t("bptt.col.vector"): vector(v[k], shown=8)}
             for k in ("grad_h_s", "right", "swapped", "no_transpose")
         ]
         st.dataframe(counted_frame(pd.DataFrame(rows)), hide_index=True)
