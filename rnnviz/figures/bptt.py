@@ -69,7 +69,7 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     if grouped:  # the scale itself: an invisible marker carries the colour bar
         fig.add_scatter(x=[units[0]] * 2, y=[None, None], mode="markers", showlegend=False, hoverinfo="skip",
                         marker={"color": [lo, hi], "cmin": lo, "cmax": hi, "colorscale": LATER_SCALE,
-                                "colorbar": {"title": {"text": L.get("scale", "source loss L_s: s")},
+                                "colorbar": {"title": {"text": plain_math(L["scale"])},
                                              "len": 0.6, "thickness": 12}})
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
     fig.add_scatter(x=units, y=total, mode="markers", name=plain_math(L["total"]),
@@ -117,16 +117,16 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
         # the colour bar lies flat under its own panel: beside it, on a phone, it ran into the next
         fig.add_heatmap(z=M, x=units, y=units, colorscale="RdBu", zmid=0, zmin=-lim, zmax=lim,
                         row=1, col=col, showscale=True,
-                        colorbar={"title": {"text": name, "side": "top"}, "orientation": "h",
+                        colorbar={"title": {"text": plain_math(name), "side": "top"}, "orientation": "h",
                                   "x": (left + right) / 2, "xanchor": "center", "len": right - left,
                                   "lenmode": "fraction", "y": -0.3, "yanchor": "top", "thickness": 10,
                                   "exponentformat": "e", "nticks": 4},
-                        hovertemplate=f"{name}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>")
+                        hovertemplate=f"{plain_math(name)}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>")
     fig.update_xaxes(range=[0, 1], title_text=L["slope"], row=1, col=1)
     for col in (1, 2, 3):
         fig.update_yaxes(autorange="reversed", row=1, col=col)
-    fig.update_xaxes(title_text=L["from"], row=1, col=2)  # W_h and J share their axes: one title
-    fig.update_yaxes(title_text=L["to"], row=1, col=1)
+    fig.update_xaxes(title_text=plain_math(L["from"]), row=1, col=2)  # W_h and J share their axes: one title
+    fig.update_yaxes(title_text=plain_math(L["to"]), row=1, col=1)
     # the rows are the slope panel's units: their names once, at the left (on a phone the
     # repeated u1 ... u96 ran into the next panel)
     fig.update_yaxes(showticklabels=False, row=1, col=2)
