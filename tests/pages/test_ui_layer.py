@@ -84,6 +84,37 @@ def test_cache_keys_on_the_weights_and_the_sentence(monkeypatch):
     assert len(calls) == 2 and not torch.equal(J0, at.session_state["J"])
 
 
+def figure_script():
+    import numpy as np
+    import streamlit as st
+
+    from rnnviz.figures.bptt import jacobian_parts
+    from ui import cache
+
+    args = (np.linspace(0, 1, 3), np.eye(3), 0.5 * np.eye(3), 1)
+    fig = cache.figure(jacobian_parts, *args)
+    st.session_state["first"] = fig.to_plotly_json()
+    fig.layout.title.text = "edited"  # a caller that edits its copy: nested dicts and lists
+    fig.layout.annotations[0].text = "edited"
+    fig.data[0].marker.color = "red"
+    fig.data[1].x = ["a", "b", "c"]
+    st.session_state["again"] = cache.figure(jacobian_parts, *args).to_plotly_json()
+    st.session_state["built"] = jacobian_parts(*args).to_plotly_json()
+
+
+def test_a_cached_figure_is_the_builders_and_edits_of_a_copy_stay_there():
+    """ui/cache.figure keeps one read-only dict and hands out figures built from it: editing one
+    (title, a subplot title, a trace's marker or data) leaves the cached figure as built."""
+    import json
+
+    import plotly.io as pio
+    at = AppTest.from_function(figure_script, default_timeout=60).run()
+    no_exception(at)
+    built, first, again = (json.loads(pio.to_json(at.session_state[k])) for k in ("built", "first", "again"))
+    assert first == built and again == built
+    assert again["layout"]["title"]["text"] != "edited" and again["data"][0]["marker"]["color"] != "red"
+
+
 def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
     import streamlit as st
 
