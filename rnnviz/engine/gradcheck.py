@@ -31,7 +31,9 @@ def seeded_linear(n_in: int, n_out: int, gen: torch.Generator) -> nn.Linear:
     """nn.Linear(n_in, n_out) initialised as nn.Linear.reset_parameters does (kaiming-uniform
     weight, uniform bias in +-1/sqrt(n_in)), every draw from `gen`: after torch.manual_seed(s),
     nn.Linear(...) gives the same weights as seeded_linear(..., torch.Generator().manual_seed(s))."""
-    lin = nn.utils.skip_init(nn.Linear, n_in, n_out)
+    lin = nn.Linear(n_in, n_out, device="meta")  # no draw from the global generator, no storage
+    # (not nn.utils.skip_init: its to_empty imports sympy, 0.3-0.5 s of page 4's first visit)
+    lin.weight, lin.bias = nn.Parameter(torch.empty(n_out, n_in)), nn.Parameter(torch.empty(n_out))
     nn.init.kaiming_uniform_(lin.weight, a=math.sqrt(5), generator=gen)
     bound = 1 / math.sqrt(n_in) if n_in > 0 else 0.0
     nn.init.uniform_(lin.bias, -bound, bound, generator=gen)

@@ -19,6 +19,16 @@ def test_notes_setting_shapes_and_order():
     torch.testing.assert_close(x, torch.randn(4, 32, 8, dtype=torch.float64))
 
 
+def test_seeded_linear_is_nn_linear_after_the_same_seed_and_leaves_the_global_generator():
+    state = torch.random.get_rng_state()
+    lin = gc.seeded_linear(24, 16, torch.Generator().manual_seed(3))
+    assert torch.equal(state, torch.random.get_rng_state())  # drew from its own generator only
+    torch.manual_seed(3)
+    ref = nn.Linear(24, 16)
+    assert torch.equal(lin.weight, ref.weight) and torch.equal(lin.bias, ref.bias)
+    assert lin.weight.device.type == "cpu" and lin.weight.requires_grad
+
+
 def test_forward_equals_notes_combined_linear_cell():
     params, x, y = gc.notes_setting()
     W = torch.cat([params["W_x"], params["W_h"]], 1)
