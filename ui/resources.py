@@ -54,6 +54,12 @@ def builtin(key: str):
     return catalog.load_builtin(key)
 
 
+@st.cache_resource(show_spinner=False)
+def builtin_vocab_size(key: str) -> int:
+    """V of a built-in model, read from its report: naming a model does not load it."""
+    return catalog.vocab_size(key)
+
+
 def _shipped_tagger(kind: str):
     return tagger_files.load_tagger((tagger_files.TAGGERS_DIR / f"{kind}.pt").read_bytes())
 

@@ -80,7 +80,7 @@ def model_label(key: str) -> str:
     label for a built-in the string files do not name yet)."""
     if key in BUILTINS:
         if has(f"models.{key}.label"):
-            return t(f"models.{key}.label", V=len(resources.builtin(key)[1]))
+            return t(f"models.{key}.label", V=resources.builtin_vocab_size(key))
         return BUILTINS[key].label
     return t("session.own_label", name=key.removeprefix(OWN_PREFIX))
 

@@ -194,6 +194,14 @@ def training_report(key: str = "default") -> dict:
     return json.loads((PRETRAINED / f"{stem}.json").read_text(encoding="utf-8"))
 
 
+def vocab_size(key: str) -> int:
+    """V of a built-in model without loading it: from its training report (a bundle takes about
+    40 ms to load, and the sidebar names every built-in with its V on a process's first page)."""
+    if key == "notes":
+        return len(NOTES_VOCAB)
+    return int(training_report(key)["vocab_size"])
+
+
 def family_of(key: str) -> str | None:
     """The tokenizer family (a CELL_FAMILIES key) a built-in belongs to; None for the others
     (the notes' example, own models)."""
