@@ -216,7 +216,10 @@ def share_view(slot) -> None:
 
 def share_box(slot) -> None:
     """'Share this view': the link to this page with the model, sentence and every setting."""
-    with slot.expander(t("links.share"), icon=":material/link:"):
+    # Opening the box reruns this fragment (on_change="rerun"): the link is computed from the URL
+    # as it is then. A control inside a page's step fragment writes the URL but does not rerun
+    # this box, so a link drawn before would miss it (emb_rule=wd after page 1's rule radio).
+    with slot.expander(t("links.share"), icon=":material/link:", key="share_box", on_change="rerun"):
         st.caption(t("links.share_help"))
         drawn = _drawn_widget_keys()
         keep = None if drawn is None else _Keep(drawn, claimed())

@@ -41,8 +41,12 @@ def main_text(pg) -> str:
 
 
 def share_link(pg) -> str:
-    pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary',
-               has_text="Share this view").click()
+    """The sidebar's share link as a learner gets it: open the box (if closed), which computes it."""
+    box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
+    if box.locator("details[open]").count() == 0:
+        box.locator("summary").first.click()
+        pg.wait_for_timeout(300)
+        wait_ready(pg)
     code = pg.locator('[data-testid="stSidebar"] [data-testid="stCode"] code').first
     code.wait_for(timeout=10_000)
     return code.inner_text().strip()

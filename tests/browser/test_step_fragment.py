@@ -48,3 +48,24 @@ def test_page2_step_move_reaches_the_step_view_the_link_and_an_open_section(serv
         assert not exceptions_on(pg)
     finally:
         ctx.close()
+
+
+def test_a_control_inside_a_step_fragment_reaches_the_share_link(server, browser):
+    """Page 1's update-rule radio sits in the page's step fragment: its change reruns that
+    fragment alone and writes the URL, not the sidebar's link. Opening the share box computes the
+    link then, so the learner shares the rule they chose (emb_rule=wd), not the one before."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
+    pg = ctx.new_page()
+    try:
+        pg.goto(f"{server}/embedding?model=default&text={TEXT}")
+        wait_ready(pg, 180_000)
+        skip_checkpoints(pg)
+        rule = pg.locator('.st-key-emb_rule label:has-text("SGD + weight decay")').first
+        rule.scroll_into_view_if_needed()
+        rule.click()
+        pg.wait_for_function("() => location.search.includes('emb_rule=wd')", timeout=60_000)
+        wait_ready(pg)
+        assert "emb_rule=wd" in share_link(pg)
+        assert not exceptions_on(pg)
+    finally:
+        ctx.close()
