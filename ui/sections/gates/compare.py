@@ -9,7 +9,7 @@ import streamlit as st
 from rnnviz.engine import cellpath
 from rnnviz.figures.bptt import STRIP_LABELS, factor_strip
 from rnnviz.figures.gates import influence_heatmaps
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 from ... import cache
 from ...cellpick import pick_cell
@@ -84,7 +84,7 @@ def influence_strip(runs: dict, cell: str, s: int, t_: int, name: str) -> None:
     value = num(float(norms[s - win.start, t_ - win.start])) if inside else t("gates.strip_outside")
     gate = t(f"bptt.fig.strip.slope_{cellpath.slope_name(run.model.cfg.cell)}")
     st.markdown(t("gates.strip_text", name=name, s=s + 1, t=t_ + 1, value=value, chain=num(strip["value"]),
-                  gate=gate, n=len(strip["rows"])))
+                  gate=plain_math(gate), n=len(strip["rows"])))  # mean φ'(aₖ), as under the strip
     show_figure(factor_strip(strip["rows"], s, t_, strip["largest_drop"], strip["start"],
                              labels={k: t(f"bptt.fig.strip.{k}") for k in STRIP_LABELS} | {"slope": gate}),
                 "gates-strip", key="gates_strip")
