@@ -34,12 +34,9 @@ def warm_bytecode(root: Path) -> float:
     """Compile what a first page imports into artifacts/pycache (once per change of the code);
     returns the seconds it took. A deployed server reads bytecode pip and its first run wrote."""
     start = time.perf_counter()
-    code = ("import sys; sys.path.insert(0, '.'); import torch, pandas, numpy, plotly.graph_objects, "
-            "streamlit, streamlit.web.bootstrap; import pkgutil, importlib\n"
-            "for pkg in ('rnnviz', 'ui'):\n"
-            "    import compileall; compileall.compile_dir(pkg, quiet=1)\n"
-            "compileall.compile_file('app.py', quiet=1)\n"
-            "import glob; [compileall.compile_file(f, quiet=1) for f in glob.glob('pages/*.py')]\n")
+    code = ("import compileall, glob, torch, pandas, numpy, plotly.graph_objects, streamlit.web.bootstrap\n"
+            "compileall.compile_dir('rnnviz', quiet=1); compileall.compile_dir('ui', quiet=1)\n"
+            "for f in ['app.py', *glob.glob('pages/*.py')]: compileall.compile_file(f, quiet=1)\n")
     subprocess.run([sys.executable, "-c", code], cwd=Path(root).resolve(), env=bytecode_env(),
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start

@@ -57,9 +57,9 @@ def build() -> dict:
 
 
 def build_tied() -> dict:
-    from rnnviz.explain.tied import TIED_FILE, tied_bundle, train_tied_model
-    model, vocab, report = train_tied_model()
-    (PRETRAINED / f"{TIED_FILE}.pt").write_bytes(tied_bundle(model, vocab, report))
+    from rnnviz.explain.tied import TIED_FILE, train_tied_model
+    model, vocab, report = train_tied_model()  # E and W_o: one tensor, stored under both names
+    (PRETRAINED / f"{TIED_FILE}.pt").write_bytes(save_bundle(model, vocab, {"report": report}))
     (PRETRAINED / f"{TIED_FILE}.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
 

@@ -18,7 +18,7 @@ import torch
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.train import TrainConfig, perplexity, train
 from rnnviz.errors import InputError
-from rnnviz.store.bundle import load_bundle, save_bundle
+from rnnviz.store.bundle import load_bundle
 from rnnviz.store.catalog import PRETRAINED
 from rnnviz.text.corpora import everyday_corpus, lm_tensors, split_heldout, travel_corpus
 from rnnviz.text.tokenize import Vocab
@@ -63,11 +63,6 @@ def train_tied_model(steps: int = TIED_TRAIN.steps, seed: int = 0) -> tuple[RNNM
               "heldout_perplexity": perplexity(model, x_te, y_te), "uniform_perplexity": float(len(vocab)),
               "V": len(vocab), "d": TIED_SIZE, "H": TIED_SIZE}
     return model.eval(), vocab, report
-
-
-def tied_bundle(model: RNNModel, vocab: Vocab, report: dict) -> bytes:
-    """The tied model as a bundle (E and W_o stored as the one tensor's two names)."""
-    return save_bundle(model, vocab, {"report": report})
 
 
 def shipped_tied_model() -> tuple[RNNModel, Vocab, dict]:

@@ -17,8 +17,8 @@ LEGEND_BELOW = {"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "le
 
 def _math(template: str, **numbers) -> str:
     """A label filled with numbers, its subscripts rendered for plotly's plain text: J_{t} with
-    t = 3 reads J₃, never J_3. `{tok}` (a learner's token) stays a placeholder: fill it after."""
-    return plain_math(template.format(**numbers, tok="{tok}"))
+    t = 3 reads J₃, never J_3."""
+    return plain_math(template.format(**numbers))
 
 
 def _log10(v) -> np.ndarray:
@@ -74,7 +74,7 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
     fig.add_scatter(x=units, y=total, mode="markers", name=plain_math(L["total"]),
                     marker={"symbol": "diamond", "color": "black", "size": 7})
-    title = _math(L["title"], t=t + 1).replace("{tok}", tokens[t])
+    title = _math(L["title"], t=t + 1, tok="{tok}").replace("{tok}", tokens[t])  # the token as typed
     fig.update_layout(barmode="relative", title={"text": title},
                       xaxis_title=L["unit"], yaxis_title=L["component"],
                       legend_title_text=L["path"], legend=LEGEND_BELOW)
