@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import step_labels, style
 from rnnviz.formatting import num, plain_math, sub
+
+from .grid import subplots
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -101,8 +102,8 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     act, deriv = _SLOPE_NAMES[nonlinearity]
     deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
     diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
-    fig = make_subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
-                        subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
+    fig = subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
+                   subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
                                         plain_math(L["W_title"]),
                                         _math(L["J_title"], t=t + 1, diag=diag)))
     fig.add_bar(x=np.asarray(slope, float), y=units, orientation="h", row=1, col=1, showlegend=False,
@@ -115,8 +116,10 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
         lim = float(max(finite.max() if finite.size else 0.0, 1e-12))
         left, right = fig.layout[f"xaxis{col}"].domain
         # the colour bar lies flat under its own panel: beside it, on a phone, it ran into the next
-        fig.add_heatmap(z=M, x=units, y=units, colorscale="RdBu", zmid=0, zmin=-lim, zmax=lim,
-                        row=1, col=col, showscale=True,
+        # float32 on the wire: two H x H maps of float64 were 236 KB of a step move at H = 96
+        # (hover shows 4 digits; the colour scale's limits stay exact)
+        fig.add_heatmap(z=M.astype(np.float32), x=units, y=units, colorscale="RdBu", zmid=0, zmin=-lim,
+                        zmax=lim, row=1, col=col, showscale=True,
                         colorbar={"title": {"text": plain_math(name), "side": "top"}, "orientation": "h",
                                   "x": (left + right) / 2, "xanchor": "center", "len": right - left,
                                   "lenmode": "fraction", "y": -0.3, "yanchor": "top", "thickness": 10,
@@ -382,8 +385,8 @@ def factor_strip(rows, s: int, t: int, largest_drop, start: float, what_if=None,
     L = {**STRIP_LABELS, **(labels or {})}
     L |= {k: plain_math(L[k]) for k in ("factor", "slope", "running", "x")}  # ‖Jₖ ⋯ Jₜ₊₁‖, not J_{t+1}
     ks = [f"J{sub(r['k'] + 1)}" for r in rows]
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
-                        row_heights=[0.28, 0.22, 0.5])
+    fig = subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                   row_heights=[0.28, 0.22, 0.5])
     fig.add_scatter(x=ks, y=_log10([r["factor"] for r in rows]), mode="markers", name=L["factor"],
                     marker={"color": "#555", "symbol": "square", "size": 8}, row=1, col=1)
     fig.add_scatter(x=ks, y=[r["slope"] for r in rows], mode="markers", name=L["slope"],

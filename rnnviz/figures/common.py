@@ -79,7 +79,10 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
     font = {"color": AXIS_TEXT, "size": AXIS_FONT_PX}
     axis = {"tickfont": font, "title": {"font": {"color": AXIS_TEXT, "size": AXIS_FONT_PX + 1}},
             "exponentformat": "power"}  # one exponent style on every axis: 10⁻⁵, never "10μ"
-    given = fig.layout.to_plotly_json()  # plain dicts: reading them validates nothing
+    # plain dicts: reading them validates nothing; an empty list (left by add_hline on a grid
+    # made by grid.subplots) is no setting
+    given = {k: v for k, v in fig.layout.to_plotly_json().items() if not (isinstance(v, (tuple, list))
+                                                                          and not v)}
     for name in _axis_names(given):
         layout[name] = axis if given.get(name, {}).get("type") != "log" or "dtick" in given[name] \
             else {**axis, **log_ticks()}

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import heatmap, style
 from rnnviz.formatting import num
+
+from .grid import subplots
 
 
 def _box_rows(fig: go.Figure, rows, n_cols: int, color: str = "black") -> go.Figure:
@@ -90,8 +91,8 @@ def batch_figure(X, mask, token_rows, title: str, text: dict | None = None) -> g
     w = {**BATCH_LABELS, **(text or {})}
     X, mask = np.asarray(X, dtype=float), np.asarray(mask, dtype=bool)
     B, T, d = X.shape
-    fig = make_subplots(rows=B, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=[w["sentence"].format(b=b + 1, T=T, d=d) for b in range(B)])
+    fig = subplots(rows=B, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                   subplot_titles=[w["sentence"].format(b=b + 1, T=T, d=d) for b in range(B)])
     lim = float(np.nanmax(np.abs(X))) if np.isfinite(X).any() and X.size else 1.0
     for b in range(B):
         y = [f"t={t + 1} {token_rows[b][t] if mask[b, t] else w['pad']}" for t in range(T)]

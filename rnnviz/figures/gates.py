@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import MUTED_TEXT, log_axis, step_labels, style
 from rnnviz.formatting import num
+
+from .grid import subplots
 
 CELL_COLOURS = {"elman": "#636efa", "lstm": "#ef553b", "gru": "#00a67e", "attention": "#ab63fa"}
 
@@ -30,7 +31,7 @@ def influence_heatmaps(norms: dict, tokens, labels: dict | None = None, start: i
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     # stacked, one map per row across the full width: side by side they were 70 px wide on a phone
     n = max(len(names), 1)
-    fig = make_subplots(rows=n, cols=1, subplot_titles=names, vertical_spacing=0.16 / n, shared_xaxes=True)
+    fig = subplots(rows=n, cols=1, subplot_titles=names, vertical_spacing=0.16 / n, shared_xaxes=True)
     w = next(iter(norms.values())).shape[0] if norms else len(tokens) - start
     ax = [str(t + 1) for t in range(start, start + w)]
     for j, k in enumerate(names, start=1):
@@ -66,8 +67,8 @@ def gate_heatmaps(values: dict, tokens, candidate: str, labels: dict | None = No
     sigmoid gates share a 0..1 scale; the tanh candidate (`candidate`: 'g' or 'n') its own -1..1."""
     lab = GATE_LABELS | (labels or {})
     names = list(values)
-    fig = make_subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.04,
-                        subplot_titles=[(titles or {}).get(g, g) for g in names])
+    fig = subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.04,
+                   subplot_titles=[(titles or {}).get(g, g) for g in names])
     x = step_labels(tokens)
     for r, g in enumerate(names, start=1):
         z = np.asarray(values[g], float).T  # (H, T)

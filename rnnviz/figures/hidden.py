@@ -6,10 +6,11 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import AXIS_TEXT, heatmap, log_axis, step_labels, style
 from rnnviz.formatting import num, plain_math
+
+from .grid import subplots
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -126,7 +127,7 @@ def growth_plot(series: dict, w: float, h0: float, labels: dict | None = None) -
     """h_t = phi(w h_{t-1}) without and with tanh, side by side: each needs its own scale.
     labels: x ("step t")."""
     names = list(series)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[f"φ = {n}" for n in names])
+    fig = subplots(rows=1, cols=len(names), subplot_titles=[f"φ = {n}" for n in names])
     for i, name in enumerate(names):
         ys = series[name]
         t = list(range(1, len(ys) + 1))

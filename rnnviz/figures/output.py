@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import heatmap, log_axis, style
 from rnnviz.formatting import num
+
+from .grid import subplots
 
 TARGET_COLOR, OTHER_COLOR, AFTER_COLOR = "#d62728", "#1f77b4", "#ff7f0e"
 MAX_TEXT_ROWS, MAX_TEXT_COLS = 50, 30  # beyond this, cell labels would overlap: hover instead
@@ -28,7 +29,7 @@ def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str,
     text: the page's strings (p_panel, grad_panel, x, p_axis, grad_axis)."""
     labels = list(labels)
     colors = [TARGET_COLOR if i == target else OTHER_COLOR for i in range(len(labels))]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
+    fig = subplots(rows=1, cols=2, subplot_titles=(
         _label(text, "p_panel", "p_t = softmax(z_t)"), _label(text, "grad_panel", "dL_t/dz_t = p_t - y_t")))
     fig.add_trace(go.Bar(x=labels, y=list(map(float, p)), marker_color=colors, name="p_t",
                          customdata=[num(float(v)) for v in p],
@@ -125,7 +126,7 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict
     colors = [TARGET_COLOR if s == chosen else OTHER_COLOR for s in range(len(step_names))]
     dp_other = np.asarray(dp_target, float).copy()
     dp_other[chosen] = np.nan
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(
+    fig = subplots(rows=1, cols=2, subplot_titles=(
         _label(text, "dp_panel", "change of p_s(target_s), other steps"),
         _label(text, "moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
     fig.add_trace(go.Bar(x=list(step_names), y=dp_other, marker_color=colors,

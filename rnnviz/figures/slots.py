@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rnnviz.conventions import TAGS
 from rnnviz.figures.common import heatmap, step_labels, style
 from rnnviz.formatting import num
+
+from .grid import subplots
 
 TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
                "date": "#54a24b", "time": "#b279a2"}
@@ -127,7 +128,7 @@ def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | Non
     names = list(reach_by_tagger)
     steps = step_labels(tokens)
     # room between the panels for the first colour bar AND the second panel's word labels
-    fig = make_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
+    fig = subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
     for j, name in enumerate(names):
         R = np.asarray(reach_by_tagger[name], dtype=float)
         right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]

@@ -5,9 +5,10 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import style
+
+from .grid import subplots
 
 
 def moving_average(values, window: int) -> np.ndarray:
@@ -41,7 +42,7 @@ def loss_curve(steps, losses, window: int = 20, vocab_size: int | None = None,
     avg = moving_average(losses, window)
     with np.errstate(over="ignore"):
         ppl = np.exp(avg)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(lab["loss_title"], lab["ppl_title"]))
+    fig = subplots(rows=1, cols=2, subplot_titles=(lab["loss_title"], lab["ppl_title"]))
     fig.add_trace(go.Scatter(x=steps, y=list(losses), name=lab["batch"], mode="lines",
                              line={"width": 1, "color": "rgba(31,119,180,0.35)"},
                              hovertemplate=f"{lab['step']} %{{x}}<br>{lab['loss']} %{{y:.4f}}"

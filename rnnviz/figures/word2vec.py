@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rnnviz.figures.common import style
 from rnnviz.formatting import num
+
+from .grid import subplots
 
 WINDOW_LABELS = {"centre": "centre", "context": "context", "outside": "outside the window",
                  "pair": "pair ({c}, {o})", "x": "position and word (the red box is the window)"}
@@ -115,7 +116,7 @@ def tokenizer_figure(rows, names: dict, title: str, labels: dict | None = None) 
     the label shown. Linear axes: every quantity is compared by its length."""
     lab = TOKENIZER_LABELS | (labels or {})
     cols = ("vocab_size", "oov_rate", "mean_length")
-    fig = make_subplots(rows=1, cols=3, subplot_titles=[lab[c] for c in cols])
+    fig = subplots(rows=1, cols=3, subplot_titles=[lab[c] for c in cols])
     x = [names.get(r["tokenizer"], r["tokenizer"]) for r in rows]
     for j, c in enumerate(cols, start=1):
         y = [100 * r[c] if c == "oov_rate" else r[c] for r in rows]

@@ -1,0 +1,64 @@
+"""rnnviz.figures.grid.subplots: every builder that draws a subplot grid gives, through the
+grid kept once per process, the very JSON plotly's make_subplots would have given it."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.io as pio
+import pytest
+from plotly.subplots import make_subplots
+
+from rnnviz.figures import bptt, embedding, gates, grid, hidden, output, slots, train, word2vec
+
+RNG = np.random.default_rng(0)
+T, H = 4, 3
+TOKENS = ["我", "like", "<unk>", "tea"]
+STRIP = [{"k": k, "factor": 0.5 + k, "slope": 0.3, "log10": -0.2 * k} for k in range(3)]
+
+BUILDERS = {  # name: (module, builder, arguments): one call per grid the app draws
+    "jacobian_parts": (bptt, bptt.jacobian_parts, (RNG.random(H), RNG.standard_normal((H, H)),
+                                                   RNG.standard_normal((H, H)), 2)),
+    "factor_strip": (bptt, bptt.factor_strip, (STRIP, 3, 0, 1, 0.0, STRIP)),
+    "batch_figure": (embedding, embedding.batch_figure, (RNG.standard_normal((2, T, H)),
+                                                         np.array([[1, 1, 1, 1], [1, 1, 0, 0]], bool),
+                                                         [TOKENS, TOKENS], "batch")),
+    "influence_heatmaps": (gates, gates.influence_heatmaps, ({"x": RNG.random((T, T)), "h": RNG.random((T, T))},
+                                                             TOKENS)),
+    "gate_heatmaps": (gates, gates.gate_heatmaps, ({"i": RNG.random((T, H)), "g": RNG.random((T, H))},
+                                                   TOKENS, "g")),
+    "growth_plot": (hidden, hidden.growth_plot, ({"linear": [1.0, 2.0, 4.0], "tanh": [0.5, 0.6, 0.62]},
+                                                 2.0, 0.5)),
+    "prob_and_grad_bars": (output, output.prob_and_grad_bars, (["a", "b"], [0.3, 0.7], [0.3, -0.3], 1, "p")),
+    "moved_bars": (output, output.moved_bars, (["1 a", "2 b", "3 c"], [0.1, 0.2, -0.1], [0.01, 0.2, 0.0],
+                                               1, "moved")),
+    "reach_heatmaps": (slots, slots.reach_heatmaps, (TOKENS, {"rnn": RNG.random((T, T)),
+                                                              "fnn": RNG.random((T, T))}, "reach")),
+    "loss_curve": (train, train.loss_curve, (range(30), list(np.linspace(3, 1, 30)), 5, 40)),
+    "tokenizer_figure": (word2vec, word2vec.tokenizer_figure,
+                         ([{"tokenizer": "word", "vocab_size": 40, "oov_rate": 0.1, "mean_length": 7.0},
+                           {"tokenizer": "char", "vocab_size": 30, "oov_rate": 0.0, "mean_length": 20.0}],
+                          {"word": "words"}, "tokenizers")),
+}
+
+
+def spec(fig) -> dict:
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_a_kept_grid_gives_make_subplots_own_figure(name, monkeypatch):
+    module, build, args = BUILDERS[name]
+    kept = spec(build(*args))
+    again = spec(build(*args))  # the second call reads the kept grid
+    monkeypatch.setattr(module, "subplots", make_subplots)
+    assert kept == again == spec(build(*args))
+
+
+def test_each_figure_gets_its_own_layout():
+    a = grid.subplots(rows=1, cols=2, subplot_titles=("p", "q"))
+    a.update_layout(title={"text": "changed"}, height=123)
+    a.layout.annotations[0].text = "changed too"
+    b = grid.subplots(rows=1, cols=2, subplot_titles=("p", "q"))
+    assert b.layout.title.text is None and b.layout.height is None and b.layout.annotations[0].text == "p"
+    assert spec(b) == spec(make_subplots(rows=1, cols=2, subplot_titles=("p", "q")))
