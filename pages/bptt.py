@@ -3,7 +3,7 @@ Jacobians and all-pairs norms, vanishing / exploding, float32's limits, gradient
 clipping, and the notes beside the app. J is computed once here and passed to every view."""
 from ui import session
 from ui.sections import bptt
-from ui.sections.bptt.steps import by_step
+from ui.sections.bptt.steps import by_scale, by_step, fixed
 from ui.widgets import step_view
 
 session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
@@ -14,7 +14,9 @@ look = bptt.look_slot()  # filled below, at the W_h scale the slider holds
 bptt.toc()
 bptt.not_elman(cur)
 
-step_view(by_step, cur, J, look)  # the step and W_h scale to the distance view: a move reruns these
+step_view(by_step, cur)  # the step, paths and recursion: a step move reruns these two parts
+fixed(cur)  # shared weights, notation, the vector chain, the backward cost: not the step's
+step_view(by_scale, cur, J, look)  # the W_h scale to the distance view (and J_t at the step)
 bptt.scalar()
 bptt.precision()
 

@@ -138,6 +138,7 @@ def share_step(key: str) -> None:
 
 STEP_VIEW = "step_view"    # fragment key of a page's step slider and the parts it drives
 SHARE_VIEW = "share_view"  # fragment key of the sidebar's share link
+STEP_PART = "step_part_"  # session keys: what a page's first step-view part hands to the later ones
 INPUT_KEYS = ("model", "text", "lang")  # what every part depends on (the sidebar's choices)
 
 
@@ -150,8 +151,25 @@ def step_view(draw: Callable, *args):
     """`draw(*args)` (the page's step slider and the parts it drives) as the page's step
     fragment: a move of a widget inside reruns it alone. It draws with what the last full run
     gave it, so if the model, sentence or language changed since (page_inputs), it reruns the
-    whole page instead: a part never shows one model's step with another's numbers."""
+    whole page instead: a part never shows one model's step with another's numbers.
+
+    A page may call it more than once, around sections the step does not drive: every call is
+    one call site of the one STEP_VIEW fragment, and a step move reruns them all, first to last
+    (Streamlit keeps a key's call sites in the order they were drawn). A later part reads the
+    step the first part drew with handed(), not from its arguments (they are the full run's)."""
     return _step_view(draw, page_inputs(), args)
+
+
+def hand_on(name: str, value):
+    """From a page's first step-view part to its later parts (see step_view): `value`, kept in
+    this session for handed(name). Returns value."""
+    st.session_state[f"{STEP_PART}{name}"] = value
+    return value
+
+
+def handed(name: str):
+    """What the first step-view part of this run handed on as `name`."""
+    return st.session_state[f"{STEP_PART}{name}"]
 
 
 @st.fragment(key=STEP_VIEW)
