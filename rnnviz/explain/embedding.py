@@ -238,7 +238,7 @@ def change_summary(E_old, E_new, ids) -> dict:
     """Row changes, how many rows moved, and how many of those the sentence never read."""
     ch = row_changes(E_old, E_new)  # (V,)
     looked = {int(i) for i in ids}
-    moved = [k for k in range(len(ch)) if ch[k] > 0]
+    moved = torch.nonzero(ch > 0).flatten().tolist()  # ascending ids
     return {"change": ch, "n_changed": len(moved), "n_other": sum(k not in looked for k in moved),
             "moved": moved}
 
@@ -776,10 +776,11 @@ def update_rows(E_old, E_new, grad, itos, limit: int = 200, shown: int | None = 
     """The rows an update moved (largest change first): before, gradient row, after, change."""
     E_old, E_new, grad = f64(E_old), f64(E_new), f64(grad)
     ch = row_changes(E_old, E_new)
-    order = [int(k) for k in torch.argsort(ch, descending=True, stable=True) if ch[k] > 0][:limit]
+    order = torch.argsort(ch, descending=True, stable=True)
+    order = order[ch[order] > 0][:limit].tolist()
     return [{"id": k, "token": itos[k], "before": vector(E_old[k], shown=shown),
              "dL/dE row": vector(grad[k], shown=shown), "after": vector(E_new[k], shown=shown),
-             "||change||": num(ch[k])} for k in order]
+             "||change||": num(float(ch[k]))} for k in order]
 
 
 def adam_rows(E_before, state: AdamState, grad, itos, limit: int = 100) -> list[dict]:

@@ -79,11 +79,15 @@ def notes_numbers(cur: session.Current) -> None:
 
 
 def lookup(cur: session.Current, E, step: int) -> None:
-    """E[id] for step t, the vocabulary table, E with the sentence's rows boxed, one-hot x E."""
+    """E[id] for step t (the start of the lookup section; vocabulary_and_E and one_hot follow)."""
     header("lookup")
-    ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
-    i, tok = ids[step], md_escape(cur.tokens[step])
+    i, tok = list(cur.input_ids)[step], md_escape(cur.tokens[step])
     beside(prose(PAGE, "lookup", t=step + 1, token=tok, i=i, row=i + 1), [(f"E[{i}]", E[i])])
+
+
+def vocabulary_and_E(cur: session.Current, E) -> None:
+    """The vocabulary table beside E with the sentence's rows boxed: the same at every step."""
+    ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
     shown = view_rows(cur, V)  # every row of a small vocabulary; the whole table is a CSV
     left, right = st.columns([2, 3])
     with left:
@@ -93,6 +97,12 @@ def lookup(cur: session.Current, E, step: int) -> None:
     with right:
         matrix_view(cur, E, view_rows(cur, V, width=d), tr("fig_E", V=V, d=d), tr("file_E"), "emb_E",
                     colorbar=tr("fig_E_value"), hover_name="E", y_title=tr("fig_id_token"))
+
+
+def one_hot(cur: session.Current, E, step: int) -> None:
+    """one-hot x E at step t, row by row, and what a lookup costs against the product."""
+    ids, V, d = list(cur.input_ids), E.shape[0], E.shape[1]
+    i, tok = ids[step], md_escape(cur.tokens[step])
     say("onehot", token=tok, V=V, i=i, zeros=(V - 1) * d)
     rows = emb.one_hot_rows(E, i, cur.vocab.itos, RADIUS)
     table(rows, width="stretch")
@@ -101,10 +111,9 @@ def lookup(cur: session.Current, E, step: int) -> None:
     c = lookup_cost(E, ids)
     say("notes-lookup", token=tok, per_token=c["per_token"], per_sentence=c["per_sentence"], T=c["T"],
         onehot=c["onehot_per_token"])
-    as_linear(cur, E, step)
 
 
-def as_linear(cur: session.Current, E, step: int) -> None:
+def as_linear(cur: session.Current, E) -> None:
     """nn.Embedding equals nn.Linear(V, d, bias=False) on one-hot rows (weight E^T), with numbers."""
     folded(tr("linear_title"), "emb_linear", linear_rows, cur, E)
 

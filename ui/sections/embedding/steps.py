@@ -1,19 +1,30 @@
-"""Page 1's step fragment (ui/widgets.step_view) in two parts around the sections the step does
-not drive: the step slider, the guide and the lookup (by_step); the shapes and a padded batch
-(between, drawn once per page run); the gradient and the update, and similar words
-(by_step_below, which reads the step the first part handed on). The update rule and the
-learning rate rerun the second part alone; word order, hashing and the exercise below do not
-depend on any of them."""
+"""Page 1's step fragment (ui/widgets.step_view) in three parts, around the sections the step
+does not drive (drawn once per page run): the step slider, the guide and E[id] at the step
+(by_step); the vocabulary and E (vocabulary); one-hot x E at the step (by_step_onehot);
+nn.Linear, the shapes and a padded batch (fixed); the gradient, the update and similar words
+(by_step_below). A later part reads the step the first handed on. The update rule and the
+learning rate rerun the last part alone; word order, hashing and the exercise below depend on
+none of them."""
 from __future__ import annotations
 
 from ... import session
 from ...widgets import hand_on, handed
 from .. import checkpoints
 from .gradient import gradient_and_update
-from .lookup import batch, guide, lookup, notes_numbers, shapes, step_choice
+from .lookup import (
+    as_linear,
+    batch,
+    guide,
+    lookup,
+    notes_numbers,
+    one_hot,
+    shapes,
+    step_choice,
+    vocabulary_and_E,
+)
 from .words import similar
 
-STEP = "emb_t"  # the step (0-based) by_step hands on to by_step_below
+STEP = "emb_t"  # the step (0-based) by_step hands on to the later parts
 
 
 def by_step(cur: session.Current, E) -> None:
@@ -23,8 +34,18 @@ def by_step(cur: session.Current, E) -> None:
     lookup(cur, E, t)
 
 
+def vocabulary(cur: session.Current, E) -> None:
+    """Between the first two parts: the vocabulary table and E."""
+    vocabulary_and_E(cur, E)
+
+
+def by_step_onehot(cur: session.Current, E) -> None:
+    one_hot(cur, E, handed(STEP))
+
+
 def fixed(cur: session.Current, E) -> None:
-    """The sections between the two parts: they depend on the model and sentence alone."""
+    """Between the last two parts: they depend on the model and sentence alone."""
+    as_linear(cur, E)
     shapes(cur, E)
     batch(cur, E)
 
