@@ -110,3 +110,22 @@ def test_every_figure_builder_goes_through_style():
     assert skipped == []
     shadowed = [(f, n) for f, n, src in builders if re.search(r"(?<![\w.])style = ", src)]
     assert shadowed == []  # a local named style would hide the function
+
+
+def test_style_keeps_the_template_of_the_trace_types_drawn():
+    """A styled figure carries plotly's template defaults for its own trace types only (the other
+    22 types were 7 KB of every figure's JSON): what it draws keeps the same defaults."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from rnnviz.figures.common import style
+
+    full = pio.templates[pio.templates.default].to_plotly_json()
+    fig = go.Figure([go.Bar(x=[1], y=[2]), go.Heatmap(z=[[1.0]])])
+    sent = json.loads(pio.to_json(style(fig), validate=False))["layout"]["template"]
+    assert sorted(sent["data"]) == ["bar", "heatmap"]
+    assert sent["data"]["bar"] == json.loads(json.dumps(full["data"]["bar"]))
+    assert sent["layout"] == json.loads(json.dumps(full["layout"]))
+    assert len(json.dumps(sent)) < len(json.dumps(full)) / 2
