@@ -101,9 +101,10 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
 
 def _own_template(layout: dict, kinds: set) -> dict:
     """The layout with its template's trace defaults cut to the trace types the figure draws:
-    plotly writes the defaults of 24 trace types into every figure (7 KB of its JSON, sent on
-    every redraw); a type's defaults apply only to traces of that type, so the figure draws the
-    same. The template's layout part (which Streamlit's theme is merged into) is kept whole."""
+    the default template's defaults of every trace type go into every figure (in the app,
+    Streamlit's template: 10 types, 3.7 KB of each figure's JSON, sent on every redraw; plotly's
+    own: 24 types, 7 KB); a type's defaults apply only to traces of that type, so the figure
+    draws the same. The template's layout part (which Streamlit's theme is merged into) is kept whole."""
     template = layout.get("template")
     if not isinstance(template, dict) or not isinstance(template.get("data"), dict):
         return layout

@@ -113,8 +113,9 @@ def test_every_figure_builder_goes_through_style():
 
 
 def test_style_keeps_the_template_of_the_trace_types_drawn():
-    """A styled figure carries plotly's template defaults for its own trace types only (the other
-    22 types were 7 KB of every figure's JSON): what it draws keeps the same defaults."""
+    """A styled figure carries the default template's trace defaults for its own trace types only
+    (plotly's template holds 24 types, 7 KB of every figure's JSON; Streamlit's, the default once
+    Streamlit is imported, 10 types, 3.7 KB): what it draws keeps the same defaults."""
     import json
 
     import plotly.graph_objects as go
@@ -125,7 +126,8 @@ def test_style_keeps_the_template_of_the_trace_types_drawn():
     full = pio.templates[pio.templates.default].to_plotly_json()
     fig = go.Figure([go.Bar(x=[1], y=[2]), go.Heatmap(z=[[1.0]])])
     sent = json.loads(pio.to_json(style(fig), validate=False))["layout"]["template"]
-    assert sorted(sent["data"]) == ["bar", "heatmap"]
-    assert sent["data"]["bar"] == json.loads(json.dumps(full["data"]["bar"]))
+    drawn = [k for k in ("bar", "heatmap") if k in full["data"]]
+    assert drawn and sorted(sent["data"]) == drawn
+    assert {k: sent["data"][k] for k in drawn} == json.loads(json.dumps({k: full["data"][k] for k in drawn}))
     assert sent["layout"] == json.loads(json.dumps(full["layout"]))
-    assert len(json.dumps(sent)) < len(json.dumps(full)) / 2
+    assert len(json.dumps(sent)) < len(json.dumps(full))
