@@ -258,7 +258,8 @@ def row(root: str, lang: str, page: str, what: str, times, sizes, note: str = ""
     return {"root": root, "lang": lang, "page": page, "what": what, "n": len(times),
             "p50_s": round(pct(times, 0.5), 3), "p95_s": round(pct(times, 0.95), 3),
             "bytes_p50": int(pct(sizes, 0.5)) if sizes else None,
-            "bytes_max": max(sizes) if sizes else None, "note": note}
+            "bytes_max": max(sizes) if sizes else None, "note": note,
+            "times_s": [round(x, 3) for x in times]}  # each run, in order (a slow first move shows)
 
 
 async def measure_page(base, root_name, lang, page, path, args, budget, rows, prof) -> None:

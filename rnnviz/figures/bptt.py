@@ -9,7 +9,7 @@ from plotly.colors import sample_colorscale
 from rnnviz.figures.common import step_labels, style
 from rnnviz.formatting import num, plain_math, sub
 
-from .grid import subplots
+from .grid import plain_figure, subplots
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -56,30 +56,32 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     units = [f"u{j + 1}" for j in range(H)]
     later = [s for s in steps if s != t]
     grouped = len(later) > GROUP_AFTER
-    fig = go.Figure()
     lo, hi = (later[0] + 1, later[-1] + 1) if later else (t + 2, t + 2)
+    data = []  # plain trace dicts: one bar trace per loss (up to T), built without validation
     for s, row in zip(steps, parts):
         name = _math(L["direct"], s=s + 1) if s == t else _math(L["via"], s=s + 1, a=t + 2)
-        extra = {"marker_color": DIRECT_COLOR if s == t else later_color(s + 1, lo, hi)}
+        bar = {"type": "bar", "x": units, "y": row, "name": name,
+               "marker": {"color": DIRECT_COLOR if s == t else later_color(s + 1, lo, hi)}}
         if grouped and s != t:
-            extra |= {"legendgroup": "later", "showlegend": s == later[0]}
+            bar |= {"legendgroup": "later", "showlegend": s == later[0]}
             if s == later[0]:
-                extra["name"] = _math(L["later_group"], first=later[0] + 1, last=later[-1] + 1, n=len(later))
-        fig.add_bar(x=units, y=row, **({"name": name} | extra), customdata=np.vectorize(num)(row),
-                    hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>")
+                bar["name"] = _math(L["later_group"], first=later[0] + 1, last=later[-1] + 1, n=len(later))
+        data.append(bar | {"customdata": np.vectorize(num)(row),
+                           "hovertemplate": f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>"})
     if grouped:  # the scale itself: an invisible marker carries the colour bar
-        fig.add_scatter(x=[units[0]] * 2, y=[None, None], mode="markers", showlegend=False, hoverinfo="skip",
-                        marker={"color": [lo, hi], "cmin": lo, "cmax": hi, "colorscale": LATER_SCALE,
+        data.append({"type": "scatter", "x": [units[0]] * 2, "y": [None, None], "mode": "markers",
+                     "showlegend": False, "hoverinfo": "skip",
+                     "marker": {"color": [lo, hi], "cmin": lo, "cmax": hi, "colorscale": LATER_SCALE,
                                 "colorbar": {"title": {"text": plain_math(L["scale"])},
-                                             "len": 0.6, "thickness": 12}})
+                                             "len": 0.6, "thickness": 12}}})
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
-    fig.add_scatter(x=units, y=total, mode="markers", name=plain_math(L["total"]),
-                    marker={"symbol": "diamond", "color": "black", "size": 7})
+    data.append({"type": "scatter", "x": units, "y": total, "mode": "markers", "name": plain_math(L["total"]),
+                 "marker": {"symbol": "diamond", "color": "black", "size": 7}})
     title = _math(L["title"], t=t + 1, tok="{tok}").replace("{tok}", tokens[t])  # the token as typed
-    fig.update_layout(barmode="relative", title={"text": title},
-                      xaxis_title=L["unit"], yaxis_title=L["component"],
-                      legend_title_text=L["path"], legend=LEGEND_BELOW)
-    return style(fig)
+    layout = {"barmode": "relative", "title": {"text": title}, "xaxis": {"title": {"text": L["unit"]}},
+              "yaxis": {"title": {"text": L["component"]}},
+              "legend": {**LEGEND_BELOW, "title": {"text": L["path"]}}}
+    return style(plain_figure(data, layout))
 
 
 # nonlinearity -> (name, its derivative as the Jacobian's diagonal; {t} is the 1-based step)

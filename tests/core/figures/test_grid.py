@@ -62,3 +62,12 @@ def test_each_figure_gets_its_own_layout():
     b = grid.subplots(rows=1, cols=2, subplot_titles=("p", "q"))
     assert b.layout.title.text is None and b.layout.height is None and b.layout.annotations[0].text == "p"
     assert spec(b) == spec(make_subplots(rows=1, cols=2, subplot_titles=("p", "q")))
+
+
+def test_titles_are_written_into_one_kept_grid():
+    """A step's numbers in the titles do not make a new grid; an empty title stays left out."""
+    grid._grid.cache_clear()
+    for titles in (("p₁", "", "J₁"), ("p₂", "", "J₂"), ("1 - h₃²", "", "J₃ (own scale)")):
+        kw = {"column_widths": [0.16, 0.42, 0.42], "horizontal_spacing": 0.06, "subplot_titles": titles}
+        assert spec(grid.subplots(1, 3, **kw)) == spec(make_subplots(1, 3, **kw))
+    assert grid._grid.cache_info().misses == 1
