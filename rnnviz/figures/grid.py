@@ -42,11 +42,13 @@ def _grid(args: tuple, kw: tuple) -> tuple[dict, object, object]:
     return layout, fig._grid_ref, fig._grid_str
 
 
-def subplots(*args, **kw) -> go.Figure:
+def subplots(*args, data: list[dict] | None = None, **kw) -> go.Figure:
     """make_subplots(*args, **kw) without validating its layout again: a new figure each call.
     Subplot titles (often a step's numbers) are not part of the kept grid: it is made with
     stand-ins, and each title written into its own annotation (make_subplots places a title by
-    the grid alone and leaves out an empty one)."""
+    the grid alone and leaves out an empty one). data: plain trace dicts (as plain_figure's),
+    each with its "row" and "col" (1-based, default 1), put on their subplot's axes as
+    add_trace(trace, row, col) would, without validation."""
     titles = [str(t) if t else "" for t in kw.pop("subplot_titles", None) or ()]
     if titles:
         kw["subplot_titles"] = [f"{_STAND_IN}{i}" if t else "" for i, t in enumerate(titles)]
@@ -57,7 +59,13 @@ def subplots(*args, **kw) -> go.Figure:
         text = note.get("text")
         if isinstance(text, str) and text.startswith(_STAND_IN):
             note["text"] = titles[int(text[len(_STAND_IN):])]
-    return go.Figure({"layout": layout, "_grid_ref": copy.deepcopy(ref), "_grid_str": grid}, _validate=False)
+    traces = []
+    for trace in data or ():
+        trace = dict(trace)
+        cell = ref[trace.pop("row", 1) - 1][trace.pop("col", 1) - 1][0]
+        traces.append({**trace, **cell.trace_kwargs})
+    return go.Figure({"data": traces, "layout": layout, "_grid_ref": copy.deepcopy(ref), "_grid_str": grid},
+                     _validate=False)
 
 
 _STAND_IN = "\x00subplot title "  # a kept grid's title, replaced by the caller's

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from rnnviz.figures.common import heatmap, log_axis, style
 from rnnviz.formatting import num
 
-from .grid import subplots
+from .grid import plain_figure, subplots
 
 TARGET_COLOR, OTHER_COLOR, AFTER_COLOR = "#d62728", "#1f77b4", "#ff7f0e"
 MAX_TEXT_ROWS, MAX_TEXT_COLS = 50, 30  # beyond this, cell labels would overlap: hover instead
@@ -29,14 +29,12 @@ def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str,
     text: the page's strings (p_panel, grad_panel, x, p_axis, grad_axis)."""
     labels = list(labels)
     colors = [TARGET_COLOR if i == target else OTHER_COLOR for i in range(len(labels))]
-    fig = subplots(rows=1, cols=2, subplot_titles=(
+    bars = [{"type": "bar", "x": labels, "y": list(map(float, vals)), "marker": {"color": colors},
+             "name": name, "customdata": [num(float(v)) for v in vals], "row": 1, "col": col,
+             "hovertemplate": f"%{{x}}<br>{what} = %{{customdata}}<extra></extra>"}
+            for col, vals, name, what in ((1, p, "p_t", "p"), (2, p_minus_y, "p_t - y_t", "p - y"))]
+    fig = subplots(rows=1, cols=2, data=bars, subplot_titles=(
         _label(text, "p_panel", "p_t = softmax(z_t)"), _label(text, "grad_panel", "dL_t/dz_t = p_t - y_t")))
-    fig.add_trace(go.Bar(x=labels, y=list(map(float, p)), marker_color=colors, name="p_t",
-                         customdata=[num(float(v)) for v in p],
-                         hovertemplate="%{x}<br>p = %{customdata}<extra></extra>"), 1, 1)
-    fig.add_trace(go.Bar(x=labels, y=list(map(float, p_minus_y)), marker_color=colors, name="p_t - y_t",
-                         customdata=[num(float(v)) for v in p_minus_y],
-                         hovertemplate="%{x}<br>p - y = %{customdata}<extra></extra>"), 1, 2)
     fig.update_xaxes(title_text=_label(text, "x", "next token (red: the target)"), type="category")
     fig.update_yaxes(title_text=_label(text, "p_axis", "probability"), range=[0, 1], row=1, col=1)
     fig.update_yaxes(title_text=_label(text, "grad_axis", "gradient (per logit)"), range=[-1, 1],
@@ -104,18 +102,18 @@ def before_after_bars(labels, before, after, target: int, title: str, text: dict
     """p_t over the shown outputs before and after one gradient step.
     text: before, after, x (with a {target} placeholder), y."""
     labels = list(labels)
-    fig = go.Figure()
+    bars = []
     for key, vals, color in (("before", before, OTHER_COLOR), ("after", after, AFTER_COLOR)):
         name = _label(text, key, key)
-        fig.add_trace(go.Bar(x=labels, y=list(map(float, vals)), name=name, marker_color=color,
-                             customdata=[num(float(v)) for v in vals],
-                             hovertemplate=f"{name}<br>%{{x}}<br>p = %{{customdata}}<extra></extra>"))
-    fig.update_layout(barmode="group")
+        bars.append({"type": "bar", "x": labels, "y": list(map(float, vals)), "name": name,
+                     "marker": {"color": color}, "customdata": [num(float(v)) for v in vals],
+                     "hovertemplate": f"{name}<br>%{{x}}<br>p = %{{customdata}}<extra></extra>"})
     shown = labels[target] if 0 <= target < len(labels) else "?"
-    fig.update_xaxes(title_text=_label(text, "x", "next token (the target is {target})").format(target=shown),
-                     type="category")
-    fig.update_yaxes(title_text=_label(text, "y", "probability"), range=[0, 1])
-    return _layout(fig, title, 340)
+    x = _label(text, "x", "next token (the target is {target})").format(target=shown)
+    y = _label(text, "y", "probability")
+    layout = {"barmode": "group", "xaxis": {"title": {"text": x}, "type": "category"},
+              "yaxis": {"title": {"text": y}, "range": [0, 1]}}
+    return _layout(plain_figure(bars, layout), title, 340)
 
 
 def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict | None = None) -> go.Figure:
@@ -126,17 +124,17 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict
     colors = [TARGET_COLOR if s == chosen else OTHER_COLOR for s in range(len(step_names))]
     dp_other = np.asarray(dp_target, float).copy()
     dp_other[chosen] = np.nan
-    fig = subplots(rows=1, cols=2, subplot_titles=(
+    moved = np.asarray(moved, float)
+    traces = [{"type": "bar", "x": list(step_names), "y": dp_other, "marker": {"color": colors},
+               "customdata": [num(float(v)) for v in dp_target], "row": 1, "col": 1,
+               "hovertemplate": "%{x}<br>Δp(target) = %{customdata}<extra></extra>"},
+              {"type": "scatter", "x": list(step_names), "y": np.where(moved > 0, moved, np.nan),
+               "mode": "markers", "marker": {"color": colors, "size": 10}, "row": 1, "col": 2,
+               "customdata": [num(float(v)) for v in moved],
+               "hovertemplate": "%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>"}]
+    fig = subplots(rows=1, cols=2, data=traces, subplot_titles=(
         _label(text, "dp_panel", "change of p_s(target_s), other steps"),
         _label(text, "moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
-    fig.add_trace(go.Bar(x=list(step_names), y=dp_other, marker_color=colors,
-                         customdata=[num(float(v)) for v in dp_target],
-                         hovertemplate="%{x}<br>Δp(target) = %{customdata}<extra></extra>"), 1, 1)
-    moved = np.asarray(moved, float)
-    fig.add_trace(go.Scatter(x=list(step_names), y=np.where(moved > 0, moved, np.nan), mode="markers",
-                             marker={"color": colors, "size": 10},
-                             customdata=[num(float(v)) for v in moved],
-                             hovertemplate="%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>"), 1, 2)
     fig.update_xaxes(title_text=_label(text, "x", "step s (red: the step trained on)"), type="category")
     fig.update_yaxes(title_text=_label(text, "dp_axis", "Δ probability"), row=1, col=1)
     fig.update_yaxes(title_text=_label(text, "moved_axis", "total variation"), row=1, col=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 from plotly.subplots import make_subplots
@@ -42,6 +43,15 @@ BUILDERS = {  # name: (module, builder, arguments): one call per grid the app dr
 }
 
 
+def validated_subplots(*args, data=None, **kw):
+    """What grid.subplots stands for: make_subplots, then add_trace(trace, row, col), validated."""
+    fig = make_subplots(*args, **kw)
+    for trace in data or ():
+        trace = dict(trace)
+        fig.add_trace(trace, row=trace.pop("row", 1), col=trace.pop("col", 1))
+    return fig
+
+
 def spec(fig) -> dict:
     return json.loads(pio.to_json(fig, validate=False))
 
@@ -51,7 +61,7 @@ def test_a_kept_grid_gives_make_subplots_own_figure(name, monkeypatch):
     module, build, args = BUILDERS[name]
     kept = spec(build(*args))
     again = spec(build(*args))  # the second call reads the kept grid
-    monkeypatch.setattr(module, "subplots", make_subplots)
+    monkeypatch.setattr(module, "subplots", validated_subplots)
     assert kept == again == spec(build(*args))
 
 
@@ -71,3 +81,22 @@ def test_titles_are_written_into_one_kept_grid():
         kw = {"column_widths": [0.16, 0.42, 0.42], "horizontal_spacing": 0.06, "subplot_titles": titles}
         assert spec(grid.subplots(1, 3, **kw)) == spec(make_subplots(1, 3, **kw))
     assert grid._grid.cache_info().misses == 1
+
+
+PLAIN = {  # builders that write plain trace dicts (grid.plain_figure, subplots(data=...))
+    "paths_bar": lambda: bptt.paths_bar(RNG.standard_normal((3, H)), [1, 2, 3], 1, TOKENS),
+    "paths_bar_grouped": lambda: bptt.paths_bar(RNG.standard_normal((9, H)), list(range(1, 10)), 1,
+                                                [f"w{i}" for i in range(10)]),
+    "jacobian_parts": BUILDERS["jacobian_parts"][1:],
+    "prob_and_grad_bars": BUILDERS["prob_and_grad_bars"][1:],
+    "before_after_bars": lambda: output.before_after_bars(["a", "b"], [0.4, 0.6], [0.3, 0.7], 1, "step"),
+    "moved_bars": BUILDERS["moved_bars"][1:],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN))
+def test_a_figure_built_without_validation_is_what_validation_makes_of_it(name):
+    """Validating the figure again (plotly's own Figure(dict)) neither raises nor changes a thing."""
+    made = PLAIN[name]
+    fig = made() if callable(made) else made[0](*made[1])
+    assert spec(go.Figure(fig.to_plotly_json())) == spec(fig)
