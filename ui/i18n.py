@@ -151,15 +151,17 @@ def counted_frame(df, lang: str | None = None):
     lang = lang or current_lang()
     if lang == DEFAULT_LANG:
         return df
-    text = [i for i, dtype in enumerate(df.dtypes) if dtype.kind not in "biufcmM"]  # numbers: no text
-    cells = df.iloc[:, text].to_numpy(dtype=object) if text else None  # (rows, text columns), by position
-    hit = [j for j in range(len(text)) if any(isinstance(v, str) and " in all)]" in v for v in cells[:, j])]
-    if not hit:
-        return df
-    out = df.copy()
-    for j in hit:  # (a DataFrame.apply of Series.map per column was a quarter of a page-1 step move in 中文)
-        out.iloc[:, text[j]] = [counted(v, lang) for v in cells[:, j]]
-    return out
+    out = None
+    for j, dtype in enumerate(df.dtypes):
+        if dtype.kind in "biufcmM":  # numbers: no text
+            continue
+        cells = df.iloc[:, j].tolist()
+        if not any(isinstance(v, str) and " in all)]" in v for v in cells):
+            continue
+        if out is None:  # (pandas' apply, or one object array of the text columns, was a quarter
+            out = df.copy(deep=False)  # of a page-1 step move in 中文: plain lists per column)
+        out.isetitem(j, [counted(v, lang) for v in cells])
+    return df if out is None else out
 
 
 def text_for(lang: str, key: str, **values) -> str:
