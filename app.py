@@ -4,11 +4,13 @@
 """
 import streamlit as st
 
+from rnnviz.serve.heap import freeze_startup_heap
 from rnnviz.serve.threads import one_thread_per_run
 from ui import checkpoint, classroom, lesson, navigation, sidebar, teacher
 from ui.i18n import first_visit_lang, t
 
 one_thread_per_run()  # thread settings are no import side effect: set here, once
+freeze_startup_heap()  # once per process: the imports above leave the collector's full walks
 first_visit_lang()  # before the first t(): the link's ?lang= or the browser's language
 st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
 navigation.phone_style()
