@@ -10,6 +10,7 @@ from rnnviz.explain import gates
 from rnnviz.figures.gates import gate_heatmaps, kept_figure
 from rnnviz.formatting import num
 
+from ... import cache
 from ...i18n import prose, t
 from ...page import figure_labels
 from ...widgets import first_word_step, md_escape, show_figure
@@ -26,7 +27,9 @@ def over_sentence(run: Run) -> None:
     values = {g: run.trace.gates[g][:, :H].numpy() for g in cells.GATE_NAMES[cell]}  # (T, H) each
     labels = figure_labels("gates.fig.gate_", "title", "x", "y", "gate_bar", "cand_bar", "hover")
     titles = {g: t(f"gates.gate.{g}") for g in values}
-    show_figure(gate_heatmaps(values, run.tokens, "g" if cell == "lstm" else "n", labels, titles),
+    # the same at every step: built once per (cell, sentence), a step move reads it back
+    candidate = "g" if cell == "lstm" else "n"
+    show_figure(cache.figure(gate_heatmaps, values, run.tokens, candidate, labels, titles),
                 t("gates.file.gates"), key="gates_heat")
     st.dataframe(pd.DataFrame([{t("gates.col.gate"): titles[g], t("gates.col.saturated"): num(100 * v)}
                                for g, v in sat.items()]), hide_index=True)
@@ -43,5 +46,5 @@ def _kept(run: Run, H: int) -> None:
     st.markdown(prose(PAGE, "kept_lstm", n=k["n_kept"], H=H, thr=num(k["threshold"]), top=top,
                       t0=start + 1, tok=md_escape(run.tokens[start]), T=run.trace.T))
     labels = figure_labels("gates.fig.kept_", "title", "x", "y", "line")
-    show_figure(kept_figure(k["kept"].numpy(), k["order"], k["threshold"], labels),
+    show_figure(cache.figure(kept_figure, k["kept"].numpy(), k["order"], k["threshold"], labels),
                 t("gates.file.kept"), key="gates_kept")

@@ -10,7 +10,7 @@ from rnnviz.explain import origins
 from rnnviz.figures.word2vec import tokenizer_figure
 from rnnviz.formatting import num
 
-from ... import resources, session
+from ... import cache, resources, session
 from ...i18n import current_lang, prose, t
 from ...page import folded
 from ...widgets import download_csv, guard, md_escape, show_figure
@@ -102,7 +102,7 @@ def compare() -> None:
                        t("origins.col_units"): [r["units"] for r in rows],
                        t("origins.col_length"): [num(r["mean_length"]) for r in rows]})
     st.dataframe(df, hide_index=True)
-    show_figure(tokenizer_figure(rows, names, t("origins.compare_title"), labels=_labels()),
+    show_figure(cache.figure(tokenizer_figure, rows, names, t("origins.compare_title"), labels=_labels()),
                 "tokenizers compared", key="origins_compare")
 
 
