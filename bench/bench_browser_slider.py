@@ -19,6 +19,8 @@ new browser context:
   the key press until the browser receives the script_finished frame of the rerun it caused;
   "drawn" adds the wait until the running indicator is gone and two animation frames later.
   Bytes per move: the frames received meanwhile.
+- request (per move): from the key press until the browser sent its first frame after it (the rerun
+  request), so "finished" minus "request" is the server's round trip as the browser sees it;
 
 Prints per page and root the medians, and the ratio base / current (> 1: current faster).
 Bounded: at most 20 repeats and --max-seconds overall (then it stops and says so).
@@ -56,9 +58,14 @@ class Frames:
     def __init__(self):
         self.bytes = 0
         self.finished: list[float] = []
+        self.sent: list[float] = []  # when the page sent a frame (a rerun request, a heartbeat)
 
     def attach(self, pg) -> None:
-        pg.on("websocket", lambda ws: ws.on("framereceived", self.on_frame))
+        pg.on("websocket", self.on_socket)
+
+    def on_socket(self, ws) -> None:
+        ws.on("framereceived", self.on_frame)
+        ws.on("framesent", lambda _payload: self.sent.append(time.perf_counter()))
 
     def on_frame(self, payload) -> None:
         now = time.perf_counter()
@@ -93,7 +100,8 @@ def measure(browser, base: str, page: str, args) -> dict:
     pg = ctx.new_page()
     frames = Frames()
     frames.attach(pg)
-    out = {"visit_s": None, "visit_bytes": None, "finished_s": [], "drawn_s": [], "move_bytes": []}
+    out = {"visit_s": None, "visit_bytes": None, "finished_s": [], "drawn_s": [], "move_bytes": [],
+           "request_s": []}
     try:
         t0 = time.perf_counter()
         pg.goto(f"{base}/{page}?lang={args.lang}", timeout=args.timeout * 1000)
@@ -111,7 +119,7 @@ def measure(browser, base: str, page: str, args) -> dict:
         for i in range(args.repeat):
             pg.wait_for_timeout(300)
             slider.focus()  # again each time: a rerun may have replaced the element
-            n, b = len(frames.finished), frames.bytes
+            n, b, sent = len(frames.finished), frames.bytes, len(frames.sent)
             t0 = time.perf_counter()
             pg.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
             done = wait_finished(pg, frames, n, args.timeout)
@@ -120,6 +128,8 @@ def measure(browser, base: str, page: str, args) -> dict:
                 break
             settle(pg, args.timeout)
             out["finished_s"].append(done - t0)
+            if len(frames.sent) > sent:  # the key press until the browser sent the rerun request
+                out["request_s"].append(frames.sent[sent] - t0)
             out["drawn_s"].append(time.perf_counter() - t0)
             out["move_bytes"].append(frames.bytes - b)
     finally:
@@ -194,7 +204,7 @@ def main(argv=None) -> dict:
     print(f"# 1-min load average before each page: {' '.join(loads)}"
           + ("; stopped at --max-seconds" if stopped else ""))
     print(f"{'page':<10} {'root':<8} {'visit s':>8} {'visit KB':>9} {'finished s':>11} {'drawn s':>8} "
-          f"{'KB/move':>8}")
+          f"{'KB/move':>8} {'request s':>10}")
     ratios = {}
     for page in pages:
         for name in names:
@@ -204,7 +214,8 @@ def main(argv=None) -> dict:
             vb = "-" if r["visit_bytes"] is None else f"{r['visit_bytes'] / 1024:.0f}"
             vs = "-" if r["visit_s"] is None else f"{r['visit_s']:.2f}"
             print(f"{page:<10} {name:<8} {vs:>8} {vb:>9} {med(r['finished_s']):>11.3f} "
-                  f"{med(r['drawn_s']):>8.3f} {med(r['move_bytes']) / 1024:>8.0f}"
+                  f"{med(r['drawn_s']):>8.3f} {med(r['move_bytes']) / 1024:>8.0f} "
+                  f"{med(r.get('request_s', [])):>10.3f}"
                   + (f"  {r['error']}" if r.get("error") else ""))
         b, c = results["base"].get(page), results["current"].get(page)
         if b and c and b["drawn_s"] and c["drawn_s"]:
