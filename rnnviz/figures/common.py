@@ -109,7 +109,8 @@ def _own_template(layout: dict, kinds: set) -> dict:
     if not isinstance(template, dict) or not isinstance(template.get("data"), dict):
         return layout
     data = {k: v for k, v in template["data"].items() if k in kinds}
-    return {**layout, "template": {**template, "data": data}}
+    kept = {k: v for k, v in template.items() if k != "data"} | ({"data": data} if data else {})
+    return {**layout, "template": kept}  # no empty "data": plotly's validation would drop it
 
 
 def merged(base: dict, update: dict) -> dict:

@@ -94,9 +94,15 @@ PLAIN = {  # builders that write plain trace dicts (grid.plain_figure, subplots(
 }
 
 
+@pytest.mark.parametrize("template", ["plotly", "streamlit"])
 @pytest.mark.parametrize("name", sorted(PLAIN))
-def test_a_figure_built_without_validation_is_what_validation_makes_of_it(name):
-    """Validating the figure again (plotly's own Figure(dict)) neither raises nor changes a thing."""
+def test_a_figure_built_without_validation_is_what_validation_makes_of_it(name, template, monkeypatch):
+    """Validating the figure again (plotly's own Figure(dict)) neither raises nor changes a thing,
+    under plotly's default template and under Streamlit's (the default once Streamlit is imported:
+    it has no bar defaults, so a bar figure's template keeps none)."""
+    import streamlit.elements.plotly_chart  # noqa: F401 - registers the "streamlit" template
+
+    monkeypatch.setattr(pio.templates, "default", template)
     made = PLAIN[name]
     fig = made() if callable(made) else made[0](*made[1])
     assert spec(go.Figure(fig.to_plotly_json())) == spec(fig)
