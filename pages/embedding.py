@@ -3,7 +3,8 @@ row update (GD, weight decay, Adam, a tied model), similar words, word order, wo
 and a hand exercise. A table of contents: the sections are in ui/sections/embedding/."""
 from ui import session
 from ui.sections import embedding as emb
-from ui.sections.embedding.steps import by_step, by_step_below, by_step_onehot, fixed, vocabulary
+from ui.sections.embedding.lookup import vocabulary_and_E
+from ui.sections.embedding.steps import by_step, by_step_below, by_step_onehot, fixed
 from ui.widgets import step_view
 
 emb.upgrade_old_link()  # links made before the page used codes keep working
@@ -12,7 +13,7 @@ emb.intro()
 cur = session.current()
 E = emb.embedding_matrix(cur)  # (V, d), float64
 step_view(by_step, cur, E)  # the step slider, the guide, E[id]: a step move reruns it ...
-vocabulary(cur, E)  # (the vocabulary and E do not depend on the step)
+vocabulary_and_E(cur, E)  # (the vocabulary and E do not depend on the step)
 step_view(by_step_onehot, cur, E)  # ... one-hot x E at the step ...
 fixed(cur, E)  # (nn.Linear, the shapes and a padded batch do not either)
 step_view(by_step_below, cur, E)  # ... and the gradient, the update and similar words

@@ -116,6 +116,21 @@ def screenshot(pg, name: str) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def page_at(browser, url: str):
+    """A new 1366 x 1000 browser context on `url`, drawn, its predict-first checkpoints skipped;
+    closed afterwards."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
+    try:
+        pg = ctx.new_page()
+        pg.goto(url)
+        wait_ready(pg, 180_000)
+        skip_checkpoints(pg)
+        yield pg
+    finally:
+        ctx.close()
+
+
 def skip_checkpoints(pg, rounds: int = 4) -> None:
     """Click every predict-first checkpoint's Skip: the figures they guard are what a browser test
     looks at (tests/pages/test_checkpoints_page.py tests the checkpoints themselves)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, skip_checkpoints, wait_ready
+from tests.browser.conftest import exceptions_on, page_at, wait_ready
 from tests.browser.test_links import share_link
 
 TEXT = "Arrive+Taipei+on+November+2nd+and+leave+Boston"
@@ -16,9 +16,9 @@ def _main_has(pg, text: str) -> None:
                          arg=text, timeout=120_000)
 
 
-def _step_right(pg) -> None:
+def step_right(pg, key: str = "hid_step") -> None:
     """The step slider one step right, from the keyboard (as a learner without a mouse does)."""
-    thumb = pg.locator('.st-key-hid_step input[type="range"]').first
+    thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
     thumb.scroll_into_view_if_needed()
     thumb.focus()
     pg.keyboard.press("ArrowRight")
@@ -28,17 +28,12 @@ def _step_right(pg) -> None:
 
 @pytest.mark.parametrize("folded_open", [True, False])
 def test_page2_step_move_reaches_the_step_view_the_link_and_an_open_section(server, browser, folded_open):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
-    pg = ctx.new_page()
-    try:
-        phi = "&hid_phi=true" if folded_open else ""
-        pg.goto(f"{server}/hidden?model=default&text={TEXT}&hid_step=2{phi}")
-        wait_ready(pg, 180_000)
-        skip_checkpoints(pg)
+    phi = "&hid_phi=true" if folded_open else ""
+    with page_at(browser, f"{server}/hidden?model=default&text={TEXT}&hid_step=2{phi}") as pg:
         _main_has(pg, "Step 2 of ")  # the step view's own words
         if folded_open:
             _main_has(pg, "Step 2, the step slider's step.")
-        _step_right(pg)
+        step_right(pg)
         _main_has(pg, "Step 3 of ")
         if folded_open:  # the open section below the fragment drew the new step too
             _main_has(pg, "Step 3, the step slider's step.")
@@ -46,20 +41,13 @@ def test_page2_step_move_reaches_the_step_view_the_link_and_an_open_section(serv
             assert "the step slider's step" not in pg.locator('[data-testid="stMain"]').inner_text()
         assert "hid_step=3" in share_link(pg)
         assert not exceptions_on(pg)
-    finally:
-        ctx.close()
 
 
 def test_a_control_inside_a_step_fragment_reaches_the_share_link(server, browser):
     """Page 1's update-rule radio sits in the page's step fragment: its change reruns that
     fragment alone and writes the URL, not the sidebar's link. Opening the share box computes the
     link then, so the learner shares the rule they chose (emb_rule=wd), not the one before."""
-    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
-    pg = ctx.new_page()
-    try:
-        pg.goto(f"{server}/embedding?model=default&text={TEXT}")
-        wait_ready(pg, 180_000)
-        skip_checkpoints(pg)
+    with page_at(browser, f"{server}/embedding?model=default&text={TEXT}") as pg:
         rule = pg.locator('.st-key-emb_rule label:has-text("SGD + weight decay")').first
         rule.scroll_into_view_if_needed()
         rule.click()
@@ -67,5 +55,3 @@ def test_a_control_inside_a_step_fragment_reaches_the_share_link(server, browser
         wait_ready(pg)
         assert "emb_rule=wd" in share_link(pg)
         assert not exceptions_on(pg)
-    finally:
-        ctx.close()

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, skip_checkpoints, wait_ready
+from tests.browser.conftest import exceptions_on, page_at
+from tests.browser.test_step_fragment import TEXT, step_right
 
-TEXT = "Arrive+Taipei+on+November+2nd+and+leave+Boston"
 MAIN = "document.querySelector('[data-testid=\"stMain\"]')"
 
 # page, slider key, (part 1's words at step 2, at step 3), (part 2's words at step 2, at step 3),
@@ -28,32 +28,16 @@ def _has(pg, text: str, timeout: int = 120_000) -> None:
     pg.wait_for_function(f"(t) => {MAIN}?.textContent.includes(t)", arg=text, timeout=timeout)
 
 
-def _step_right(pg, key: str) -> None:
-    thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
-    thumb.scroll_into_view_if_needed()
-    thumb.focus()
-    pg.keyboard.press("ArrowRight")
-    pg.wait_for_timeout(500)
-    wait_ready(pg)
-
-
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_one_step_move_redraws_both_parts(server, browser, page):
     key, (first_2, first_3), (second_2, second_3), between = PAGES[page]
-    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
-    pg = ctx.new_page()
-    try:
-        pg.goto(f"{server}/{page}?model=default&text={TEXT}&{key}=2")
-        wait_ready(pg, 180_000)
-        skip_checkpoints(pg)
+    with page_at(browser, f"{server}/{page}?model=default&text={TEXT}&{key}=2") as pg:
         for text in (first_2, second_2, between):
             _has(pg, text)
-        _step_right(pg, key)
+        step_right(pg, key)
         _has(pg, first_3)
         _has(pg, second_3)
         content = pg.evaluate(f"() => {MAIN}.textContent")
         assert first_2 not in content and second_2 not in content and between in content
         pg.wait_for_function(f"() => location.search.includes('{key}=3')", timeout=60_000)
         assert not exceptions_on(pg)
-    finally:
-        ctx.close()

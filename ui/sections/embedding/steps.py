@@ -1,7 +1,7 @@
 """Page 1's step fragment (ui/widgets.step_view) in three parts, around the sections the step
 does not drive (drawn once per page run): the step slider, the guide and E[id] at the step
-(by_step); the vocabulary and E (vocabulary); one-hot x E at the step (by_step_onehot);
-nn.Linear, the shapes and a padded batch (fixed); the gradient, the update and similar words
+(by_step); the vocabulary and E (lookup.vocabulary_and_E); one-hot x E at the step
+(by_step_onehot); nn.Linear, the shapes and a padded batch (fixed); the gradient, the update and similar words
 (by_step_below). A later part reads the step the first handed on. The update rule and the
 learning rate rerun the last part alone; word order, hashing and the exercise below depend on
 none of them."""
@@ -20,7 +20,6 @@ from .lookup import (
     one_hot,
     shapes,
     step_choice,
-    vocabulary_and_E,
 )
 from .words import similar
 
@@ -32,11 +31,6 @@ def by_step(cur: session.Current, E) -> None:
     guide(cur, t)
     notes_numbers(cur)  # only on the notes model: the notes' own numbers
     lookup(cur, E, t)
-
-
-def vocabulary(cur: session.Current, E) -> None:
-    """Between the first two parts: the vocabulary table and E."""
-    vocabulary_and_E(cur, E)
 
 
 def by_step_onehot(cur: session.Current, E) -> None:
