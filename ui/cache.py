@@ -342,10 +342,10 @@ def attention_lengths(model: RNNModel, ids, source: int = 0) -> list:
 
 @kept("strip")
 def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
-               unsaturated: bool = False, unit_radius: bool = False) -> dict:
+               unsaturated: bool = False, unit_radius: bool = False, _J=None) -> dict:
     """One Jacobian cell's factor strip (rnnviz.engine.cellpath), once per (model, sentence,
-    cell, direction, norm, what-if)."""
-    return cellpath.cell_strip(model, tr, s, t, direction, ord_, unsaturated, unit_radius)
+    cell, direction, norm, what-if). _J: the page's step Jacobians of (model, tr), not computed again."""
+    return cellpath.cell_strip(model, tr, s, t, direction, ord_, unsaturated, unit_radius, J=_J)
 
 
 @kept("sentence_search")

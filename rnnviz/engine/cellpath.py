@@ -189,8 +189,10 @@ class _Norms:
 
 
 def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd", ord_=2,
-               unsaturated: bool = False, unit_radius: bool = False) -> dict:
-    """The factor strip of the cell (s, t), 0-based sentence positions.
+               unsaturated: bool = False, unit_radius: bool = False, J: torch.Tensor | None = None) -> dict:
+    """The factor strip of the cell (s, t), 0-based sentence positions. J: the model's step
+    Jacobians on tr (step_jacobians, (T, H, H)) when the caller has them; used for the forward
+    direction without a what-if (else the factors are computed here).
 
     Returns {"rows": [{k, factor, slope, log10, drop}], "product" (S, S) = J_s ... J_{t+1}
     (float64, scaled by 10^-log10_scale), "log10" = log10 ||product|| (the cell), "value" (the
@@ -207,7 +209,9 @@ def cell_strip(model: RNNModel, tr: Trace, s: int, t: int, direction: str = "fwd
         raise ValueError("s and t must be positions of the sentence")
     if (direction == "fwd" and t >= s) or (direction == "bwd" and t <= s):
         raise ValueError("the cell needs t < s (forward) or t > s (backward)")
-    J = direction_jacobians(model, tr, direction, unsaturated, unit_radius)  # (T, S, S) read order
+    plain = J is not None and direction == "fwd" and not (unsaturated or unit_radius)
+    J = J.to(torch.float64) if plain else direction_jacobians(model, tr, direction, unsaturated, unit_radius)
+    # J: (T, S, S) in reading order
     order = reading_order(tr, direction)
     rs, rt = order.index(s), order.index(t)  # reading positions, rt < rs
     factors = J[rt + 1:rs + 1]  # (n, S, S)

@@ -228,3 +228,20 @@ def test_lanczos_one_matrix_reports_when_it_cannot_accept():
     norm, _, steps = cellpath.lanczos_norm2(B.numpy(), v0)
     assert norm == pytest.approx(float(torch.linalg.matrix_norm(B, ord=2)), rel=1e-9)
     assert steps < S
+
+
+def test_a_strip_from_the_callers_step_jacobians_is_the_same_strip():
+    """cell_strip(J=...) (the page passes the J it already has) gives the strip it computes itself;
+    a what-if or the backward direction ignores the given J."""
+    from rnnviz.engine.jacobians import step_jacobians
+
+    model = _model("elman", True)
+    tr = trace(model, torch.tensor([1, 2, 3, 4, 5, 6, 7]))
+    J = step_jacobians(model, tr)
+    for kw in ({}, {"unsaturated": True}):
+        own, given = cellpath.cell_strip(model, tr, 5, 1, **kw), cellpath.cell_strip(model, tr, 5, 1, J=J, **kw)
+        assert given["rows"] == own["rows"] and given["log10"] == own["log10"]
+    wrong = 2 * J  # read for the forward direction; never for the backward one
+    assert cellpath.cell_strip(model, tr, 5, 1, J=wrong)["log10"] != cellpath.cell_strip(model, tr, 5, 1)["log10"]
+    assert cellpath.cell_strip(model, tr, 1, 5, "bwd", J=wrong)["rows"] == \
+        cellpath.cell_strip(model, tr, 1, 5, "bwd")["rows"]

@@ -199,7 +199,7 @@ def chain(cur: session.Current, view: View, cell: tuple[int, int, str]) -> None:
     rho = c2.toggle(t("bptt.whatif_rho"), key="bptt_whatif_rho", bind="query-params", disabled=not elman,
                     help=t("bptt.whatif_rho_help" if elman else "bptt.whatif_rho_elman"))
     rho = rho and elman
-    strip = cache.cell_strip(view.model, view.trace, s, t_, direction, view.ord_)
+    strip = cache.cell_strip(view.model, view.trace, s, t_, direction, view.ord_, _J=view.J)
     alt = None
     if flat or rho:  # the same cell recomputed with the what-if factors
         alt = cache.cell_strip(view.model, view.trace, s, t_, direction, view.ord_, flat, rho)
