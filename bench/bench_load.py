@@ -6,7 +6,10 @@ Starts K replicas of the app behind HAProxy on 127.0.0.1 (deploy/replicas.py; K 
 process behind the same balancer), or drives `--url http://127.0.0.1:PORT` if given. Each
 learner sets its own sentence, visits Overview -> Hidden states (moves the step slider) ->
 Output (moves the step slider) -> BPTT (moves the step slider) -> Overview ..., and waits for
-every run to finish (ForwardMsg script_finished). On each Overview it checks cross-talk: the
+every run to finish (ForwardMsg script_finished). It acts as a browser's page does
+(stclient.Session(browser=True)): a slider drawn in a fragment reruns that fragment alone, and
+messages it holds in its cache come back as references. With replicas it starts itself, it
+also prints the servers' own CPU time per run. On each Overview it checks cross-talk: the
 token table must show the learner's own words and ids, and the largest |h| and its step must
 equal rnnviz computed directly (bench/oracle.py). --heavy M adds M learners who each start the
 largest training allowed (V = 5,000, d = H = 128, T = 64, batch 64, 5,000 steps on a ~1 MB
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import sys
@@ -93,6 +97,15 @@ def check_overview(run, sentence: str, who: int, stats: Stats) -> None:
         stats.crosstalk.append({"session": who, "want": want, "got": got, "hmax": shown})
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds the process has used so far (Linux /proc), None if unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def dropped(err: RunError) -> bool:
     """The connection (or the replica behind it) went away, as opposed to a slow or bad run."""
     text = str(err).lower()
@@ -113,7 +126,7 @@ async def learner(i: int, base: str, deadline: float, stats: Stats, cookie_log: 
                   think: float = 0.0) -> None:
     """One learner's loop; think > 0 waits a random time (mean think s) before each page."""
     sentence, rng = oracle.sentence_for(i), random.Random(i)
-    s = Session(base, timeout=max(30.0, deadline - time.time() + 60))
+    s = Session(base, timeout=max(30.0, deadline - time.time() + 60), browser=True)
     try:
         try:
             await start(s, sentence, i, stats)
@@ -253,11 +266,19 @@ def main(argv=None) -> dict:
                 c.stop_replica("r1")
 
             on_start = killer if args.kill_replica_after is not None else None
+            pids = [proc.pid for proc, _ in c.replicas.values()]
+            before = [cpu_seconds(p) for p in pids]
             elapsed = asyncio.run(drive(c.url, args, stats, cookies, on_start))
+            after = [cpu_seconds(p) for p in pids]
+            if None not in before + after:  # the servers' own CPU: what one run costs under load
+                stats.server_cpu_s = sum(after) - sum(before)
         stats.cold_start_s = cold
     out = stats.summary(args.sessions, args.replicas, elapsed)
     if hasattr(stats, "cold_start_s"):
         out["cold_start_s"] = round(stats.cold_start_s, 1)
+    if getattr(stats, "server_cpu_s", None) is not None and out["reruns"]:
+        out["server_cpu_s"] = round(stats.server_cpu_s, 1)
+        out["server_cpu_ms_per_run"] = round(1000 * stats.server_cpu_s / out["reruns"], 1)
     out["heavy"], out["think_s"] = args.heavy, args.think
     for page, row in out["pages"].items():
         print(f"{page:24s} runs {row['runs']:5d}   p50 {row['p50_s']:7.3f} s   p95 {row['p95_s']:7.3f} s")
@@ -265,6 +286,9 @@ def main(argv=None) -> dict:
           f"{out['reruns']} reruns in {out['seconds']} s = {out['reruns_per_s']}/s; p50 {out['p50_s']} s, "
           f"p95 {out['p95_s']} s; errors {out['errors']}, cross-talk {out['crosstalk']} "
           f"of {out['crosstalk_checks']} checks")
+    if "server_cpu_s" in out:
+        print(f"server CPU {out['server_cpu_s']} s over {out['seconds']} s "
+              f"({out['server_cpu_s'] / out['seconds']:.2f} cores): {out['server_cpu_ms_per_run']} ms a run")
     for e in out["error_samples"]:
         print("  error:", e)
     if args.json:

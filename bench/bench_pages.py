@@ -108,7 +108,6 @@ class BenchSession(Session):
     def __init__(self, base: str, lang: str, timeout: float, extra: str = ""):
         super().__init__(base, timeout=timeout, query=f"lang={lang}{extra}")
         self.cache: dict[str, int] = {}   # hash -> run number it was last used in
-        self.runs = 0
         self.elements: dict[str, tuple[str, object]] = {}  # key -> (kind, proto)
         self.fragments: dict[str, str] = {}  # key -> the fragment a widget is drawn in
         self.fragment_id = ""  # the next run: a fragment's rerun (as the browser asks for it)
@@ -123,8 +122,7 @@ class BenchSession(Session):
             cs.fragment_id = self.fragment_id
 
     async def rerun(self, page=None, click=None, wait=True):
-        self.runs += 1
-        self.bytes = 0
+        self.bytes = 0  # (the run's number: self.runs, counted by Session.rerun)
         self.sizes = []  # (bytes, element) of each delta of this run: --elements
         seen = set(self.seen)
         run = await super().rerun(page, click, wait)

@@ -20,6 +20,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+CACHE_RUNS = 2  # the browser drops a cached message not used in this many runs
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -60,11 +61,20 @@ def fetch_cookie(base: str, timeout: float = 10.0) -> str:
 class Session:
     """One learner. `await s.connect(); run = await s.rerun(page="hidden", widgets={...})`."""
 
-    def __init__(self, base: str, timeout: float = 120.0, query: str = "model=default"):
+    def __init__(self, base: str, timeout: float = 120.0, query: str = "model=default",
+                 browser: bool = False):
         """query: the link's query string of the first run; by default the word-level model,
         the one bench/oracle.py computes the expected numbers on (a bare link opens the
-        subword start model)."""
+        subword start model). browser=True: also do what a browser's page does that changes the
+        server's work: a widget drawn in a fragment reruns that fragment alone, and messages
+        seen in the last CACHE_RUNS runs are named by hash (the server sends a reference)."""
         check_loopback(base)
+        self.browser = browser
+        self.fragments: dict[str, str] = {}   # widget key -> the fragment that drew it (browser)
+        self.cache: dict[str, tuple] = {}     # message hash -> (run number, message) (browser)
+        self.runs = 0
+        self.references = 0                   # messages received as a reference to the cache
+        self._fragment_next = ""              # set_widget of a fragment's widget: rerun it alone
         self.base, self.timeout = base.rstrip("/"), timeout
         self.ws = None
         self.cookie = ""
@@ -107,6 +117,8 @@ class Session:
             self.states[key] = ("int_value", value)
         else:
             self.states[key] = ("double_value", float(value))
+        if self.browser and key in self.fragments:
+            self._fragment_next = self.fragments[key]
 
     def _client_state(self, msg: BackMsg, page: str, trigger: str | None) -> None:
         cs = msg.rerun_script
@@ -126,6 +138,8 @@ class Session:
             ws = cs.widget_states.widgets.add()
             ws.id = self.widget_ids[trigger]
             ws.trigger_value = True
+        if self.browser:
+            cs.cached_message_hashes.extend(sorted(self.cache))
 
     async def rerun(self, page: str | None = None, click: str | None = None,
                     wait: bool = True, fragment: str | None = None) -> Run:
@@ -133,14 +147,19 @@ class Session:
         fragment: run only that fragment, as the browser's timer does for st.fragment(run_every=)
         (its id from an earlier Run.fragments); a fragment that calls st.rerun() runs the page."""
         page = self.current_page if page is None else page
+        alone = self._fragment_next if page == self.current_page and click is None else ""
+        self._fragment_next = ""
         self.current_page = page
+        self.runs += 1
         msg = BackMsg()
         self._client_state(msg, page, click)
         if fragment is not None:
             msg.rerun_script.fragment_id = fragment
             msg.rerun_script.is_auto_rerun = True
+        elif alone:
+            msg.rerun_script.fragment_id = alone
         run = Run(page)
-        if fragment is None:
+        if fragment is None and not alone:  # a fragment's run redraws its own widgets only
             self.seen = set()
         start = time.perf_counter()
         try:
@@ -150,15 +169,27 @@ class Session:
         except (TimeoutError, websockets.ConnectionClosed, OSError) as err:
             raise RunError(f"{type(err).__name__}: {err}") from err
         run.seconds = time.perf_counter() - start
+        if self.browser:
+            self.cache = {h: v for h, v in self.cache.items() if self.runs - v[0] < CACHE_RUNS}
         if run.exceptions:
             raise RunError("exception on the page: " + run.exceptions[0][:200])
         return run
 
     async def _read_until_finished(self, run: Run) -> None:
         while True:
+            raw = await self.ws.recv()
             fwd = ForwardMsg()
-            fwd.ParseFromString(await self.ws.recv())
+            fwd.ParseFromString(raw)
             kind = fwd.WhichOneof("type")
+            if self.browser and kind == "ref_hash" and fwd.ref_hash in self.cache:
+                ref = fwd.ref_hash
+                self.references += 1
+                self.cache[ref] = (self.runs, self.cache[ref][1])
+                fwd = ForwardMsg()  # the message it names, as the browser's cache gives it back
+                fwd.ParseFromString(self.cache[ref][1])
+                kind = fwd.WhichOneof("type")
+            elif self.browser and fwd.metadata.cacheable and fwd.hash:
+                self.cache[fwd.hash] = (self.runs, raw)
             if kind == "new_session":
                 self.session_id = fwd.new_session.initialize.session_id or self.session_id
             elif kind == "navigation":
@@ -201,6 +232,8 @@ class Session:
             if key:
                 self.widget_ids[key] = wid
                 self.seen.add(key)
+                if self.browser and delta.fragment_id:
+                    self.fragments[key] = delta.fragment_id
 
 
 def _arrow_frame(data: bytes):

@@ -51,8 +51,10 @@ def download_figure(fig, name: str, key: str | None = None) -> None:
 
 
 def download_csv(df, name: str, key: str | None = None, label: str | None = None) -> None:
-    """A button that downloads a table as CSV (full float precision), made only on click."""
-    st.download_button(label or t("widgets.download_csv", name=name), data=lambda: export.csv_bytes(df),
+    """A button that downloads a table as CSV (full float precision), made only on click.
+    df: the table, or a function that makes it (then the table too is made only on click)."""
+    st.download_button(label or t("widgets.download_csv", name=name),
+                       data=lambda: export.csv_bytes(df() if callable(df) else df),
                        file_name=export.safe_filename(name, "csv"), mime="text/csv",
                        key=f"{key or export.safe_filename(name, 'csv')}_csv", on_click="ignore",
                        icon=":material/download:")
@@ -68,7 +70,7 @@ def download_trace(tr, vocab, key: str) -> None:
     table = c1.selectbox(t("widgets.trace_table"), list(TRACE_TABLES), format_func=names.__getitem__,
                          key=f"{key}_table")
     with c2:
-        download_csv(export.trace_frame(tr, vocab, table), f"trace-{table}", key=f"{key}_{table}",
+        download_csv(lambda: export.trace_frame(tr, vocab, table), f"trace-{table}", key=f"{key}_{table}",
                      label=t("widgets.download_csv_short"))
 
 

@@ -65,8 +65,9 @@ def nbytes(obj, _seen: set | None = None) -> int:
         return _OVERHEAD + sum(nbytes(v, seen) for v in obj)
     if isinstance(obj, torch.nn.Module):
         return _OVERHEAD + sum(nbytes(t, seen) for t in obj.state_dict(keep_vars=True).values())
-    if hasattr(obj, "to_plotly_json"):  # a Plotly figure
-        return _OVERHEAD + nbytes(obj.to_plotly_json(), seen)
+    if hasattr(obj, "to_plotly_json"):  # a Plotly figure: its own dicts (to_plotly_json copies them all)
+        own = getattr(obj, "_data", None), getattr(obj, "_layout", None)
+        return _OVERHEAD + nbytes(list(own) if None not in own else obj.to_plotly_json(), seen)
     if dataclasses.is_dataclass(obj):
         return _OVERHEAD + sum(nbytes(getattr(obj, f.name), seen) for f in dataclasses.fields(obj))
     if hasattr(obj, "__dict__"):
@@ -202,7 +203,7 @@ class Budget:
             self.total += size
             self._by_name[name] = self._by_name.get(name, 0) + size
             self.sweep()
-            if cap is not None:
+            if cap is not None and self._by_name[name] > cap:
                 for full in [k for k in self._data if k[0] == name]:
                     if self._by_name[name] <= cap:
                         break
@@ -241,7 +242,11 @@ class Budget:
             return 0
         with self._lock:
             now = self.clock()
-            old = [k for k, e in self._data.items() if self._stale(e, now)]
+            old = []  # entries are in order of last use (get and put move one to the end),
+            for k, e in self._data.items():  # so the stale ones are a prefix: stop at the first fresh
+                if not self._stale(e, now):
+                    break
+                old.append(k)
             for full in old:
                 self._drop(full)
             self.expired += len(old)

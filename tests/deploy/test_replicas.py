@@ -67,6 +67,25 @@ async def scenario(cluster: Cluster) -> None:
         run = await s.rerun("")
         assert s.session_id == sid and own_view_ok(run, text) and MOVED not in run.text()
 
+    # A browser's page (stclient browser=True, as bench_load drives it): messages it holds come
+    # back as references and still show this learner's view; a step move reruns the step
+    # fragment alone (fewer elements, the new step).
+    b = Session(cluster.url, timeout=60, browser=True)
+    await b.connect()
+    await b.rerun("")
+    b.set_widget("text", sentences[0])
+    await b.rerun("")
+    run = await b.rerun("")
+    assert b.references > 0 and own_view_ok(run, sentences[0])
+    page = await b.rerun("hidden")
+    assert "hid_step" in b.fragments and "text" not in b.fragments
+    b.set_widget("hid_step", [3])
+    moved = await b.rerun()
+    assert any(m.startswith("**Step 3 of") for m in moved.markdown)
+    assert not any(m.startswith("**Step 3 of") for m in page.markdown)
+    assert 0 < len(moved.markdown) < len(page.markdown)
+    await b.close()
+
     # Failover: stop r1 mid-session.
     cluster.stop_replica("r1")
     for i, (s, text) in enumerate(zip(sessions, sentences)):

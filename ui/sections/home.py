@@ -47,7 +47,7 @@ def tokens(cur: session.Current) -> None:
     st.dataframe(counted_frame(pd.DataFrame(rows).rename(columns=_column_names())), hide_index=True)
     if subword:
         st.caption(t("home.subword_caption"))
-    download_csv(trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
+    download_csv(lambda: trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
 
 
 def _column_names() -> dict[str, str]:
@@ -74,7 +74,7 @@ def heatmap(cur: session.Current) -> None:
     labels = figure_labels("home.fig_", *HEATMAP_LABELS)
     probe.hidden_map(h, cur.tokens, hidden_heatmap(h, cur.tokens, labels=labels), "home_heatmap",
                      ("home_unit", "home_at"))
-    download_csv(trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
+    download_csv(lambda: trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
     with st.expander(t("home.any_table"), icon=":material/download:"):
         download_trace(cur.trace, cur.vocab, key="home_trace")
 
