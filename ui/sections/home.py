@@ -47,7 +47,8 @@ def tokens(cur: session.Current) -> None:
     st.dataframe(counted_frame(pd.DataFrame(rows).rename(columns=_column_names())), hide_index=True)
     if subword:
         st.caption(t("home.subword_caption"))
-    download_csv(lambda: trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"), key="home_tokens")
+    download_csv(lambda: trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"),
+                 key="home_tokens")
 
 
 def _column_names() -> dict[str, str]:
