@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from rnnviz.figures.common import step_labels, style
+from rnnviz.figures.common import merged, native, step_labels, style, validated_colorscale
 from rnnviz.formatting import num, plain_math, sub
 
 from .grid import plain_figure, subplots
@@ -20,6 +20,18 @@ def _math(template: str, **numbers) -> str:
     """A label filled with numbers, its subscripts rendered for plotly's plain text: J_{t} with
     t = 3 reads J₃, never J_3."""
     return plain_math(template.format(**numbers))
+
+
+def _grid_layout(*args, **kw) -> dict:
+    """The layout of grid.subplots(*args, **kw) (make_subplots' grid, kept once per process) as a
+    plain dict to write a builder's settings into (no template: a new figure gets the default)."""
+    return {k: v for k, v in subplots(*args, **kw).layout.to_plotly_json().items() if k != "template"}
+
+
+def _axes(n: int) -> dict:
+    """The x and y axis of subplot n (1-based) of a one-row or one-column grid, as
+    add_trace(row, col) names them on a trace."""
+    return {"xaxis": f"x{n if n > 1 else ''}", "yaxis": f"y{n if n > 1 else ''}"}
 
 
 def _log10(v) -> np.ndarray:
@@ -104,40 +116,44 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     act, deriv = _SLOPE_NAMES[nonlinearity]
     deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
     diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
-    fig = subplots(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
-                   subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
-                                        plain_math(L["W_title"]),
-                                        _math(L["J_title"], t=t + 1, diag=diag)))
-    fig.add_bar(x=np.asarray(slope, float), y=units, orientation="h", row=1, col=1, showlegend=False,
-                hovertemplate="%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>", marker_color="#888")
+    layout = _grid_layout(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
+                          subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
+                                          plain_math(L["W_title"]),
+                                          _math(L["J_title"], t=t + 1, diag=diag)))
+    # plain trace dicts (nested keys in plotly's own order, as validation wrote them)
+    data = [{"type": "bar", "hovertemplate": "%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>",
+             "marker": {"color": "#888"}, "orientation": "h", "showlegend": False,
+             "x": np.asarray(slope, float), "y": units, **_axes(1)}]  # x (H,)
     # Each matrix gets its own symmetric scale: the slopes can shrink J far below W_h, and
     # on W_h's scale J would be a blank square. Both colour bars stay so sizes can be compared.
     for col, M, name in ((2, W_h, "W_h"), (3, J, "J")):
-        M = np.asarray(M, float)
-        finite = np.abs(M[np.isfinite(M)])
-        lim = float(max(finite.max() if finite.size else 0.0, 1e-12))
-        left, right = fig.layout[f"xaxis{col}"].domain
-        # the colour bar lies flat under its own panel: beside it, on a phone, it ran into the next
-        # float32 on the wire: two H x H maps of float64 were 236 KB of a step move at H = 96
-        # (hover shows 4 digits; the colour scale's limits stay exact)
-        fig.add_heatmap(z=M.astype(np.float32), x=units, y=units, colorscale="RdBu", zmid=0, zmin=-lim,
-                        zmax=lim, row=1, col=col, showscale=True,
-                        colorbar={"title": {"text": plain_math(name), "side": "top"}, "orientation": "h",
-                                  "x": (left + right) / 2, "xanchor": "center", "len": right - left,
-                                  "lenmode": "fraction", "y": -0.3, "yanchor": "top", "thickness": 10,
-                                  "exponentformat": "e", "nticks": 4},
-                        hovertemplate=f"{plain_math(name)}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>")
-    fig.update_xaxes(range=[0, 1], title_text=L["slope"], row=1, col=1)
-    for col in (1, 2, 3):
-        fig.update_yaxes(autorange="reversed", row=1, col=col)
-    fig.update_xaxes(title_text=plain_math(L["from"]), row=1, col=2)  # W_h and J share their axes: one title
-    fig.update_yaxes(title_text=plain_math(L["to"]), row=1, col=1)
+        data.append(_jacobian_map(M, units, plain_math(name), layout[f"xaxis{col}"]["domain"]) | _axes(col))
     # the rows are the slope panel's units: their names once, at the left (on a phone the
-    # repeated u1 ... u96 ran into the next panel)
-    fig.update_yaxes(showticklabels=False, row=1, col=2)
-    fig.update_yaxes(showticklabels=False, row=1, col=3)
-    fig.update_layout(title={"text": _math(L["title"], t=t + 1, act=act)}, height=500)
-    return style(fig, top=80, bottom=110)
+    # repeated u1 ... u96 ran into the next panel); W_h and J share their axes: one x title
+    update = {"xaxis": {"title": {"text": L["slope"]}, "range": [0, 1]},
+              "yaxis": {"autorange": "reversed", "title": {"text": plain_math(L["to"])}},
+              "xaxis2": {"title": {"text": plain_math(L["from"])}},
+              "yaxis2": {"autorange": "reversed", "showticklabels": False},
+              "yaxis3": {"autorange": "reversed", "showticklabels": False},
+              "title": {"text": _math(L["title"], t=t + 1, act=act)}, "height": 500}
+    return style(plain_figure(data, merged(layout, update)), top=80, bottom=110)
+
+
+def _jacobian_map(M, units: list[str], name: str, domain) -> dict:
+    """One H x H matrix as a plain heatmap trace on its own symmetric colour scale, its colour
+    bar lying flat under its panel (domain: the panel's x domain; beside it, on a phone, it ran
+    into the next). float32 on the wire: two H x H maps of float64 were 236 KB of a step move at
+    H = 96 (hover shows 4 digits; the colour scale's limits stay exact)."""
+    M = np.asarray(M, float)  # (H, H)
+    finite = np.abs(M[np.isfinite(M)])
+    lim = float(max(finite.max() if finite.size else 0.0, 1e-12))
+    left, right = domain
+    colorbar = {"exponentformat": "e", "len": right - left, "lenmode": "fraction", "nticks": 4,
+                "orientation": "h", "thickness": 10, "title": {"side": "top", "text": name},
+                "x": (left + right) / 2, "xanchor": "center", "y": -0.3, "yanchor": "top"}
+    return {"type": "heatmap", "colorbar": colorbar, "colorscale": validated_colorscale("RdBu"),
+            "hovertemplate": f"{name}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>", "showscale": True,
+            "x": units, "y": units, "z": M.astype(np.float32), "zmax": lim, "zmid": 0, "zmin": -lim}
 
 
 HEATMAP_LABELS = {"no_path": "no path (t > s)", "row": "s (row)", "col": "t (column)",
@@ -156,15 +172,15 @@ def log_norm_heatmap(N, tokens, title: str, colorbar: str, hover: str,
     shown = np.where(np.isfinite(logs), logs, np.nan)
     text = np.vectorize(lambda v: L["no_path"] if np.isnan(v) else num(v))(N)
     step = step_labels(tokens)[start:start + N.shape[0]]
-    fig = go.Figure(go.Heatmap(
-        z=shown, x=step, y=step, customdata=text, colorscale="Viridis",
-        colorbar={"title": {"text": colorbar}},
-        hovertemplate=L["row"] + ": %{y}<br>" + L["col"] + ": %{x}<br>" + hover
-                      + ": %{customdata}<br>log10: %{z:.3f}<extra></extra>"))
-    fig.update_layout(title={"text": title}, xaxis_title=L["x"], yaxis_title=L["y"], height=520)
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category")
-    return style(fig)
+    data = [{"type": "heatmap", "colorbar": {"title": {"text": colorbar}},
+             "colorscale": validated_colorscale("Viridis"),
+             "customdata": text, "hovertemplate": L["row"] + ": %{y}<br>" + L["col"] + ": %{x}<br>" + hover
+                                                  + ": %{customdata}<br>log10: %{z:.3f}<extra></extra>",
+             "x": step, "y": step, "z": shown}]  # z, customdata (S, S)
+    layout = {"title": {"text": title}, "height": 520,
+              "xaxis": {"title": {"text": L["x"]}, "type": "category"},
+              "yaxis": {"title": {"text": L["y"]}, "autorange": "reversed", "type": "category"}}
+    return style(plain_figure(data, layout))
 
 
 CHAIN_LABELS = {"factor": "‖J_k‖₂ (one factor)", "product": "‖J_k ⋯ J_{t+1}‖₂ (running product)",
@@ -177,18 +193,28 @@ def chain_plot(rows, s: int, t: int, labels: dict | None = None) -> go.Figure:
     (markers, not bars: the axis is logarithmic and a bar's length would mean nothing)."""
     L = {**CHAIN_LABELS, **(labels or {})}
     ks = [f"J{sub(r['k'] + 1)}" for r in rows]
-    fig = go.Figure()
-    fig.add_scatter(x=ks, y=[r["factor_norm_2"] for r in rows], mode="markers", name=plain_math(L["factor"]),
-                    marker={"color": "#888", "symbol": "square", "size": 9})
-    fig.add_scatter(x=ks, y=[r["product_norm_2"] for r in rows], mode="lines+markers",
-                    name=plain_math(L["product"]))
-    fig.add_scatter(x=ks, y=[r["product_norm_fro"] for r in rows], mode="lines+markers",
-                    name=plain_math(L["fro"]), line={"dash": "dot"})
-    fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
-    _log_ticks(fig, [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")])
-    fig.update_layout(title={"text": _math(L["title"], s=s + 1, t=t + 1, a=t + 2)}, legend=LEGEND_BELOW,
-                      xaxis_title=L["x"])
-    return style(fig)
+    data = [{"type": "scatter", "marker": {"color": "#888", "size": 9, "symbol": "square"}, "mode": "markers",
+             "name": plain_math(L["factor"]), "x": ks, "y": _column(rows, "factor_norm_2")},
+            {"type": "scatter", "mode": "lines+markers", "name": plain_math(L["product"]), "x": ks,
+             "y": _column(rows, "product_norm_2")},
+            {"type": "scatter", "line": {"dash": "dot"}, "mode": "lines+markers",
+             "name": plain_math(L["fro"]), "x": ks, "y": _column(rows, "product_norm_fro")}]
+    values = [r[key] for r in rows for key in ("factor_norm_2", "product_norm_2", "product_norm_fro")]
+    layout = {"title": {"text": _math(L["title"], s=s + 1, t=t + 1, a=t + 2)}, "legend": dict(LEGEND_BELOW),
+              "xaxis": {"title": {"text": L["x"]}}, "yaxis": _log_y(L["y"], values)}
+    return style(plain_figure(data, layout))
+
+
+def _column(rows, key: str) -> list:
+    """One column of a list of row dicts, as plotly's validation writes a list (native)."""
+    return native(r[key] for r in rows)
+
+
+def _log_y(title: str, values, exponent: bool = True) -> dict:
+    """A log y axis titled `title`, ticked for `values` (_log_ticks), in the key order the
+    validated update_yaxes(type="log", title_text=..., exponentformat="power") wrote."""
+    axis = {"title": {"text": title}, "type": "log"} | ({"exponentformat": "power"} if exponent else {})
+    return axis | _log_ticks(values)
 
 
 def _positive(v) -> np.ndarray:
@@ -197,31 +223,33 @@ def _positive(v) -> np.ndarray:
     return np.where(np.isfinite(v) & (v > 0), v, np.nan)
 
 
-def _log_ticks(fig, values) -> None:
-    """Tick labels a learner can read on a log y axis: one per decade (10^-4, 10^-3, ...) when
+def _log_ticks(values) -> dict:
+    """Tick settings a learner can read on a log y axis: one per decade (10^-4, 10^-3, ...) when
     the values span a decade or more; else explicit ticks such as 0.1, 0.2, 0.5 written out
-    (plotly's own labels inside a decade are lone digits 2 3 4 5, which read as whole numbers)."""
+    (plotly's own labels inside a decade are lone digits 2 3 4 5, which read as whole numbers).
+    {} when no value can be drawn on a log axis."""
     v = _positive(np.ravel(np.asarray(values, dtype=float)))
     v = v[np.isfinite(v)]
     if not v.size:
-        return
+        return {}
     lo, hi = float(v.min()), float(v.max())
     if np.log10(hi / lo) >= 1:
-        fig.update_yaxes(dtick=1 if np.log10(hi / lo) <= 12 else int(np.ceil(np.log10(hi / lo) / 8)))
-        return
+        return {"dtick": 1 if np.log10(hi / lo) <= 12 else int(np.ceil(np.log10(hi / lo) / 8))}
     decades = range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
     for mantissas in ((1, 2, 5), (1, 1.5, 2, 3, 4, 5, 6, 8)):
         ticks = [float(f"{m * 10.0 ** e:.12g}") for e in decades for m in mantissas]
         ticks = [x for x in ticks if lo / 1.15 <= x <= hi * 1.15]
         if len(ticks) >= 3:
             break
-    fig.update_yaxes(tickvals=ticks, ticktext=[f"{x:g}" for x in ticks])
+    return {"tickvals": ticks, "ticktext": [f"{x:g}" for x in ticks]}
 
 
-def _hline(fig, x0, x1, y: float, name: str, color: str = "gray", dash: str = "dot") -> None:
-    """A horizontal reference line as a legend entry (add_hline's label is misplaced on log axes)."""
-    fig.add_scatter(x=[x0, x1], y=[y, y], mode="lines", name=name, line={"dash": dash, "color": color},
-                    hovertemplate=f"{name}<extra></extra>")
+def _hline(x0, x1, y: float, name: str, color: str = "gray", dash: str = "dot") -> dict:
+    """A horizontal reference line as a legend entry, a plain scatter trace (add_hline's label
+    is misplaced on log axes)."""
+    return {"type": "scatter", "hovertemplate": f"{name}<extra></extra>",
+            "line": {"color": color, "dash": dash}, "mode": "lines", "name": name,
+            "x": native([x0, x1]), "y": native([y, y])}
 
 
 DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "median": "median over t",
@@ -234,23 +262,22 @@ DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "
 def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Figure:
     """||dh_s/dh_t|| against s - t (min, median, max over t) with the bound and rho^d."""
     L = {**DISTANCE_LABELS, **(labels or {})}
-    d = dist["d"]
-    fig = go.Figure()
-    fig.add_scatter(x=d, y=_positive(dist["max"]), mode="lines", name=L["largest"], line={"width": 0})
-    fig.add_scatter(x=d, y=_positive(dist["min"]), mode="lines", name=L["smallest"], fill="tonexty",
-                    line={"width": 0}, fillcolor="rgba(31,119,180,0.2)")
-    fig.add_scatter(x=d, y=_positive(dist["median"]), mode="lines+markers", name=L["median"])
-    fig.add_scatter(x=d, y=_positive(dist["bound"]), mode="lines", line={"dash": "dash", "color": "red"},
-                    name=_math(L["bound"], v=num(dist["max_J"])))
+    d = dist["d"]  # (D,) distances, each curve (D,)
+    line = {"type": "scatter", "mode": "lines", "x": d}
+    data = [line | {"line": {"width": 0}, "name": L["largest"], "y": _positive(dist["max"])},
+            line | {"fill": "tonexty", "fillcolor": "rgba(31,119,180,0.2)", "line": {"width": 0},
+                    "name": L["smallest"], "y": _positive(dist["min"])},
+            line | {"mode": "lines+markers", "name": L["median"], "y": _positive(dist["median"])},
+            line | {"line": {"color": "red", "dash": "dash"}, "name": _math(L["bound"], v=num(dist["max_J"])),
+                    "y": _positive(dist["bound"])}]
     if dist.get("rho_line") is not None:
-        fig.add_scatter(x=d, y=_positive(dist["rho_line"]), mode="lines",
-                        line={"dash": "dot", "color": "green"}, name=L["rho"].format(v=num(dist["rho"])))
-    _hline(fig, 0, max(int(d[-1]), 1), floor, L["floor"])
-    fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
-    _log_ticks(fig, np.r_[dist["max"], dist["min"], dist["bound"], floor])
-    _whole_number_axis(fig, int(d[-1]) if len(d) else 0)
-    fig.update_layout(title={"text": L["title"]}, xaxis_title=L["x"], legend=LEGEND_BELOW)
-    return style(fig)
+        data.append(line | {"line": {"color": "green", "dash": "dot"},
+                            "name": L["rho"].format(v=num(dist["rho"])), "y": _positive(dist["rho_line"])})
+    data.append(_hline(0, max(int(d[-1]), 1), floor, L["floor"]))
+    layout = {"yaxis": _log_y(L["y"], np.r_[dist["max"], dist["min"], dist["bound"], floor]),
+              "xaxis": _whole_number_axis(int(d[-1]) if len(d) else 0) | {"title": {"text": L["x"]}},
+              "title": {"text": L["title"]}, "legend": dict(LEGEND_BELOW)}
+    return style(plain_figure(data, layout))
 
 
 PRECISION_LABELS = {"smallest": "float32 smallest normal ~1.2e-38", "largest": "float32 largest ~3.4e+38",
@@ -266,35 +293,37 @@ def precision_plot(chain: dict, w: float, tiny: float, big: float, floor: float,
                    labels: dict | None = None) -> go.Figure:
     """|w^k| multiplied step by step in float32 and float64; where float32 breaks is marked."""
     L = {**PRECISION_LABELS, **(labels or {})}
-    k = chain["k"]
-    fig = go.Figure()
-    fig.add_scatter(x=k, y=_positive(np.abs(chain["float64"])), mode="lines", name="float64",
-                    line={"width": 4})
-    fig.add_scatter(x=k, y=_positive(np.abs(chain["float32"])), mode="lines", name="float32",
-                    line={"dash": "dash"})
-    for y, label, color in ((tiny, L["smallest"], "purple"), (big, L["largest"], "orange"),
-                            (floor, L["floor"], "gray")):
-        _hline(fig, 0, int(k[-1]), y, label, color)
-    marks = {"subnormal": "purple", "zero": "red", "inf": "red"}
-    for key, color in marks.items():
+    k = chain["k"]  # (n + 1,) and each chain (n + 1,)
+    data = [{"type": "scatter", "line": {"width": 4}, "mode": "lines", "name": "float64", "x": k,
+             "y": _positive(np.abs(chain["float64"]))},
+            {"type": "scatter", "line": {"dash": "dash"}, "mode": "lines", "name": "float32", "x": k,
+             "y": _positive(np.abs(chain["float32"]))}]
+    data += [_hline(0, int(k[-1]), y, label, color) for y, label, color in
+             ((tiny, L["smallest"], "purple"), (big, L["largest"], "orange"), (floor, L["floor"], "gray"))]
+    shapes = []
+    for key, color in {"subnormal": "purple", "zero": "red", "inf": "red"}.items():
         if chain[key] is not None:
-            fig.add_vline(x=chain[key], line={"color": color, "dash": "dash"})
-            fig.add_scatter(x=[chain[key]], y=[chain["float64"][chain[key]]], mode="markers",
-                            marker={"color": color, "size": 11, "symbol": "x"},
-                            name=L["at"].format(label=L[key], k=chain[key]))
-    fig.update_yaxes(type="log", title_text=L["y"].format(w=f"{w:g}"), exponentformat="power")
-    _log_ticks(fig, np.r_[np.abs(chain["float64"]), np.abs(chain["float32"]), tiny, big, floor])  # ~80 dec.
-    _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], legend=LEGEND_BELOW)
-    return style(fig)
+            shapes.append(_vline(chain[key], {"color": color, "dash": "dash"}))
+            data.append({"type": "scatter", "marker": {"color": color, "size": 11, "symbol": "x"},
+                         "mode": "markers", "name": L["at"].format(label=L[key], k=chain[key]),
+                         "x": native([chain[key]]), "y": native([chain["float64"][chain[key]]])})
+    values = np.r_[np.abs(chain["float64"]), np.abs(chain["float32"]), tiny, big, floor]  # ~80 decades
+    layout = {"yaxis": _log_y(L["y"].format(w=f"{w:g}"), values),
+              "xaxis": _whole_number_axis(int(k[-1]) if len(k) else 0) | {"title": {"text": L["x"]}},
+              "title": {"text": L["title"].format(w=f"{w:g}")}, "legend": dict(LEGEND_BELOW)}
+    if shapes:
+        layout["shapes"] = shapes
+    return style(plain_figure(data, layout))
 
 
-def _whole_number_axis(fig, largest: int) -> None:
-    """An x axis of step counts: whole numbers only (no 0.5 steps), every step when few."""
-    if largest <= 12:
-        fig.update_xaxes(tick0=0, dtick=1)
-    else:
-        fig.update_xaxes(tickformat="d")
+def _vline(x, line: dict) -> dict:
+    """A vertical line across the plot at x, the shape add_vline(x=x, line=line) writes."""
+    return {"line": line, "type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
+
+
+def _whole_number_axis(largest: int) -> dict:
+    """x axis settings for step counts: whole numbers only (no 0.5 steps), every step when few."""
+    return {"tick0": 0, "dtick": 1} if largest <= 12 else {"tickformat": "d"}
 
 
 SCALAR_LABELS = {"hover": "after %{x} steps: %{text}", "y": "w^k (log scale)",
@@ -307,29 +336,30 @@ def scalar_chain_plot(products, w: float, labels: dict | None = None, bound=None
     0.5 (plotly's log ticks inside one decade would show only the leading digit). `bound`: |w|^k
     drawn as a dashed line over it (the product of a tanh RNN stays under it); |product| is drawn."""
     L = {**SCALAR_LABELS, **(labels or {})}
-    products = np.abs(np.asarray(products, dtype=float))
+    products = np.abs(np.asarray(products, dtype=float))  # (n + 1,)
     k = np.arange(len(products))
-    fig = go.Figure(go.Scatter(x=k, y=_positive(products), mode="lines+markers+text",
-                               text=np.vectorize(num)(products), textposition="top right",
-                               name=L.get("product", "product"), showlegend=bound is not None,
-                               hovertemplate=L["hover"] + "<extra></extra>"))
+    data = [{"type": "scatter", "hovertemplate": L["hover"] + "<extra></extra>", "mode": "lines+markers+text",
+             "name": L.get("product", "product"), "showlegend": bound is not None,
+             "text": np.vectorize(num)(products), "textposition": "top right", "x": k,
+             "y": _positive(products)}]
+    layout = {"title": {"text": L["title"].format(w=f"{w:g}")}, "height": 360}
     if bound is not None:  # two curves: ticks one per decade (or written out inside one decade)
-        bound = np.asarray(bound, dtype=float)
-        fig.add_scatter(x=k, y=_positive(bound), mode="lines", name=L.get("bound", "|w|^k"),
-                        line={"dash": "dash", "color": "#444444"},
-                        hovertemplate=L.get("bound", "|w|^k") + ": %{y:.4g}<extra></extra>")
-        fig.update_yaxes(type="log", title_text=L["y"])
-        _log_ticks(fig, np.r_[products, bound])
-        fig.update_layout(legend={"orientation": "h", "y": -0.3})
+        bound = np.asarray(bound, dtype=float)  # (n + 1,)
+        name = L.get("bound", "|w|^k")
+        data.append({"type": "scatter", "hovertemplate": name + ": %{y:.4g}<extra></extra>",
+                     "line": {"color": "#444444", "dash": "dash"}, "mode": "lines", "name": name, "x": k,
+                     "y": _positive(bound)})
+        layout |= {"yaxis": _log_y(L["y"], np.r_[products, bound], exponent=False),
+                   "legend": {"orientation": "h", "y": -0.3}}
     else:
         ticks = _positive(products)
         ticks = ticks[np.isfinite(ticks)]
         if len(ticks) > 8:  # keep the labels apart: every few steps, the last one always
             ticks = ticks[np.unique(np.r_[np.linspace(0, len(ticks) - 1, 6).round().astype(int)])]
-        fig.update_yaxes(type="log", title_text=L["y"], tickvals=ticks, ticktext=[num(v) for v in ticks])
-    fig.update_layout(title={"text": L["title"].format(w=f"{w:g}")}, xaxis_title=L["x"], height=360)
-    _whole_number_axis(fig, int(k[-1]) if len(k) else 0)
-    return style(fig)
+        layout["yaxis"] = {"title": {"text": L["y"]}, "type": "log", "tickvals": ticks,
+                           "ticktext": [num(v) for v in ticks]}
+    layout["xaxis"] = {"title": {"text": L["x"]}} | _whole_number_axis(int(k[-1]) if len(k) else 0)
+    return style(plain_figure(data, layout))
 
 
 SWEEP_LABELS = {"x": "sequence length T", "y": "gradient norm (log scale)",
@@ -339,16 +369,13 @@ SWEEP_LABELS = {"x": "sequence length T", "y": "gradient norm (log scale)",
 def t_sweep_plot(rows, labels: dict | None = None, names: dict | None = None) -> go.Figure:
     """One line per column of rows (but T) against T; names maps a column to its legend text."""
     L = {**SWEEP_LABELS, **(labels or {})}
-    Ts = [r["T"] for r in rows]
-    fig = go.Figure()
-    for key in [k for k in rows[0] if k != "T"]:
-        fig.add_scatter(x=Ts, y=[r[key] for r in rows], mode="lines+markers",
-                        name=(names or {}).get(key, key))
-    fig.update_xaxes(type="log", tickvals=Ts, title_text=L["x"])
-    fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
-    _log_ticks(fig, [r[key] for r in rows for key in r if key != "T"])
-    fig.update_layout(title={"text": L["title"]}, legend=LEGEND_BELOW)
-    return style(fig)
+    Ts = _column(rows, "T")
+    data = [{"type": "scatter", "mode": "lines+markers", "name": (names or {}).get(key, key), "x": Ts,
+             "y": _column(rows, key)} for key in [k for k in rows[0] if k != "T"]]
+    layout = {"xaxis": {"title": {"text": L["x"]}, "type": "log", "tickvals": list(Ts)},
+              "yaxis": _log_y(L["y"], [r[key] for r in rows for key in r if key != "T"]),
+              "title": {"text": L["title"]}, "legend": dict(LEGEND_BELOW)}
+    return style(plain_figure(data, layout))
 
 
 CLIP_LABELS = {"before": "before", "after": "after", "norm": "gradient norm",
@@ -360,17 +387,16 @@ def clip_bar(before: float, after: float, max_norm: float, labels: dict | None =
     """The norm before and after clipping as two points on a log axis (no bars: a bar's length
     on a log axis means nothing), with max_norm as a dashed line across the plot."""
     L = {**CLIP_LABELS, **(labels or {})}
-    fig = go.Figure(go.Scatter(x=[L["before"], L["after"]], y=[before, after], mode="markers+text",
-                               text=[num(before), num(after)], textposition="middle right",
-                               marker={"size": 14, "color": "#4c78a8"}, name=L["norm"]))
-    fig.add_shape(type="line", xref="paper", x0=0, x1=1, yref="y", y0=max_norm, y1=max_norm,
-                  line={"color": "red", "dash": "dash"}, name=L["max_norm"].format(v=f"{max_norm:g}"),
-                  showlegend=True)
-    fig.update_yaxes(type="log", title_text=L["y"], exponentformat="power")
-    _log_ticks(fig, [before, after, max_norm])
-    fig.update_xaxes(range=[-0.5, 1.5])  # room around the two points
-    fig.update_layout(title={"text": L["title"]}, height=380, legend=LEGEND_BELOW)
-    return style(fig)
+    data = [{"type": "scatter", "marker": {"color": "#4c78a8", "size": 14}, "mode": "markers+text",
+             "name": L["norm"], "text": [num(before), num(after)], "textposition": "middle right",
+             "x": [L["before"], L["after"]], "y": native([before, after])}]
+    line = {"line": {"color": "red", "dash": "dash"}, "name": L["max_norm"].format(v=f"{max_norm:g}"),
+            "showlegend": True, "type": "line", "x0": 0, "x1": 1, "xref": "paper", "y0": max_norm,
+            "y1": max_norm, "yref": "y"}  # the shape add_shape writes: across the plot at max_norm
+    layout = {"shapes": [line], "yaxis": _log_y(L["y"], [before, after, max_norm]),
+              "xaxis": {"range": [-0.5, 1.5]},  # room around the two points
+              "title": {"text": L["title"]}, "height": 380, "legend": dict(LEGEND_BELOW)}
+    return style(plain_figure(data, layout))
 
 
 STRIP_LABELS = {"factor": "log10 ‖J_k‖", "slope": "mean slope", "running": "log10 ‖J_k ⋯ J_{t+1}‖",
@@ -387,26 +413,28 @@ def factor_strip(rows, s: int, t: int, largest_drop, start: float, what_if=None,
     L = {**STRIP_LABELS, **(labels or {})}
     L |= {k: plain_math(L[k]) for k in ("factor", "slope", "running", "x")}  # ‖Jₖ ⋯ Jₜ₊₁‖, not J_{t+1}
     ks = [f"J{sub(r['k'] + 1)}" for r in rows]
-    fig = subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
-                   row_heights=[0.28, 0.22, 0.5])
-    fig.add_scatter(x=ks, y=_log10([r["factor"] for r in rows]), mode="markers", name=L["factor"],
-                    marker={"color": "#555", "symbol": "square", "size": 8}, row=1, col=1)
-    fig.add_scatter(x=ks, y=[r["slope"] for r in rows], mode="markers", name=L["slope"],
-                    marker={"color": "#2ca02c", "size": 8}, row=2, col=1)
-    fig.add_scatter(x=ks, y=[r["log10"] for r in rows], mode="lines+markers",
-                    name=L["running"], line={"color": "#1f77b4"}, row=3, col=1)
+    layout = _grid_layout(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                          row_heights=[0.28, 0.22, 0.5])
+    data = [{"type": "scatter", "marker": {"color": "#555", "size": 8, "symbol": "square"}, "mode": "markers",
+             "name": L["factor"], "x": ks, "y": _log10([r["factor"] for r in rows]), **_axes(1)},
+            {"type": "scatter", "marker": {"color": "#2ca02c", "size": 8}, "mode": "markers",
+             "name": L["slope"], "x": ks, "y": _column(rows, "slope"), **_axes(2)},
+            {"type": "scatter", "line": {"color": "#1f77b4"}, "mode": "lines+markers", "name": L["running"],
+             "x": ks, "y": _column(rows, "log10"), **_axes(3)}]
     if what_if is not None:
-        fig.add_scatter(x=ks, y=[r["log10"] for r in what_if], mode="lines",
-                        name=L["what_if"], line={"color": "#ff7f0e", "dash": "dash"}, row=3, col=1)
-    fig.add_hline(y=start, line={"color": "#999", "dash": "dot"}, row=3, col=1)
+        data.append({"type": "scatter", "line": {"color": "#ff7f0e", "dash": "dash"}, "mode": "lines",
+                     "name": L["what_if"], "x": ks, "y": _column(what_if, "log10"), **_axes(3)})
     if largest_drop is not None:
-        r = rows[largest_drop]
-        fig.add_scatter(x=[ks[largest_drop]], y=[r["log10"]], mode="markers", name=L["drop"],
-                        marker={"color": "#d62728", "size": 14, "symbol": "x"}, row=3, col=1)
-    fig.update_yaxes(title_text="log10", row=1, col=1)
-    fig.update_yaxes(title_text=L["slope"], rangemode="tozero", row=2, col=1)
-    fig.update_yaxes(title_text="log10", row=3, col=1)
-    fig.update_xaxes(type="category", title_text=L["x"], row=3, col=1)
-    fig.update_layout(title={"text": L["title"].format(s=s + 1, t=t + 1, n=len(rows))}, height=520,
-                      legend=LEGEND_BELOW, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    return style(fig)
+        data.append({"type": "scatter", "marker": {"color": "#d62728", "size": 14, "symbol": "x"},
+                     "mode": "markers", "name": L["drop"], "x": [ks[largest_drop]],
+                     "y": native([rows[largest_drop]["log10"]]), **_axes(3)})
+    # the line at log10 ||I|| across the lowest panel: the shape add_hline(row=3, col=1) writes
+    start_line = {"line": {"color": "#999", "dash": "dot"}, "type": "line", "x0": 0, "x1": 1,
+                  "y0": start, "y1": start, "xref": "x3 domain", "yref": "y3"}
+    update = {"shapes": [start_line], "yaxis": {"title": {"text": "log10"}},
+              "yaxis2": {"title": {"text": L["slope"]}, "rangemode": "tozero"},
+              "yaxis3": {"title": {"text": "log10"}},
+              "xaxis3": {"title": {"text": L["x"]}, "type": "category"},
+              "title": {"text": L["title"].format(s=s + 1, t=t + 1, n=len(rows))}, "height": 520,
+              "legend": dict(LEGEND_BELOW), "margin": {"l": 10, "r": 10, "t": 50, "b": 10}}
+    return style(plain_figure(data, merged(layout, update)))

@@ -1,6 +1,13 @@
 """Shared figure pieces: the one figure style (margins, dark axis text, log ticks, grouped
-legends), labelled heatmaps that survive NaN and inf, axis labels for steps."""
+legends), labelled heatmaps that survive NaN and inf, axis labels for steps.
+
+Built from plain dicts, not plotly's validated API (update_layout, update_yaxes, go.Heatmap(...)
+validate every property: a third of the server's time under load); each is held to the JSON the
+validated way gave (tests/core/figures/test_plain_output.py)."""
 from __future__ import annotations
+
+import contextlib
+import functools
 
 import numpy as np
 import plotly.graph_objects as go
@@ -33,24 +40,54 @@ def heatmap(z, x, y, title: str, x_title: str, y_title: str, colorbar: str,
 
     blank_note replaces the automatic legend for blank cells (e.g. "above the diagonal: no path").
     """
-    z = np.asarray(z, dtype=float)
-    text = np.vectorize(num)(z) if z.size else z.astype(str)
-    shown = np.where(np.isfinite(z), z, np.nan)
-    fig = go.Figure(go.Heatmap(
-        z=shown, x=list(x), y=list(y), customdata=text, colorscale=colorscale, zmid=zmid,
-        colorbar={"title": {"text": colorbar, "font": {"color": AXIS_TEXT}},
-                  "tickfont": {"color": AXIS_TEXT, "size": AXIS_FONT_PX}},
-        hovertemplate=(f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}"
-                       "<extra></extra>"),
-    ))
-    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title)
+    trace, layout = _heatmap_parts(z, x, y, x_title, y_title, colorbar, colorscale, zmid, hover_name,
+                                   blank_note)
+    return style(go.Figure({"data": [trace], "layout": layout}, _validate=False), title)
+
+
+def _heatmap_parts(z, x, y, x_title: str, y_title: str, colorbar: str, colorscale: str = "RdBu",
+                   zmid: float | None = 0.0, hover_name: str = "value",
+                   blank_note: str | None = None) -> tuple[dict, dict]:
+    """heatmap()'s trace and layout as plain dicts, before the style: the values and the nesting
+    (key order included) that go.Heatmap(...), update_layout and update_xaxes gave."""
+    z = np.asarray(z, dtype=float)  # (rows, cols)
+    text = np.vectorize(num)(z) if z.size else z.astype(str)  # (rows, cols) exact values
+    trace = {"type": "heatmap", "z": np.where(np.isfinite(z), z, np.nan), "x": native(x), "y": native(y),
+             "customdata": text,
+             "colorbar": {"tickfont": {"color": AXIS_TEXT, "size": AXIS_FONT_PX},
+                          "title": {"font": {"color": AXIS_TEXT}, "text": colorbar}},
+             "hovertemplate": (f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{hover_name}: %{{customdata}}"
+                               "<extra></extra>")}
+    if colorscale is not None:
+        trace["colorscale"] = validated_colorscale(colorscale)
+    if zmid is not None:
+        trace["zmid"] = zmid
+    layout = {"xaxis": {"title": {"text": x_title}, "type": "category"},
+              "yaxis": {"title": {"text": y_title}, "autorange": "reversed", "type": "category"}}
     note = nonfinite_note(z) if blank_note is None else blank_note
     if note:
-        fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom",
-                           showarrow=False, font={"size": 12, "color": MUTED_TEXT})
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category")
-    return style(fig, title)
+        layout["annotations"] = [{"font": {"color": MUTED_TEXT, "size": 12}, "showarrow": False, "text": note,
+                                  "x": 0, "xref": "paper", "y": 1.0, "yanchor": "bottom", "yref": "paper"}]
+    return trace, layout
+
+
+def native(values) -> list:
+    """A list of the values with Python scalars in place of numpy ones, as plotly's validation
+    writes a list of data (np.float32(0.1) would be written 0.1, not 0.10000000149011612)."""
+    return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
+def validated_colorscale(scale) -> list:
+    """A colour scale as validation writes it: a name becomes its [[0.0, "rgb(...)"], ...] list."""
+    if isinstance(scale, str):
+        return [list(step) for step in _named_scale(scale)]
+    return go.Heatmap(colorscale=scale).to_plotly_json()["colorscale"]
+
+
+@functools.lru_cache(maxsize=64)
+def _named_scale(name: str) -> tuple:
+    """A named colour scale as validation writes it, made once per name."""
+    return tuple(tuple(step) for step in go.Heatmap(colorscale=name).to_plotly_json()["colorscale"])
 
 
 # ---- the shared figure style ------------------------------------------------------------------
@@ -65,17 +102,14 @@ LEGEND_MAX_ITEMS = 8    # more series than this: the legend groups them (group_l
 
 
 def style(fig: go.Figure, title: str | None = None, height: int | None = None,
-          top: int = MARGIN["t"], bottom: int = MARGIN["b"]) -> go.Figure:
+          top: int = MARGIN["t"], bottom: int = MARGIN["b"], layout: dict | None = None) -> go.Figure:
     """The one look of every figure: small margins, dark 12 px axis text (ticks and titles on
     every subplot; the title, legend and any other text as dark, at least 4.5:1 on white),
     readable log ticks on log axes, a grouped legend when there are many series. Returns the
-    styled figure, a new one (built without validation; `fig` is left as it was)."""
-    layout = {"margin": {**MARGIN, "t": top, "b": bottom}, "font": {"color": AXIS_TEXT},
-              "legend": {"font": {"color": AXIS_TEXT}}, "title": {"font": {"color": AXIS_TEXT}}}
-    if title is not None:
-        layout["title"]["text"] = title
-    if height is not None:
-        layout["height"] = height
+    styled figure, a new one (built without validation; `fig` is left as it was).
+
+    layout: plain layout settings written into the figure's layout first, as one
+    fig.update_layout(layout) would (see updated): axis titles, ranges ... without validation."""
     font = {"color": AXIS_TEXT, "size": AXIS_FONT_PX}
     axis = {"tickfont": font, "title": {"font": {"color": AXIS_TEXT, "size": AXIS_FONT_PX + 1}},
             "exponentformat": "power"}  # one exponent style on every axis: 10⁻⁵, never "10μ"
@@ -83,18 +117,25 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
     # made by grid.subplots) is no setting
     given = {k: v for k, v in fig.layout.to_plotly_json().items() if not (isinstance(v, (tuple, list))
                                                                           and not v)}
+    given = updated(given, layout or {})
+    look = {"margin": {**MARGIN, "t": top, "b": bottom}, "font": {"color": AXIS_TEXT},
+            "legend": {"font": {"color": AXIS_TEXT}}, "title": {"font": {"color": AXIS_TEXT}}}
+    if title is not None:
+        look["title"]["text"] = title
+    if height is not None:
+        look["height"] = height
     for name in _axis_names(given):
-        layout[name] = axis if given.get(name, {}).get("type") != "log" or "dtick" in given[name] \
+        look[name] = axis if given.get(name, {}).get("type") != "log" or "dtick" in given[name] \
             else {**axis, **log_ticks()}
     notes = given.get("annotations") or []  # subplot titles: as dark as the axes (explicit colours kept)
     if any((n.get("font") or {}).get("color") is None for n in notes):
-        layout["annotations"] = [n if (n.get("font") or {}).get("color") is not None
-                                 else {**n, "font": {**(n.get("font") or {}), "color": AXIS_TEXT}}
-                                 for n in notes]
+        look["annotations"] = [n if (n.get("font") or {}).get("color") is not None
+                               else {**n, "font": {**(n.get("font") or {}), "color": AXIS_TEXT}}
+                               for n in notes]
     given = _own_template(given, {tr.type for tr in fig.data})
     # Merged as plain dicts and rebuilt without validation (the figure was validated as it was
     # built; the style is constants): plotly's validated update_layout cost 40 ms a figure (issue 24).
-    styled = go.Figure(data=fig.data, layout=merged(given, layout), _validate=False)
+    styled = go.Figure(data=fig.data, layout=merged(given, look), _validate=False)
     group_legend(styled)
     return styled
 
@@ -121,6 +162,28 @@ def merged(base: dict, update: dict) -> dict:
         out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) \
             else value
     return out
+
+
+def updated(base: dict, update: dict) -> dict:
+    """`update` written into `base` as plotly's update_layout / update_yaxes write it: nested
+    dicts merge; in each dict a key already there keeps its place, then come the new nested dicts
+    and last the new values, each in update's order (plotly makes a nested object as it reaches
+    it and sets the values at the end of the update). Neither argument is changed."""
+    out = dict(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and _sets_a_value(value) and not isinstance(out.get(key), dict):
+            out[key] = {}
+    for key, value in update.items():
+        if not isinstance(value, dict):
+            out[key] = value
+        elif key in out:
+            out[key] = updated(out[key], value)
+    return out
+
+
+def _sets_a_value(update: dict) -> bool:
+    """Whether a nested update sets anything (plotly makes no object for an empty one)."""
+    return any(_sets_a_value(v) if isinstance(v, dict) else True for v in update.values())
 
 
 def contrast(fg: str, bg: str = "#FFFFFF") -> float:
@@ -153,12 +216,49 @@ def _log_ticks(axis) -> None:
 
 
 def log_axis(fig: go.Figure, values, axis: str = "y", **where) -> go.Figure:
-    """Make one axis logarithmic with readable ticks, spaced for the positive finite `values`."""
+    """Make one axis logarithmic with readable ticks, spaced for the positive finite `values`.
+    where: as update_yaxes takes them, row / col (default: every x or y axis) and other axis
+    settings (title_text=...). `fig` is changed and returned; the settings are written as plain
+    dicts, as update_yaxes would write them (plotly's validated update cost 1.2 ms an axis)."""
+    cell = {k: where.pop(k) for k in ("row", "col", "secondary_y") if k in where}
+    settings = {**log_ticks_of(values), **_nested(where)}
+    for ax in (fig.select_xaxes if axis == "x" else fig.select_yaxes)(**cell):
+        new = updated(ax.to_plotly_json(), settings)
+        with _unvalidated(ax):
+            for key in (k for k in new if k in settings):  # in new's order: a new key goes last
+                ax[key] = new[key]
+    return fig
+
+
+def log_ticks_of(values) -> dict:
+    """log_ticks() spaced for the positive finite `values` (a tick every power of ten up to 12
+    decades): the settings of a log axis over them."""
     v = np.asarray(values, dtype=float).ravel()
     v = v[np.isfinite(v) & (v > 0)]
-    span = float(np.log10(v.max() / v.min())) if v.size else None
-    (fig.update_xaxes if axis == "x" else fig.update_yaxes)(**log_ticks(span), **where)
-    return fig
+    return log_ticks(float(np.log10(v.max() / v.min())) if v.size else None)
+
+
+def _nested(settings: dict) -> dict:
+    """{"title_text": "t"} as {"title": {"text": "t"}}: plotly's magic underscores as nested dicts."""
+    out: dict = {}
+    for key, value in settings.items():
+        *path, last = key.split("_")
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+
+
+@contextlib.contextmanager
+def _unvalidated(obj):
+    """Set properties of a plotly object as they are given, without validation (as plotly sets
+    a figure's default template); validation is back on afterwards."""
+    was, obj._validate = obj._validate, False
+    try:
+        yield obj
+    finally:
+        obj._validate = was
 
 
 def group_legend(fig: go.Figure, max_items: int = LEGEND_MAX_ITEMS) -> go.Figure:

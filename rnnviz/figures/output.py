@@ -1,11 +1,14 @@
 """Figures for the output page: p_t and p_t - y_t, top-k per step, per-token loss,
-a padded batch's loss and mask, and what one gradient step on W_o, b_o does."""
+a padded batch's loss and mask, and what one gradient step on W_o, b_o does.
+
+Traces and axis settings are plain dicts (plotly's validated update_xaxes / update_yaxes cost
+1-2 ms a call); each figure is held to the JSON the validated way gave (tests/core/figures)."""
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.common import heatmap, log_axis, style
+from rnnviz.figures.common import heatmap, log_ticks_of, native, style
 from rnnviz.formatting import num
 
 from .grid import plain_figure, subplots
@@ -14,8 +17,17 @@ TARGET_COLOR, OTHER_COLOR, AFTER_COLOR = "#d62728", "#1f77b4", "#ff7f0e"
 MAX_TEXT_ROWS, MAX_TEXT_COLS = 50, 30  # beyond this, cell labels would overlap: hover instead
 
 
-def _layout(fig: go.Figure, title: str, height: int = 380) -> go.Figure:
-    return style(fig, title, height, top=60)
+def _layout(fig: go.Figure, title: str, height: int = 380, layout: dict | None = None) -> go.Figure:
+    """The page's style; layout: the figure's own settings, written in first (see style)."""
+    return style(fig, title, height, top=60, layout=layout)
+
+
+def _two_panels(x_title: str, y_titles: tuple[str, str], **axes) -> dict:
+    """The layout settings of a 1 x 2 grid: both x axes category axes titled x_title, the y axis
+    of panel i titled y_titles[i - 1] with the further settings axes[f"yaxis{i}"], no legend."""
+    x = {"title": {"text": x_title}, "type": "category"}
+    y = [{"title": {"text": t}, **axes.get(f"yaxis{i + 1}", {})} for i, t in enumerate(y_titles)]
+    return {"xaxis": x, "xaxis2": x, "yaxis": y[0], "yaxis2": y[1], "showlegend": False}
 
 
 def _label(labels: dict | None, name: str, default: str) -> str:
@@ -35,12 +47,10 @@ def prob_and_grad_bars(labels, p, p_minus_y, target: int | None, title: str,
             for col, vals, name, what in ((1, p, "p_t", "p"), (2, p_minus_y, "p_t - y_t", "p - y"))]
     fig = subplots(rows=1, cols=2, data=bars, subplot_titles=(
         _label(text, "p_panel", "p_t = softmax(z_t)"), _label(text, "grad_panel", "dL_t/dz_t = p_t - y_t")))
-    fig.update_xaxes(title_text=_label(text, "x", "next token (red: the target)"), type="category")
-    fig.update_yaxes(title_text=_label(text, "p_axis", "probability"), range=[0, 1], row=1, col=1)
-    fig.update_yaxes(title_text=_label(text, "grad_axis", "gradient (per logit)"), range=[-1, 1],
-                     row=1, col=2)
-    fig.update_layout(showlegend=False)
-    return _layout(fig, title)
+    y_titles = (_label(text, "p_axis", "probability"), _label(text, "grad_axis", "gradient (per logit)"))
+    layout = _two_panels(_label(text, "x", "next token (red: the target)"), y_titles,
+                         yaxis1={"range": [0, 1]}, yaxis2={"range": [-1, 1]})
+    return _layout(fig, title, layout=layout)
 
 
 def topk_heatmap(top_labels, top_p, step_names, title: str, text: dict | None = None) -> go.Figure:
@@ -68,15 +78,15 @@ def topk_heatmap(top_labels, top_p, step_names, title: str, text: dict | None = 
 def loss_bars(step_names, loss_t, targets, valid, title: str, text: dict | None = None) -> go.Figure:
     """Per-token loss L_t = -ln p_t(target) in nats; steps without a target are left empty.
     text: x, y, target (hover)."""
-    loss = np.where(np.asarray(valid, bool), np.asarray(loss_t, float), np.nan)
+    loss = np.where(np.asarray(valid, bool), np.asarray(loss_t, float), np.nan)  # (T,)
     target = _label(text, "target", "target")
-    fig = go.Figure(go.Bar(x=list(step_names), y=loss, marker_color=OTHER_COLOR,
-                           customdata=np.stack([list(targets), [num(float(v)) for v in loss]], -1),
-                           hovertemplate=f"%{{x}}<br>{target}: %{{customdata[0]}}<br>"
-                                         "L_t = %{customdata[1]} nats<extra></extra>"))
-    fig.update_xaxes(title_text=_label(text, "x", "step t, input token"), type="category")
-    fig.update_yaxes(title_text=_label(text, "y", "L_t (nats)"), rangemode="tozero")
-    return _layout(fig, title, 340)
+    bar = {"type": "bar", "x": native(step_names), "y": loss, "marker": {"color": OTHER_COLOR},
+           "customdata": np.stack([list(targets), [num(float(v)) for v in loss]], -1),  # (T, 2) str
+           "hovertemplate": (f"%{{x}}<br>{target}: %{{customdata[0]}}<br>"
+                             "L_t = %{customdata[1]} nats<extra></extra>")}
+    layout = {"xaxis": {"title": {"text": _label(text, "x", "step t, input token")}, "type": "category"},
+              "yaxis": {"title": {"text": _label(text, "y", "L_t (nats)")}, "rangemode": "tozero"}}
+    return _layout(plain_figure([bar], layout), title, 340)
 
 
 def batch_loss_heatmap(loss_t, mask, targets_valid, row_names, title: str,
@@ -135,9 +145,7 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict
     fig = subplots(rows=1, cols=2, data=traces, subplot_titles=(
         _label(text, "dp_panel", "change of p_s(target_s), other steps"),
         _label(text, "moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
-    fig.update_xaxes(title_text=_label(text, "x", "step s (red: the step trained on)"), type="category")
-    fig.update_yaxes(title_text=_label(text, "dp_axis", "Δ probability"), row=1, col=1)
-    fig.update_yaxes(title_text=_label(text, "moved_axis", "total variation"), row=1, col=2)
-    log_axis(fig, moved, row=1, col=2)
-    fig.update_layout(showlegend=False)
-    return _layout(fig, title, 360)
+    y_titles = (_label(text, "dp_axis", "Δ probability"), _label(text, "moved_axis", "total variation"))
+    layout = _two_panels(_label(text, "x", "step s (red: the step trained on)"), y_titles,
+                         yaxis2=log_ticks_of(moved))  # the log axis, spaced for the moves
+    return _layout(fig, title, 360, layout=layout)

@@ -6,13 +6,22 @@ Why markers: Streamlit 1.67's st.plotly_chart(on_select=...) reports nothing for
 customdata. The markers repeat the heatmap's hover (its text and value), so the learner sees the
 same label as before. Only ui/cellpick.py uses this: switching to native heatmap selection later
 is one change there.
+
+The copy is built from plain dicts without plotly's validation (a copy of the figure and 768
+validated markers cost 20-25 ms a map); its JSON is what the validated way gave (a deep copy,
+add_scatter, update_layout: tests/core/figures/test_plain_output.py).
 """
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.validator_cache import ValidatorCache
+
+from .common import native
 
 MAX_POINTS = 4096  # above this many cells the layer is left out (the page's size budget); the
 #                    number inputs still choose any cell
@@ -22,43 +31,107 @@ def clickable(fig: go.Figure, chosen: tuple[int, int] | None = None, panel: int 
     """A copy of a heatmap figure with one invisible marker per cell (customdata [row, col] with
     0-based indices of z, and [row, col, panel] when the figure has several heatmaps side by side,
     panel = the heatmap's order among them) and, when `chosen` = (row, col) lies inside heatmap
-    `panel`, a ring on that cell. Too many cells: the copy has only the ring (see MAX_POINTS)."""
-    maps = [tr for tr in fig.data if tr.type == "heatmap"]  # read before copying (a copy holds
-    grids = [np.asarray(hm.z, dtype=float) for hm in maps]  # its arrays base64-encoded)
-    out = copy.deepcopy(fig)
+    `panel`, a ring on that cell. Too many cells: the copy has only the ring (see MAX_POINTS).
+    `fig` is left as it was."""
+    maps = [tr for tr in fig.data if tr.type == "heatmap"]
+    grids = [np.asarray(hm.z, dtype=float) for hm in maps]  # (rows, cols) each
+    spec = fig.to_plotly_json()  # a copy, arrays base64-encoded (as a deep copy of the figure holds them)
+    added = []
     several = len(maps) > 1
     if sum(z.size for z in grids) <= MAX_POINTS:
-        for i, (hm, z) in enumerate(zip(maps, grids)):
-            _layer(out, hm, z, i if several else None)
+        added += [_layer(hm, z, i if several else None) for i, (hm, z) in enumerate(zip(maps, grids))]
     if chosen is not None and 0 <= panel < len(maps):
         hm, (rows, cols) = maps[panel], grids[panel].shape
         if 0 <= chosen[0] < rows and 0 <= chosen[1] < cols:
-            for size, color in ((22, "white"), (17, "black")):  # white round black: seen on any colour
-                out.add_scatter(x=[list(hm.x)[chosen[1]]], y=[list(hm.y)[chosen[0]]], mode="markers",
-                                hoverinfo="skip", xaxis=hm.xaxis, yaxis=hm.yaxis,
-                                marker={"symbol": "square-open", "size": size, "color": color,
-                                        "line": {"width": 3, "color": color}},
-                                showlegend=False, name="")
-    out.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")
+            added += _rings(hm, chosen)
+    return _copy(fig, {**spec, "data": [*spec["data"], *added]})
+
+
+def _copy(fig: go.Figure, spec: dict) -> go.Figure:
+    """A figure of fig's grid from its JSON `spec` (plus traces), keys in the order a validated deep
+    copy has them, built without validation, with click selection and no drag."""
+    data = [as_validated(tr, _trace_class(tr.get("type", "scatter"))) for tr in spec["data"]]
+    out = go.Figure({"data": data, "layout": as_validated(spec["layout"], go.Layout),
+                     "_grid_ref": copy.deepcopy(fig._grid_ref), "_grid_str": fig._grid_str}, _validate=False)
+    out.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")  # raw: appended last
     return out
 
 
-def _layer(out: go.Figure, hm, z: np.ndarray, panel: int | None) -> None:
-    """The invisible markers over one heatmap, on its own axes, repeating its hover."""
+def _layer(hm, z: np.ndarray, panel: int | None) -> dict:
+    """The invisible markers over one heatmap (z: (rows, cols)), on its own axes, repeating its
+    hover: a plain scatter trace dict."""
     rows, cols = z.shape
-    x, y = list(hm.x), list(hm.y)
+    x, y = native(hm.x), native(hm.y)
     r, c = np.divmod(np.arange(rows * cols), cols)  # row-major, (n,) each
-    ids = np.stack([r, c] if panel is None else [r, c, np.full_like(r, panel)], 1).tolist()
-    text = np.asarray(hm.customdata, dtype=object).reshape(-1).tolist() if hm.customdata is not None else None
+    ids = np.stack([r, c] if panel is None else [r, c, np.full_like(r, panel)], 1).tolist()  # (n, 2|3)
     template = (hm.hovertemplate or "%{y} · %{x}<extra></extra>").replace(
         "%{customdata}", "%{text}").replace("%{z", "%{marker.color")
-    out.add_scatter(
-        x=[x[j] for j in c], y=[y[i] for i in r], mode="markers", xaxis=hm.xaxis, yaxis=hm.yaxis,
-        customdata=ids, text=text,
-        marker={"symbol": "square", "size": 14, "opacity": 0, "color": z.reshape(-1).tolist()},
-        selected={"marker": {"opacity": 0}}, unselected={"marker": {"opacity": 0}},
-        hovertemplate=template, showlegend=False, name="",
-    )
+    trace = {"type": "scatter", "x": [x[j] for j in c], "y": [y[i] for i in r], "mode": "markers",
+             "customdata": ids,
+             "marker": {"symbol": "square", "size": 14, "opacity": 0, "color": z.reshape(-1).tolist()},
+             "selected": {"marker": {"opacity": 0}}, "unselected": {"marker": {"opacity": 0}},
+             "hovertemplate": template, "showlegend": False, "name": ""}
+    if hm.customdata is not None:  # as text: the validated string array would write each as str
+        trace["text"] = [v if v is None or isinstance(v, str) else str(v)
+                         for v in native(np.asarray(hm.customdata, dtype=object).reshape(-1))]
+    return _on_axes(trace, hm)
+
+
+def _rings(hm, chosen: tuple[int, int]) -> list[dict]:
+    """A white square round a black one on the chosen cell: seen on any colour."""
+    x, y = native(hm.x)[chosen[1]], native(hm.y)[chosen[0]]
+    return [_on_axes({"type": "scatter", "x": [x], "y": [y], "mode": "markers", "hoverinfo": "skip",
+                      "marker": {"symbol": "square-open", "size": size, "color": color,
+                                 "line": {"width": 3, "color": color}},
+                      "showlegend": False, "name": ""}, hm)
+            for size, color in ((22, "white"), (17, "black"))]
+
+
+def _on_axes(trace: dict, hm) -> dict:
+    """The trace on the heatmap's own axes (a figure of several: x2, y2 ...)."""
+    return {**trace, **{k: v for k, v in (("xaxis", hm.xaxis), ("yaxis", hm.yaxis)) if v is not None}}
+
+
+# ---- what plotly's validation makes of a figure's JSON: the same values, keys in its order -------
+
+def as_validated(value: dict, cls) -> dict:
+    """A plotly JSON dict of a `cls` object (go.Layout, go.Heatmap ...) with its keys, at every
+    depth, in the order plotly's validation writes them (its constructor's order; a trace's type
+    and a layout's xaxis2, yaxis2 ... after them, in their own order). Values are kept: a figure's
+    JSON is already validated or held to what validation makes of it (tests/core/figures)."""
+    rank = _order(cls)
+    keys = sorted((k for k in value if k in rank), key=rank.__getitem__) + [k for k in value if k not in rank]
+    out = {}
+    for key in keys:
+        v, sub = value[key], _child(cls, key)
+        if sub is not None and isinstance(v, dict):
+            v = as_validated(v, sub)
+        elif sub is not None and isinstance(v, (list, tuple)):  # annotations, shapes, a template's traces
+            v = [as_validated(e, sub) if isinstance(e, dict) else e for e in v]
+        out[key] = v
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _order(cls) -> dict[str, int]:
+    """Property name -> its place among cls's constructor arguments (the order it writes them)."""
+    names = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "arg", "kwargs")]
+    return {name: i for i, name in enumerate(names)}
+
+
+@functools.lru_cache(maxsize=None)
+def _child(cls, name: str):
+    """The class of cls's compound property `name` (or of each element of a compound array), else None."""
+    try:
+        validator = ValidatorCache.get_validator(cls._path_str, name)
+    except (KeyError, TypeError):  # not a property (a typed array's dtype, say)
+        return None
+    return getattr(validator, "data_class", None)
+
+
+@functools.lru_cache(maxsize=None)
+def _trace_class(kind: str):
+    return ValidatorCache.get_validator("", "data").get_trace_class(kind)
 
 
 def picked(points) -> tuple[int, ...] | None:

@@ -7,6 +7,8 @@ import plotly.graph_objects as go
 
 from rnnviz.figures.common import step_labels, style
 
+from .grid import plain_figure
+
 CHOSEN, OTHER = "#d62728", "#9bb7d4"
 
 
@@ -17,11 +19,11 @@ def step_vector(v, unit: int, labels: dict, split: int | None = None) -> go.Figu
     H = len(v)
     names = [f"u{j + 1}" for j in range(H)] if split is None else (
         [f"→u{j + 1}" for j in range(split)] + [f"←u{j + 1}" for j in range(H - split)])
-    fig = go.Figure(go.Bar(x=names, y=v, marker_color=[CHOSEN if j == unit else OTHER for j in range(H)],
-                           hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
-    fig.update_layout(xaxis_title=labels["x"], yaxis_title=labels["y"])
-    fig.update_xaxes(type="category")
-    return style(fig, labels["title"], 300)
+    data = [{"type": "bar", "hovertemplate": "%{x}: %{y:.4f}<extra></extra>",
+             "marker": {"color": [CHOSEN if j == unit else OTHER for j in range(H)]}, "x": names, "y": v}]
+    layout = {"xaxis": {"title": {"text": labels["x"]}, "type": "category"},
+              "yaxis": {"title": {"text": labels["y"]}}}
+    return style(plain_figure(data, layout), labels["title"], 300)
 
 
 def change_bars(delta, tokens, labels: dict) -> go.Figure:
@@ -29,8 +31,7 @@ def change_bars(delta, tokens, labels: dict) -> go.Figure:
     Red below zero (the clamp made that token less likely), blue above."""
     d = np.asarray(delta, dtype=float)
     x = step_labels(tokens)[:len(d)]
-    fig = go.Figure(go.Bar(x=x, y=d, marker_color=[CHOSEN if v < 0 else "#1f77b4" for v in d],
-                           hovertemplate="%{x}: %{y:+.4f}<extra></extra>"))
-    fig.update_layout(yaxis_title=labels["y"])
-    fig.update_xaxes(type="category")
-    return style(fig, labels["title"], 320)
+    data = [{"type": "bar", "hovertemplate": "%{x}: %{y:+.4f}<extra></extra>",
+             "marker": {"color": [CHOSEN if v < 0 else "#1f77b4" for v in d]}, "x": x, "y": d}]
+    layout = {"yaxis": {"title": {"text": labels["y"]}}, "xaxis": {"type": "category"}}
+    return style(plain_figure(data, layout), labels["title"], 320)

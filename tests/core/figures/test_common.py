@@ -95,7 +95,7 @@ def _figure_builders():
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
                 src = ast.unparse(node)
-                if "go.Figure(" in src or "subplots(" in src:  # grid.subplots or make_subplots
+                if any(made in src for made in ("go.Figure(", "subplots(", "plain_figure(")):
                     yield path.name, node.name, src
 
 
