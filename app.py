@@ -6,7 +6,7 @@ import streamlit as st
 
 from rnnviz.serve.heap import freeze_startup_heap
 from rnnviz.serve.threads import one_thread_per_run
-from ui import checkpoint, classroom, lesson, navigation, sidebar, teacher
+from ui import cellpick, checkpoint, classroom, lesson, navigation, sidebar, teacher
 from ui.i18n import first_visit_lang, t
 
 one_thread_per_run()  # thread settings are no import side effect: set here, once
@@ -25,3 +25,4 @@ else:
     lesson.bar(nav.url_path)
     nav.run()
 sidebar.share_link(slots)  # last: the page's own widgets have put their values in the URL by now
+cellpick.link_settled()  # the address this run leaves: what a fragment rerun compares with

@@ -52,18 +52,33 @@ def _full_run_if_asked() -> None:
         st.rerun(scope="app")
 
 
-LINK_SEEN = "_cellpick_link_seen"
+LINK_SEEN = "_cellpick_link_seen"  # (ignored parameters, the address without them)
+
+
+def _address(ignore: tuple[str, ...]) -> dict:
+    return {k: st.query_params.get_all(k) for k in st.query_params if k not in ignore}
 
 
 def follow_link(ignore: tuple[str, ...] = ()) -> None:
     """At the end of a fragment: a fragment's own rerun that changed the address (a bound widget
     inside it) reruns the whole app once, so the sidebar's share link shows the change; a full
-    run only notes the address. ignore: parameters a timer moves (Play's step)."""
-    now = {k: st.query_params.get_all(k) for k in st.query_params if k not in ignore}
+    run only notes the address (and link_settled notes it again at the run's end). ignore:
+    parameters a timer moves (Play's step)."""
+    now = _address(ignore)
     seen = st.session_state.get(LINK_SEEN)
-    st.session_state[LINK_SEEN] = now
-    if seen is not None and now != seen and in_fragment_rerun():
+    st.session_state[LINK_SEEN] = (ignore, now)
+    if seen is not None and now != seen[1] and in_fragment_rerun():
         st.rerun(scope="app")
+
+
+def link_settled() -> None:
+    """At the end of a full run (app.py): the address as the whole run left it is what the next
+    fragment rerun compares with. A bound widget below the fragment may have changed it after
+    follow_link (page 2's second sentence after a new sentence); noted there only, the first step
+    move afterwards reran the whole page once."""
+    seen = st.session_state.get(LINK_SEEN)
+    if seen is not None and not in_fragment_rerun():
+        st.session_state[LINK_SEEN] = (seen[0], _address(seen[0]))
 
 
 def numbers(keys: tuple[str, str], labels: tuple[str, str], bounds,

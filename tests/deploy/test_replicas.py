@@ -84,6 +84,16 @@ async def scenario(cluster: Cluster) -> None:
     assert any(m.startswith("**Step 3 of") for m in moved.markdown)
     assert not any(m.startswith("**Step 3 of") for m in page.markdown)
     assert 0 < len(moved.markdown) < len(page.markdown)
+    # A new sentence: page 2's second sentence (a bound widget below the step fragment) keeps the
+    # old one and writes it to the address during the page's run; the next step move is still
+    # the fragment's run alone, not the whole page once more (cellpick.link_settled).
+    b.set_widget("text", sentences[1])
+    await b.rerun("")
+    page = await b.rerun("hidden")
+    b.set_widget("hid_step", [2])
+    moved = await b.rerun()
+    assert any(m.startswith("**Step 2 of") for m in moved.markdown)
+    assert 0 < len(moved.markdown) < len(page.markdown)
     await b.close()
 
     # Failover: stop r1 mid-session.
