@@ -90,7 +90,6 @@ WIDGET_KINDS = {"slider", "radio", "selectbox", "button", "checkbox", "button_gr
                 "text_input", "text_area", "select_slider", "toggle", "multiselect", "download_button",
                 "file_uploader"}
 MAX_REPEAT = 20
-CACHE_RUNS = 2  # the frontend drops a cached message not used in this many runs
 
 
 def pct(values, q: float) -> float:
@@ -102,12 +101,12 @@ def pct(values, q: float) -> float:
 
 
 class BenchSession(Session):
-    """A Session that counts the bytes of each run, keeps a browser's message cache, opens its
-    first page by URL path (page_name) and remembers every widget element by key."""
+    """A Session that counts the bytes of each run, keeps a browser's message cache (Session's,
+    browser=True), opens its first page by URL path (page_name) and remembers every widget
+    element by key."""
 
     def __init__(self, base: str, lang: str, timeout: float, extra: str = ""):
-        super().__init__(base, timeout=timeout, query=f"lang={lang}{extra}")
-        self.cache: dict[str, int] = {}   # hash -> run number it was last used in
+        super().__init__(base, timeout=timeout, query=f"lang={lang}{extra}", browser=True)
         self.elements: dict[str, tuple[str, object]] = {}  # key -> (kind, proto)
         self.fragments: dict[str, str] = {}  # key -> the fragment a widget is drawn in
         self.fragment_id = ""  # the next run: a fragment's rerun (as the browser asks for it)
@@ -117,7 +116,6 @@ class BenchSession(Session):
         cs = msg.rerun_script
         if not cs.page_script_hash:
             cs.page_name = page
-        cs.cached_message_hashes.extend(sorted(self.cache))
         if self.fragment_id:
             cs.fragment_id = self.fragment_id
 
@@ -129,7 +127,6 @@ class BenchSession(Session):
         if self.fragment_id:  # a fragment's run draws its own widgets; the others stay on screen
             self.seen |= seen
         run.bytes = self.bytes
-        self.cache = {h: n for h, n in self.cache.items() if self.runs - n < CACHE_RUNS}
         return run
 
     async def _read_until_finished(self, run) -> None:
@@ -138,11 +135,8 @@ class BenchSession(Session):
             self.bytes += len(raw)
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)
+            fwd = self._through_cache(raw, fwd)
             kind = fwd.WhichOneof("type")
-            if kind == "ref_hash":
-                self.cache[fwd.ref_hash] = self.runs
-            elif fwd.metadata.cacheable and fwd.hash:
-                self.cache[fwd.hash] = self.runs
             if kind == "new_session":
                 self.session_id = fwd.new_session.initialize.session_id or self.session_id
             elif kind == "navigation":

@@ -181,15 +181,9 @@ class Session:
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)
             kind = fwd.WhichOneof("type")
-            if self.browser and kind == "ref_hash" and fwd.ref_hash in self.cache:
-                ref = fwd.ref_hash
-                self.references += 1
-                self.cache[ref] = (self.runs, self.cache[ref][1])
-                fwd = ForwardMsg()  # the message it names, as the browser's cache gives it back
-                fwd.ParseFromString(self.cache[ref][1])
+            if self.browser:
+                fwd = self._through_cache(raw, fwd)
                 kind = fwd.WhichOneof("type")
-            elif self.browser and fwd.metadata.cacheable and fwd.hash:
-                self.cache[fwd.hash] = (self.runs, raw)
             if kind == "new_session":
                 self.session_id = fwd.new_session.initialize.session_id or self.session_id
             elif kind == "navigation":
@@ -205,6 +199,19 @@ class Session:
                 run.status = fwd.script_finished
                 if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     return
+
+    def _through_cache(self, raw: bytes, fwd: ForwardMsg) -> ForwardMsg:
+        """As the browser's message cache (browser=True): a cacheable message is kept for this
+        run; a reference to a kept one gives that message back."""
+        if fwd.WhichOneof("type") == "ref_hash" and fwd.ref_hash in self.cache:
+            ref = fwd.ref_hash
+            self.references += 1
+            self.cache[ref] = (self.runs, self.cache[ref][1])
+            fwd = ForwardMsg()
+            fwd.ParseFromString(self.cache[ref][1])
+        elif fwd.metadata.cacheable and fwd.hash:
+            self.cache[fwd.hash] = (self.runs, raw)
+        return fwd
 
     def _read_delta(self, delta, run: Run) -> None:
         if delta.WhichOneof("type") != "new_element":

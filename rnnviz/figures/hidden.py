@@ -163,13 +163,7 @@ def growth_plot(series: dict, w: float, h0: float, labels: dict | None = None) -
         axes |= {f"xaxis{n}": {"title": {"text": _label(labels, "x", "step t")}},
                  f"yaxis{n}": {"title": {"text": "h_t"}}}
     fig = subplots(rows=1, cols=len(names), subplot_titles=[f"φ = {n}" for n in names], data=data)
-    return style(_relaid(fig, axes), plain_math(f"h_t = φ({w:g}·h_{{t-1}}), h_0 = {h0:g}"), 340, top=70)
-
-
-def _relaid(fig: go.Figure, layout: dict) -> go.Figure:
-    """fig with `layout` written into its layout as update_layout would (plain dicts merged,
-    built without validation); fig is left as it was."""
-    return go.Figure(data=fig.data, layout=merged(fig.layout.to_plotly_json(), layout), _validate=False)
+    return style(fig, plain_math(f"h_t = φ({w:g}·h_{{t-1}}), h_0 = {h0:g}"), 340, top=70, layout=axes)
 
 
 def norms_plot(norms: dict, tokens, labels: dict | None = None) -> go.Figure:

@@ -132,16 +132,16 @@ def validated_moved_bars(step_names, dp_target, moved, chosen, title, text=None)
     dp_other = np.asarray(dp_target, float).copy()
     dp_other[chosen] = np.nan
     moved = np.asarray(moved, float)
-    traces = [{"type": "bar", "x": list(step_names), "y": dp_other, "marker": {"color": colors},
-               "customdata": [num(float(v)) for v in dp_target], "row": 1, "col": 1,
-               "hovertemplate": "%{x}<br>Δp(target) = %{customdata}<extra></extra>"},
-              {"type": "scatter", "x": list(step_names), "y": np.where(moved > 0, moved, np.nan),
-               "mode": "markers", "marker": {"color": colors, "size": 10}, "row": 1, "col": 2,
-               "customdata": [num(float(v)) for v in moved],
-               "hovertemplate": "%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>"}]
-    fig = validated_subplots(rows=1, cols=2, data=traces, subplot_titles=(
+    fig = validated_subplots(rows=1, cols=2, subplot_titles=(
         lab("dp_panel", "change of p_s(target_s), other steps"),
         lab("moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
+    fig.add_bar(x=list(step_names), y=dp_other, marker_color=colors, row=1, col=1,
+                customdata=[num(float(v)) for v in dp_target],
+                hovertemplate="%{x}<br>Δp(target) = %{customdata}<extra></extra>")
+    fig.add_scatter(x=list(step_names), y=np.where(moved > 0, moved, np.nan), mode="markers",
+                    marker={"color": colors, "size": 10}, row=1, col=2,
+                    customdata=[num(float(v)) for v in moved],
+                    hovertemplate="%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>")
     fig.update_xaxes(title_text=lab("x", "step s (red: the step trained on)"), type="category")
     fig.update_yaxes(title_text=lab("dp_axis", "Δ probability"), row=1, col=1)
     fig.update_yaxes(title_text=lab("moved_axis", "total variation"), row=1, col=2)
