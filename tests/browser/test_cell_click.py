@@ -82,7 +82,7 @@ def _open(browser, url: str, width: int = 1366, until: str | None = None):
 
 
 def test_click_on_page4_opens_the_cell_and_links_it(server, browser):
-    ctx, pg = _open(browser, f"{server}/bptt?model=default&text={TEXT}")
+    ctx, pg = _open(browser, f"{server}/bptt?model=default&text={TEXT}", until=".st-key-bptt_norms_chart")
     try:
         click_cell(pg, "bptt_norms_chart", 5, 1)  # s = 6, t = 2
         wait_value(pg, "bptt_cell_s", "6")
@@ -111,7 +111,8 @@ def test_click_on_page4_opens_the_cell_and_links_it(server, browser):
 
 
 def test_click_on_page2_opens_the_unit_and_links_it(server, browser):
-    ctx, pg = _open(browser, f"{server}/hidden?model=default&text={TEXT}")
+    ctx, pg = _open(browser, f"{server}/hidden?model=default&text={TEXT}",
+                    until=".st-key-hid_fig_heat_chart")
     try:
         click_cell(pg, "hid_fig_heat_chart", 2, 3)  # unit 3, step 4
         wait_value(pg, "hid_unit", "3")
