@@ -40,6 +40,7 @@ class Run:
     status: int | None = None
     options: dict = field(default_factory=dict)      # a radio's key -> its options as shown
     fragments: dict = field(default_factory=dict)    # auto-rerun fragment id -> interval (s)
+    starts: int = 0   # script runs the server began for this request (a run cut short counts)
 
     def text(self) -> str:
         return "\n".join(self.markdown + [b for _, b in self.alerts])
@@ -185,6 +186,7 @@ class Session:
                 fwd = self._through_cache(raw, fwd)
                 kind = fwd.WhichOneof("type")
             if kind == "new_session":
+                run.starts += 1
                 self.session_id = fwd.new_session.initialize.session_id or self.session_id
             elif kind == "navigation":
                 self.pages.update({p.url_pathname: p.page_script_hash

@@ -4,7 +4,7 @@ clipping, and the notes beside the app. J is computed once here and passed to ev
 from ui import session
 from ui.sections import bptt
 from ui.sections.bptt.steps import by_scale, by_step, fixed
-from ui.widgets import step_view
+from ui.widgets import StepParts
 
 session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 bptt.intro()
@@ -14,9 +14,10 @@ look = bptt.look_slot()  # filled below, at the W_h scale the slider holds
 bptt.toc()
 bptt.not_elman(cur)
 
-step_view(by_step, cur)  # the step, paths and recursion: a step move reruns these two parts
+steps = StepParts()  # one step fragment: a step move reruns these two parts
+steps.here(by_step, cur)  # the step, paths and recursion
 fixed(cur)  # shared weights, notation, the vector chain, the backward cost: not the step's
-step_view(by_scale, cur, J, look)  # the W_h scale to the distance view (and J_t at the step)
+steps.draw(by_scale, cur, J, look)  # the W_h scale to the distance view (and J_t at the step)
 bptt.scalar()
 bptt.precision()
 

@@ -8,11 +8,12 @@ labels come from; 2 one step written out (and, on the notes model, the notes' ow
 from ui import session
 from ui.sections import output
 from ui.sections.output.steps import by_step, by_step_below, fixed
-from ui.widgets import step_view
+from ui.widgets import StepParts
 
 cur = session.current()
 if output.intro(cur):  # a tagger predicts tags, not next tokens: the page says so and stops
-    step_view(by_step, cur)  # the step slider to the whole sentence: a step move reruns it ...
+    steps = StepParts()  # one step fragment: a step move reruns ...
+    steps.here(by_step, cur)  # ... the step slider to the whole sentence ...
     fixed(cur)  # (a padded batch and free generation do not depend on the step)
-    step_view(by_step_below, cur)  # ... and the gradient step
+    steps.draw(by_step_below, cur)  # ... and the gradient step
     output.by_hand()

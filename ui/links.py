@@ -24,7 +24,7 @@ from rnnviz.serve.links import (
 )
 
 from .i18n import t
-from .widgets import SHARE_VIEW, md_escape
+from .widgets import SHARE_BOX, SHARE_VIEW, md_escape
 
 # Widget keys whose values must survive a page that runs alone (see page_runs_alone).
 SIDEBAR_KEYS = ("model", "text", "lang")
@@ -219,7 +219,7 @@ def share_box(slot) -> None:
     # Opening the box reruns this fragment (on_change="rerun"): the link is computed from the URL
     # as it is then. A control inside a page's step fragment writes the URL but does not rerun
     # this box, so a link drawn before would miss it (emb_rule=wd after page 1's rule radio).
-    with slot.expander(t("links.share"), icon=":material/link:", key="share_box", on_change="rerun"):
+    with slot.expander(t("links.share"), icon=":material/link:", key=SHARE_BOX, on_change="rerun"):
         st.caption(t("links.share_help"))
         drawn = _drawn_widget_keys()
         keep = None if drawn is None else _Keep(drawn, claimed())

@@ -127,10 +127,14 @@ def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
 
 
 def share_step(key: str) -> None:
-    """From a step control's callback: the step in `key` is every page's step; rerun the page's
-    step fragment and the share link."""
+    """From a step control's callback: the step in `key` is every page's step. The control sits
+    in the page's one step fragment, so its move reruns that fragment already; the share link is
+    rerun with it only when its box is open (a closed box computes nothing, and opening it
+    computes the link from the URL then). A rerun asked for here would be a second run of the
+    fragment: the first, begun for the move, is cut short (35-95 ms of a move in Chromium)."""
     st.session_state[SHARED_STEP] = st.session_state[key]
-    rerun_step_view()
+    if st.session_state.get(SHARE_BOX):
+        rerun_step_view()
 
 
 # ---- a control reruns only what it drives --------------------------------------------------------
@@ -140,6 +144,7 @@ def share_step(key: str) -> None:
 
 STEP_VIEW = "step_view"    # fragment key of a page's step slider and the parts it drives
 SHARE_VIEW = "share_view"  # fragment key of the sidebar's share link
+SHARE_BOX = "share_box"    # widget key: the share link's expander, True while open
 STEP_PART = "step_part_"  # session keys: what a page's first step-view part hands to the later ones
 INPUT_KEYS = ("model", "text", "lang")  # what every part depends on (the sidebar's choices)
 
@@ -154,12 +159,39 @@ def step_view(draw: Callable, *args):
     fragment: a move of a widget inside reruns it alone. It draws with what the last full run
     gave it, so if the model, sentence or language changed since (page_inputs), it reruns the
     whole page instead: a part never shows one model's step with another's numbers.
-
-    A page may call it more than once, around sections the step does not drive: every call is
-    one call site of the one STEP_VIEW fragment, and a step move reruns them all, first to last
-    (Streamlit keeps a key's call sites in the order they were drawn). A later part reads the
-    step the first part drew with handed(), not from its arguments (they are the full run's)."""
+    A page calls it once; parts around sections the step does not drive: StepParts."""
     return _step_view(draw, page_inputs(), args)
+
+
+class StepParts:
+    """A page's step fragment in parts around sections the step does not drive, drawn by ONE
+    fragment call, so that a step move is one run of it (a fragment called twice is two call
+    sites: a move reruns the one that drew the slider, and the others only by a second run).
+
+        steps = StepParts()
+        steps.here(by_step, cur)        # marks the place of the slider's part
+        fixed(cur)                      # drawn once per page run
+        steps.draw(by_step_below, cur)  # every marked part in its place, then this one here
+
+    A marked part is drawn into its place by the fragment (a container made by the full run);
+    later parts read what the first handed on with handed(), as before."""
+
+    def __init__(self):
+        self.parts: list[tuple] = []  # (container, draw, args) in page order
+
+    def here(self, draw: Callable, *args) -> None:
+        self.parts.append((st.container(), draw, args))
+
+    def draw(self, draw: Callable, *args):
+        """Draw the marked parts in their places and draw(*args) here; returns its value."""
+        return step_view(_draw_parts, tuple(self.parts), draw, args)
+
+
+def _draw_parts(parts: tuple, draw: Callable, args: tuple):
+    for place, part, part_args in parts:
+        with place:
+            part(*part_args)
+    return draw(*args)
 
 
 def hand_on(name: str, value):

@@ -55,3 +55,19 @@ def test_a_control_inside_a_step_fragment_reaches_the_share_link(server, browser
         wait_ready(pg)
         assert "emb_rule=wd" in share_link(pg)
         assert not exceptions_on(pg)
+
+
+def test_an_open_share_box_follows_a_step_move(server, browser):
+    """A step move reruns the share link only while its box is open (widgets.share_step; a closed
+    box computes the link when opened, as above): open, the link follows the move, box still open."""
+    with page_at(browser, f"{server}/output?model=default&text={TEXT}&out_step=3") as pg:
+        _main_has(pg, "p_t(on) = ")
+        assert "out_step=3" in share_link(pg)  # opens the box
+        step_right(pg, "out_step")
+        _main_has(pg, "p_t(November) = ")
+        pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] "
+                             "[data-testid=\"stCode\"] code')?.innerText.includes('out_step=4')",
+                             timeout=60_000)
+        box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
+        assert box.locator("details[open]").count() == 1
+        assert not exceptions_on(pg)

@@ -1,0 +1,67 @@
+"""A step move is ONE run of the page's step fragment (issue 24), on a real `streamlit run`
+driven over Streamlit's websocket as a browser's page drives it (bench/stclient.py, browser=True).
+
+Pages 1, 3 and 4 draw their step fragment in parts around sections the step does not drive
+(ui/widgets.StepParts). A fragment called twice would be two call sites: the move reruns the one
+that drew the slider, and the other only after a second run was asked for, which cuts the first
+short (a run the server begins, then ends early: 35-95 ms of a move in Chromium). Here every move
+begins exactly one run, and that run draws the new step in every part and nothing of the page's
+other sections."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.appserver import app_server
+from bench.stclient import Session
+from tests.deploy.test_replicas import run_in_own_thread
+
+pytestmark = pytest.mark.deploy
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = "Arrive Taipei on November 2nd and leave Boston"
+
+# page, step slider, words the move to step 3 must draw (one per part, top to bottom)
+PARTS = {
+    "embedding": ("emb_step", ["**Lookup.** Step t = 3 reads “Taipei”", "**The same row as one-hot × E.** Write “Taipei”",
+                               "would add its two contributions"]),
+    "output": ("out_step", ["**Step 3: input “Taipei”, target “on”.**", "The gradient of $L_3$ reaches"]),
+    "bptt": ("bptt_step", ["At step 3 (“Taipei”)", "Here $\\|J_{3}\\|_2$ = "]),
+    "hidden": ("hid_step", ["**Step 3 of 9: the token “Taipei”.**"]),
+    "gates": ("gates_step", ['**Step t = 3, input "Taipei".**']),
+}
+
+
+def _index(markdown: list[str], words: str) -> int:
+    return next((i for i, m in enumerate(markdown) if words in m), -1)
+
+
+async def moves(url: str) -> dict:
+    s = Session(url, timeout=120, browser=True)
+    await s.connect()
+    await s.rerun("")
+    s.set_widget("text", TEXT)
+    await s.rerun("")
+    seen = {}
+    for page, (key, words) in PARTS.items():
+        full = await s.rerun(page)
+        s.set_widget(key, [3])
+        moved = await s.rerun()
+        seen[page] = (full, moved, [_index(moved.markdown, w) for w in words])
+    await s.close()
+    return seen
+
+
+def test_a_step_move_is_one_run_that_draws_every_part():
+    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
+        seen = {}
+
+        async def go():
+            seen.update(await moves(url))
+        run_in_own_thread(go())
+    for page, (full, moved, found) in seen.items():
+        assert full.starts == 1, (page, full.starts)
+        assert moved.starts == 1, f"{page}: the step move began {moved.starts} runs"
+        assert all(i >= 0 for i in found), (page, found, moved.markdown)
+        assert found == sorted(found), (page, found)  # the parts drawn in order, top to bottom
+        assert 0 < len(moved.markdown) < len(full.markdown), page  # the fragment alone
