@@ -174,7 +174,9 @@ class StepParts:
         steps.draw(by_step_below, cur)  # every marked part in its place, then this one here
 
     A marked part is drawn into its place by the fragment (a container made by the full run);
-    later parts read what the first handed on with handed(), as before."""
+    later parts read what the first handed on with handed(), as before. The last part is a
+    fragment of its own inside it: a control drawn there (page 1's update rule, page 4's W_h
+    scale) reruns that part alone; a step move reruns them all."""
 
     def __init__(self):
         self.parts: list[tuple] = []  # (container, draw, args) in page order
@@ -191,6 +193,15 @@ def _draw_parts(parts: tuple, draw: Callable, args: tuple):
     for place, part, part_args in parts:
         with place:
             part(*part_args)
+    return _last_part(draw, page_inputs(), args)
+
+
+@st.fragment
+def _last_part(draw: Callable, inputs: tuple, args: tuple):
+    """A page's last step part (StepParts.draw): drawn with the step fragment, and rerun alone
+    by a control inside it (then, as the step fragment, only with the inputs it was drawn for)."""
+    if stale(inputs):
+        st.rerun(scope="app")
     return draw(*args)
 
 

@@ -6,7 +6,7 @@ Pages 1, 3 and 4 draw their step fragment in parts around sections the step does
 that drew the slider, and the other only after a second run was asked for, which cuts the first
 short (a run the server begins, then ends early: 35-95 ms of a move in Chromium). Here every move
 begins exactly one run, and that run draws the new step in every part and nothing of the page's
-other sections."""
+other sections; a control inside the last part (page 1's learning rate) reruns that part alone."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -48,6 +48,9 @@ async def moves(url: str) -> dict:
         s.set_widget(key, [3])
         moved = await s.rerun()
         seen[page] = (full, moved, [_index(moved.markdown, w) for w in words])
+        if page == "embedding":  # a control inside the last part: that part alone
+            s.set_widget("emb_lr", [0.2])
+            seen["embedding lr"] = (moved, await s.rerun(), [])
     await s.close()
     return seen
 
@@ -59,6 +62,11 @@ def test_a_step_move_is_one_run_that_draws_every_part():
         async def go():
             seen.update(await moves(url))
         run_in_own_thread(go())
+    moved, lr, _ = seen.pop("embedding lr")
+    assert lr.starts == 1
+    assert any("lr = 0.2" in m for m in lr.markdown), lr.markdown
+    assert _index(lr.markdown, PARTS["embedding"][1][0]) == -1  # the step's first part: not redrawn
+    assert 0 < len(lr.markdown) < len(moved.markdown)
     for page, (full, moved, found) in seen.items():
         assert full.starts == 1, (page, full.starts)
         assert moved.starts == 1, f"{page}: the step move began {moved.starts} runs"

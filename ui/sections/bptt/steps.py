@@ -1,4 +1,4 @@
-"""Page 4's step fragment (ui/widgets.step_view) in two parts around the sections the step does
+"""Page 4's step fragment (ui/widgets.StepParts) in two parts around the sections the step does
 not drive: the step slider, where ∂L/∂h_t comes from and the delta recursion (by_step); the
 shared-weight sum, the notation key, the vector chain and the backward cost (between, drawn
 once per page run); then the W_h scale and every view it and the step drive, from the verdict

@@ -1,4 +1,4 @@
-"""Page 1's step fragment (ui/widgets.step_view) in three parts, around the sections the step
+"""Page 1's step fragment (ui/widgets.StepParts) in three parts, around the sections the step
 does not drive (drawn once per page run): the step slider, the guide and E[id] at the step
 (by_step); the vocabulary and E (lookup.vocabulary_and_E); one-hot x E at the step
 (by_step_onehot); nn.Linear, the shapes and a padded batch (fixed); the gradient, the update and similar words

@@ -1,4 +1,4 @@
-"""Page 3's step fragment (ui/widgets.step_view) in two parts around the sections the step does
+"""Page 3's step fragment (ui/widgets.StepParts) in two parts around the sections the step does
 not drive: the step slider to the whole sentence (by_step); a padded batch and free generation
 (between, drawn once per page run); the gradient step (by_step_below), which reads the step
 and k the first part handed on. The hand exercise below does not depend on the step."""
