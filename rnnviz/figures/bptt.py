@@ -72,7 +72,9 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     data = []  # plain trace dicts: one bar trace per loss (up to T), built without validation
     for s, row in zip(steps, parts):
         name = _math(L["direct"], s=s + 1) if s == t else _math(L["via"], s=s + 1, a=t + 2)
-        bar = {"type": "bar", "x": units, "y": row, "name": name,
+        # float32 on the wire: the hover reads customdata (4 digits of the float64 row), the
+        # height only draws (9 bars of 96 were 9 KB of a page-4 step move as float64)
+        bar = {"type": "bar", "x": units, "y": row.astype(np.float32), "name": name,
                "marker": {"color": DIRECT_COLOR if s == t else later_color(s + 1, lo, hi)}}
         if grouped and s != t:
             bar |= {"legendgroup": "later", "showlegend": s == later[0]}
