@@ -209,9 +209,7 @@ def _draw_parts(parts: tuple, draw: Callable, args: tuple):
 def _last_part(draw: Callable, inputs: tuple, args: tuple):
     """A page's last step part (StepParts.draw): drawn with the step fragment, and rerun alone
     by a control inside it (then, as the step fragment, only with the inputs it was drawn for)."""
-    if stale(inputs):
-        st.rerun(scope="app")
-    return draw(*args)
+    return _draw_fresh(draw, inputs, args)
 
 
 def hand_on(name: str, value):
@@ -228,6 +226,12 @@ def handed(name: str):
 
 @st.fragment(key=STEP_VIEW)
 def _step_view(draw: Callable, inputs: tuple, args: tuple):
+    return _draw_fresh(draw, inputs, args)
+
+
+def _draw_fresh(draw: Callable, inputs: tuple, args: tuple):
+    """draw(*args) if the sidebar's model, sentence and language are still `inputs`; else the
+    whole page reruns (a step fragment's rerun never draws with another model's numbers)."""
     if stale(inputs):
         st.rerun(scope="app")
     return draw(*args)
