@@ -21,24 +21,26 @@ sys.path.insert(0, str(ROOT))
 
 
 def page_figures(page: str) -> list:
-    """The figures one run of `page` converts for the browser (BaseFigure.to_dict, recorded)."""
-    import plotly.basedatatypes as bd
+    """The figures one warm run of `page` hands st.plotly_chart (a go.Figure, or ui/cache's
+    CachedFigure), recorded where Streamlit 1.67 reads them:
+    plotly.tools.return_figure_from_figure_or_data."""
+    import plotly.tools
     from streamlit.testing.v1 import AppTest
-    seen, real = [], bd.BaseFigure.to_dict
+    seen, real = [], plotly.tools.return_figure_from_figure_or_data
 
-    def record(self):
-        seen.append(self)
-        return real(self)
+    def record(fig, validate_figure):
+        seen.append(fig)
+        return real(fig, validate_figure)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     if page != "home":
         at.switch_page(f"pages/{page}.py")
         at.run()
-    bd.BaseFigure.to_dict = record
+    plotly.tools.return_figure_from_figure_or_data = record
     try:
         at.run()  # the page again, warm: the figures it draws
     finally:
-        bd.BaseFigure.to_dict = real
+        plotly.tools.return_figure_from_figure_or_data = real
     return seen
 
 

@@ -22,6 +22,7 @@ import inspect
 import plotly.graph_objects as go
 import streamlit as st
 import torch
+from plotly.basedatatypes import BaseFigure
 
 from rnnviz import limits
 from rnnviz.engine import cellpath, gradcheck, jacobians, jacwindow, units
@@ -35,6 +36,7 @@ from rnnviz.explain import output as out
 from rnnviz.explain import units as unit_lessons
 from rnnviz.explain.notes import errata, notation
 from rnnviz.explain.tied import tied_gradient_parts
+from rnnviz.figures import pick
 from rnnviz.serve.bytecache import NamedCache, value_digest
 from rnnviz.text.corpora import known_examples as _known_examples
 
@@ -392,19 +394,55 @@ def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True)
 
 # ---- figures ----------------------------------------------------------------------------------
 # Plotly validates every property a builder sets (0.05-1 s a figure on this machine). A pure
-# builder's output is kept as a plain dict per (builder, arguments) and handed back as a
-# go.Figure made without validation (the dict came from a validated figure): a step move that
-# redraws a figure whose inputs did not change, or came back to a step, pays no validation.
+# builder's output is kept as a plain dict per (builder, arguments): a step move that redraws a
+# figure whose inputs did not change, or came back to a step, pays no validation. It is handed
+# out as a CachedFigure, which st.plotly_chart reads as it is: no go.Figure is built from it.
 
-@kept("figure", copy=False)  # read-only: go.Figure(spec) below deep-copies what it is given
+@kept("figure", copy=False)  # read-only: every session shares it; CachedFigure never edits it
 def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
     return _build(*_args, **_kw).to_plotly_json()
 
 
-def figure(build, *args, **kw) -> go.Figure:
+class CachedFigure(BaseFigure):
+    """A cached figure, for showing: its plain dict, shared by every session and never edited.
+
+    st.plotly_chart copies a go.Figure (`to_dict`) and validates a plain dict property by
+    property; it takes an instance of plotly's BaseFigure by calling `to_dict`, which here is
+    the dict itself. Building a go.Figure from the dict and copying it back was 4-13 ms of a
+    page run (bench/bench_chart_copy.py). Only what showing a figure calls is here: `to_dict`
+    (st.plotly_chart), `to_html` (the HTML download, made on click). A caller that edits a
+    figure calls its builder (`go.Figure(fig.to_dict())` would give it a copy)."""
+
+    def __init__(self, plain: dict, recipe: tuple = ()):  # not BaseFigure.__init__: it builds objects
+        self._plain = plain
+        self._recipe = recipe  # (name, digest, build, args, kw): what figures derived from it key on
+
+    def to_dict(self) -> dict:
+        return self._plain
+
+    to_plotly_json = to_dict
+
+    def to_html(self, *args, **kw) -> str:
+        return go.Figure(self._plain, _validate=False).to_html(*args, **kw)  # a copy, on click
+
+
+def figure(build, *args, **kw) -> CachedFigure:
     """build(*args, **kw) (a pure figure builder of rnnviz.figures), built once per input: keyed
-    by the builder's name and every value of its arguments. The caller gets its own copy: plotly
-    deep-copies a dict it is built from (a second copy on reading the cache, as before, was 19 %
-    of a page-1 step move)."""
-    name = f"{build.__module__}.{build.__qualname__}"
-    return go.Figure(_figure(name, value_digest((args, kw)), build, args, kw), _validate=False)
+    by the builder's name and every value of its arguments. For showing (ui/widgets.show_figure):
+    read-only, see CachedFigure."""
+    name, digest = f"{build.__module__}.{build.__qualname__}", value_digest((args, kw))
+    return CachedFigure(_figure(name, digest, build, args, kw), (name, digest, build, args, kw))
+
+
+@kept("figure", copy=False)
+def _clickable(name: str, digest: str, chosen: tuple[int, int], panel: int, _build, _args: tuple,
+               _kw: dict) -> dict:
+    return pick.clickable(_build(*_args, **_kw), chosen, panel).to_plotly_json()
+
+
+def clickable(fig: CachedFigure, chosen: tuple[int, int], panel: int = 0) -> CachedFigure:
+    """A cached heatmap made clickable (rnnviz.figures.pick.clickable) with a ring on `chosen`
+    (0-based row, col of heatmap `panel`), built once per (figure, chosen cell, panel): a step
+    move or a page visit that shows the same cell pays nothing."""
+    name, digest, build, args, kw = fig._recipe
+    return CachedFigure(_clickable(name, digest, tuple(chosen), panel, build, args, kw))

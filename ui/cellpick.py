@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rnnviz.figures.pick import MAX_POINTS, clickable, picked
+from rnnviz.figures.pick import MAX_POINTS, heatmap_cells, picked
 from rnnviz.serve.links import parse_cell
 
-from . import links
+from . import cache, links
 from .i18n import t
 from .links import in_fragment_rerun
 from .widgets import clamp_kept, download_figure, md_escape
@@ -136,11 +136,12 @@ def write_link_cell(name: str, keys: tuple[str, str], value: tuple[int, int],
     st.session_state[_url_key(name, keys)] = st.query_params.get(name)
 
 
-def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
+def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
               bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1),
               panels: tuple[str, list, int] | None = None, link: str = "cell") -> tuple[int, int]:
     """Draw a clickable heatmap and its two number inputs below it; returns the chosen (row, col)
-    as the screen numbers them (1-based).
+    as the screen numbers them (1-based). fig: the heatmap from ui/cache.figure (its clickable
+    copy is cached per chosen cell).
 
     keys: the number inputs' widget keys (their URL names); labels: their labels. bounds:
     ((lo, hi), (lo, hi)) each input's range (it may reach beyond the map, e.g. a windowed
@@ -151,7 +152,7 @@ def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str
     map's unit and step; unit=k alone keeps the step)."""
     chart = f"{key}_chart"
     slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
-    n = sum(len(tr.z) * (len(tr.z[0]) if len(tr.z) else 0) for tr in fig.data if tr.type == "heatmap")
+    n = heatmap_cells(fig.to_dict())
     st.caption(t("cellpick.how") if n <= MAX_POINTS else t("cellpick.too_many", n=n))
     lo_hi = [(max(lo, 1), hi) for lo, hi in bounds]
     read_link_cell(link, keys, lo_hi, 1 if link == "unit" else 2)
@@ -160,7 +161,7 @@ def pick_cell(fig, name: str, key: str, keys: tuple[str, str], labels: tuple[str
     _full_run_if_asked()
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:
-        st.plotly_chart(clickable(fig, chosen, panels[2] if panels else 0), width="stretch", key=chart,
+        st.plotly_chart(cache.clickable(fig, chosen, panels[2] if panels else 0), width="stretch", key=chart,
                         on_select=_callback(chart, keys, first, bounds, panels), selection_mode="points")
     download_figure(fig, name, key)
     return value

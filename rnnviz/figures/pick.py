@@ -47,6 +47,19 @@ def clickable(fig: go.Figure, chosen: tuple[int, int] | None = None, panel: int 
     return _copy(fig, {**spec, "data": [*spec["data"], *added]})
 
 
+def heatmap_cells(spec: dict) -> int:
+    """How many cells the heatmaps of a figure's plain dict (`to_plotly_json()`) hold: z is a
+    base64 array with its shape ("7, 5") or nested lists."""
+    n = 0
+    for tr in spec.get("data", ()):
+        z = tr.get("z") if tr.get("type") == "heatmap" else None
+        if isinstance(z, dict):
+            n += int(np.prod([int(k) for k in str(z.get("shape", "0")).split(",")]))
+        elif z is not None and len(z):
+            n += len(z) * len(z[0])
+    return n
+
+
 def _copy(fig: go.Figure, spec: dict) -> go.Figure:
     """A figure of fig's grid from its JSON `spec` (plus traces), keys in the order a validated deep
     copy has them, built without validation, with click selection and no drag."""

@@ -85,6 +85,8 @@ def test_cache_keys_on_the_weights_and_the_sentence(monkeypatch):
 
 
 def figure_script():
+    import copy
+
     import numpy as np
     import streamlit as st
 
@@ -93,26 +95,34 @@ def figure_script():
 
     args = (np.linspace(0, 1, 3), np.eye(3), 0.5 * np.eye(3), 1)
     fig = cache.figure(jacobian_parts, *args)
-    st.session_state["first"] = fig.to_plotly_json()
-    fig.layout.title.text = "edited"  # a caller that edits its copy: nested dicts and lists
-    fig.layout.annotations[0].text = "edited"
-    fig.data[0].marker.color = "red"
-    fig.data[1].x = ["a", "b", "c"]
-    st.session_state["again"] = cache.figure(jacobian_parts, *args).to_plotly_json()
+    st.session_state["cached"] = copy.deepcopy(fig.to_dict())
+    st.plotly_chart(fig, key="cached")  # shown as it is: st.plotly_chart reads the shared dict
+    st.plotly_chart(jacobian_parts(*args), key="built")  # the builder's go.Figure, for comparison
+    st.session_state["after"] = cache.figure(jacobian_parts, *args).to_dict()
     st.session_state["built"] = jacobian_parts(*args).to_plotly_json()
+    try:
+        fig.layout.title.text = "edited"  # the shared dict has no editing API
+        st.session_state["edit"] = "allowed"
+    except AttributeError:
+        st.session_state["edit"] = "refused"
 
 
-def test_a_cached_figure_is_the_builders_and_edits_of_a_copy_stay_there():
-    """ui/cache.figure keeps one read-only dict and hands out figures built from it: editing one
-    (title, a subplot title, a trace's marker or data) leaves the cached figure as built."""
+def test_a_cached_figure_is_the_builders_shown_as_it_is_and_never_edited():
+    """ui/cache.figure keeps one read-only dict per input and hands it out as a CachedFigure:
+    st.plotly_chart sends the same spec as for the builder's own go.Figure, showing it leaves
+    the cached dict as built, and an edit fails instead of reaching other sessions' figure."""
     import json
 
     import plotly.io as pio
     at = AppTest.from_function(figure_script, default_timeout=60).run()
     no_exception(at)
-    built, first, again = (json.loads(pio.to_json(at.session_state[k])) for k in ("built", "first", "again"))
-    assert first == built and again == built
-    assert again["layout"]["title"]["text"] != "edited" and again["data"][0]["marker"]["color"] != "red"
+    charts = {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
+    cached, built = (json.loads(spec) for spec in charts.values())
+    assert len(charts) == 2 and cached == built
+    as_built = json.loads(pio.to_json(at.session_state["built"]))
+    assert json.loads(pio.to_json(at.session_state["cached"])) == as_built
+    assert json.loads(pio.to_json(at.session_state["after"])) == as_built
+    assert at.session_state["edit"] == "refused"
 
 
 def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):

@@ -8,7 +8,7 @@ from rnnviz.explain.home import hidden_peak, model_sizes, piece_words, token_tab
 from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
 from rnnviz.store.export import trace_frame
 
-from .. import navigation, session
+from .. import cache, navigation, session
 from ..i18n import counted_frame, prose, t
 from ..model_text import prose_values
 from ..page import figure_labels
@@ -73,8 +73,8 @@ def heatmap(cur: session.Current) -> None:
                       hmax_t=peak["t"] + 1,
                       hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
     labels = figure_labels("home.fig_", *HEATMAP_LABELS)
-    probe.hidden_map(h, cur.tokens, hidden_heatmap(h, cur.tokens, labels=labels), "home_heatmap",
-                     ("home_unit", "home_at"))
+    probe.hidden_map(h, cur.tokens, cache.figure(hidden_heatmap, h, cur.tokens, labels=labels),
+                     "home_heatmap", ("home_unit", "home_at"))
     download_csv(lambda: trace_frame(cur.trace, cur.vocab, "h"), t("home.h_file"), key="home_h")
     with st.expander(t("home.any_table"), icon=":material/download:"):
         download_trace(cur.trace, cur.vocab, key="home_trace")

@@ -48,11 +48,11 @@ def unit_panel(values, tokens, unit: int, step: int, key: str, split: int | None
                   v=num(float(values[step, unit])), name=name))
     c1, c2 = st.columns(2)
     with c1:
-        show_figure(fh.unit_lines(values, tokens, [unit], name, labels={
+        show_figure(cache.figure(fh.unit_lines, values, tokens, [unit], name, labels={
             "title": t("probe.line_title", u=_unit_name(unit, split), name=name), "x": t("hidden.ax_step"),
             "y": t("hidden.ax_named", name=name)}), "unit-line", key=f"{key}_line")
     with c2:
-        show_figure(step_vector(values[step], unit, {
+        show_figure(cache.figure(step_vector, values[step], unit, {
             "title": t("probe.vector_title", t=step + 1, name=name), "x": t("hidden.ax_unit"),
             "y": t("hidden.ax_named", name=name)}, split), "step-vector", key=f"{key}_vector")
     ext = units.extremes(values, unit, 3)

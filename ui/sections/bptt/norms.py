@@ -149,7 +149,7 @@ def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
     )
     window_note(view.win, view.J.shape[1])
     title = t("bptt.fig.heatmap.title", norm=t(f"bptt.norm_short_{'2' if view.ord_ == 2 else 'fro'}"))
-    fig = figs.log_norm_heatmap(
+    fig = cache.figure(figs.log_norm_heatmap,
         N.numpy(),
         cur.tokens,
         title,

@@ -56,8 +56,8 @@ def compare(runs: dict) -> None:
         st.caption(t("gates.horizon_all"))
     labels = figure_labels("gates.fig.infl_", "title", "x", "y", "colorbar", "hover", "blank")
     win = runs["lstm"][2]["window"]
-    fig = influence_heatmaps({names[c]: runs[c][1].numpy() for c in TRIO}, runs["lstm"][0].tokens,
-                             labels, start=win.start)  # true step numbers
+    fig = cache.figure(influence_heatmaps, {names[c]: runs[c][1].numpy() for c in TRIO},
+                       runs["lstm"][0].tokens, labels, start=win.start)  # true step numbers
     cell = code_radio(t("gates.open_map"), TRIO, "gates_map", names.__getitem__)
     T = runs[cell][0].trace.T
     s, t_ = pick_cell(fig, t("gates.file.influence"), "gates_influence", ("gates_cell_s", "gates_cell_t"),

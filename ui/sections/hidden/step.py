@@ -264,8 +264,8 @@ def sentence(cur: session.Current, t1: int) -> None:
     name = "a" if show_a else "h"
     values = (tr.a if show_a else tr.h).numpy()  # (T, H) or (T, 2H)
     split = cfg.hidden_size if cfg.bidirectional else None
-    fig = fh.time_heatmap(values, cur.tokens, t1 - 1, name, split, title=t("hidden.fig_heat", name=name),
-                          labels=heat_labels(name))
+    fig = cache.figure(fh.time_heatmap, values, cur.tokens, t1 - 1, name, split,
+                       title=t("hidden.fig_heat", name=name), labels=heat_labels(name))
     probe.hidden_map(values, cur.tokens, fig, "hid_fig_heat", ("hid_unit", "hid_at"), split, name)
     units = list(range(values.shape[1]))
     picked = st.multiselect(
