@@ -65,7 +65,9 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
     parts = np.asarray(parts, dtype=float)  # (n, H)
     H = parts.shape[1] if parts.ndim == 2 and parts.shape[0] else int(H or 0)
     parts = parts.reshape(len(steps), H)
-    units = [f"u{j + 1}" for j in range(H)]
+    # units 1..H as numbers (x0, dx) shown as u1 .. uH (tickprefix, also in hover): one bar trace
+    # per loss repeated the H names ("u1" ... "u96", 0.7 KB a trace of a page-4 step move)
+    at = {"x0": 1, "dx": 1}
     later = [s for s in steps if s != t]
     grouped = len(later) > GROUP_AFTER
     lo, hi = (later[0] + 1, later[-1] + 1) if later else (t + 2, t + 2)
@@ -74,7 +76,7 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
         name = _math(L["direct"], s=s + 1) if s == t else _math(L["via"], s=s + 1, a=t + 2)
         # float32 on the wire: the hover reads customdata (4 digits of the float64 row), the
         # height only draws (9 bars of 96 were 9 KB of a page-4 step move as float64)
-        bar = {"type": "bar", "x": units, "y": row.astype(np.float32), "name": name,
+        bar = {"type": "bar", **at, "y": row.astype(np.float32), "name": name,
                "marker": {"color": DIRECT_COLOR if s == t else later_color(s + 1, lo, hi)}}
         if grouped and s != t:
             bar |= {"legendgroup": "later", "showlegend": s == later[0]}
@@ -83,16 +85,20 @@ def paths_bar(parts, steps, t: int, tokens, H: int | None = None, labels: dict |
         data.append(bar | {"customdata": np.vectorize(num)(row),
                            "hovertemplate": f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>"})
     if grouped:  # the scale itself: an invisible marker carries the colour bar
-        data.append({"type": "scatter", "x": [units[0]] * 2, "y": [None, None], "mode": "markers",
+        data.append({"type": "scatter", "x": [1, 1], "y": [None, None], "mode": "markers",
                      "showlegend": False, "hoverinfo": "skip",
                      "marker": {"color": [lo, hi], "cmin": lo, "cmax": hi, "colorscale": LATER_SCALE,
                                 "colorbar": {"title": {"text": plain_math(L["scale"])},
                                              "len": 0.6, "thickness": 12}}})
     total = parts.sum(0) if parts.shape[0] else np.zeros(H)
-    data.append({"type": "scatter", "x": units, "y": total, "mode": "markers", "name": plain_math(L["total"]),
-                 "marker": {"symbol": "diamond", "color": "black", "size": 7}})
+    data.append({"type": "scatter", "x": list(range(1, H + 1)), "y": total, "mode": "markers",
+                 "name": plain_math(L["total"]),
+                 "marker": {"symbol": "diamond", "color": "black", "size": 7},
+                 "hovertemplate": f"{plain_math(L['total'])}<br>%{{x}}: %{{y}}<extra></extra>"})
     title = _math(L["title"], t=t + 1, tok="{tok}").replace("{tok}", tokens[t])  # the token as typed
-    layout = {"barmode": "relative", "title": {"text": title}, "xaxis": {"title": {"text": L["unit"]}},
+    ticks = {"tickprefix": "u", "tick0": 1, "dtick": max(1, -(-H // 16)), "range": [0.5, H + 0.5]}
+    layout = {"barmode": "relative", "title": {"text": title},
+              "xaxis": {"title": {"text": L["unit"]}, **ticks},
               "yaxis": {"title": {"text": L["component"]}},
               "legend": {**LEGEND_BELOW, "title": {"text": L["path"]}}}
     return style(plain_figure(data, layout))
