@@ -146,6 +146,13 @@ def share_step(key: str) -> None:
         rerun_step_view()
 
 
+def follow_share() -> None:
+    """From a step-fragment control's callback that is not every page's step (page 7's centre
+    word): the share link follows the move when its box is open (see share_step)."""
+    if st.session_state.get(SHARE_BOX):
+        rerun_step_view()
+
+
 # ---- a control reruns only what it drives --------------------------------------------------------
 # A page's step slider and the parts it drives are ONE fragment (STEP_VIEW): a step move reruns
 # that fragment and the sidebar's share link (SHARE_VIEW, ui/links.py), nothing else of the page.

@@ -71,3 +71,19 @@ def test_an_open_share_box_follows_a_step_move(server, browser):
         box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
         assert box.locator("details[open]").count() == 1
         assert not exceptions_on(pg)
+
+
+def test_page7_centre_word_moves_its_parts_and_an_open_share_box(server, browser):
+    """Page 7's centre word is a step fragment of its own (the slider, its window, one pair's SGD
+    step): a move redraws those parts, and the open share box follows it (widgets.follow_share)."""
+    with page_at(browser, f"{server}/origins?model=default&text={TEXT}&origins_centre=3") as pg:
+        _main_has(pg, "around “on”")
+        _main_has(pg, "The pair (c, o) = (“on”")
+        assert "origins_centre=3" in share_link(pg)  # opens the box
+        step_right(pg, "origins_centre")
+        _main_has(pg, "around “November”")  # the window part
+        _main_has(pg, "The pair (c, o) = (“November”")  # the last part: one pair's SGD step
+        pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] "
+                             "[data-testid=\"stCode\"] code')?.innerText.includes('origins_centre=4')",
+                             timeout=60_000)
+        assert not exceptions_on(pg)

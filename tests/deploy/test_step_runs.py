@@ -1,7 +1,7 @@
 """A step move is ONE run of the page's step fragment (issue 24), on a real `streamlit run`
 driven over Streamlit's websocket as a browser's page drives it (bench/stclient.py, browser=True).
 
-Pages 1, 3 and 4 draw their step fragment in parts around sections the step does not drive
+Pages 1, 3, 4 and 7 draw their step fragment in parts around sections the step does not drive
 (ui/widgets.StepParts). A fragment called twice would be two call sites: the move reruns the one
 that drew the slider, and the other only after a second run was asked for, which cuts the first
 short (a run the server begins, then ends early: 35-95 ms of a move in Chromium). Here every move
@@ -29,6 +29,8 @@ PARTS = {
     "bptt": ("bptt_step", ["At step 3 (“Taipei”)", "Here $\\|J_{3}\\|_2$ = "]),
     "hidden": ("hid_step", ["**Step 3 of 9: the token “Taipei”.**"]),
     "gates": ("gates_step", ['**Step t = 3, input "Taipei".**']),
+    # page 7's centre word (its own step fragment: the slider, the window, one pair's SGD step)
+    "origins": ("origins_centre", ["around “on”", "**The pair (c, o) = (“on”"]),
 }
 
 

@@ -11,9 +11,10 @@ from rnnviz.explain import word2vec as w2v
 from rnnviz.formatting import num, vector
 
 from ...i18n import prose, t
-from ...widgets import exercise, exercise_number, guard, md_escape
+from ...widgets import exercise, exercise_number, guard, handed, md_escape
 from ..vectors import beside
 from .intro import PAGE, header
+from .window import CENTRE
 
 SHOWN = 4  # entries of each vector shown in the gradient table
 LOSS_TEX = (r"L = -\Big[\log\sigma(u_o^\top v_c) + \sum_{k=1}^{K}\log\sigma(-u_k^\top v_c)\Big]")
@@ -23,9 +24,11 @@ GRAD_TEX = (r"\frac{\partial L}{\partial v_c} = (\sigma(u_o^\top v_c)-1)\,u_o"
             r"\quad \frac{\partial L}{\partial u_k} = \sigma(u_k^\top v_c)\,v_c")
 
 
-def one_pair(words: list[str], centre: int, radius: int, pc, cfg, run: dict | None) -> None:
-    """The pair (centre word, a context word) with the run's vectors (or the start ones)."""
+def one_pair(words: list[str], radius: int, pc, cfg, run: dict | None) -> None:
+    """The pair (centre word, a context word) with the run's vectors (or the start ones): the last
+    part of page 7's step fragment (the centre word is handed on by window.window_centre)."""
     header("pair")
+    centre = handed(CENTRE)
     if pc is None or cfg is None:
         st.info(t("origins.no_corpus"))
         return

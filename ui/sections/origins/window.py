@@ -1,4 +1,5 @@
-"""The window sliding over the sidebar sentence and the (centre, context) pairs it makes."""
+"""The window sliding over the sidebar sentence and the (centre, context) pairs it makes: the centre
+slider and its parts are page 7's step fragment (ui/widgets.StepParts)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -9,36 +10,51 @@ from rnnviz.explain import origins
 from rnnviz.explain import word2vec as w2v
 from rnnviz.figures.word2vec import window_figure
 
-from ... import session
+from ... import cache, session
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import md_escape, show_figure, step_slider
+from ...widgets import StepParts, follow_share, hand_on, handed, md_escape, show_figure, step_slider
 from .intro import PAGE, header
 
 BIND = {"bind": "query-params"}
+CENTRE = "origins_centre"  # the centre word (0-based) window_centre hands to the later parts
 
 
-def window(cur: session.Current) -> tuple[int, int, list[str]]:
-    """Pick a centre word and a radius r; the figure and the table show its pairs.
-    Returns (centre position 0-based, r, the sentence's words)."""
+def window(cur: session.Current, steps: StepParts) -> tuple[int, list[str]]:
+    """Pick a centre word and a radius r; the figure and the table show its pairs. The centre
+    slider and what it drives are parts of the page's step fragment (`steps`): a move reruns
+    them alone (window_centre, window_pairs, then pair.one_pair); r drives the whole page.
+    Returns (r, the sentence's words)."""
     header("window")
     words = origins.sentence_words(cur.text)
     c1, c2 = st.columns(2)
     with c1:
-        centre = step_slider(t("origins.centre"), 1, len(words), min(2, len(words)), key="origins_centre")
+        steps.here(window_centre, len(words))
     radius = c2.slider(t("origins.radius"), 1, limits.W2V_MAX_RADIUS, 2, key="origins_radius",
                        help=t("origins.radius_help"), **BIND)
-    span = w2v.window_span(len(words), centre - 1, radius)
-    pairs = [p for p in w2v.window_pairs(words, radius) if p.centre_pos == centre - 1]
-    st.markdown(prose(PAGE, "window", r=radius, word=md_escape(words[centre - 1]), n=len(pairs),
+    steps.here(window_pairs, words, radius)
+    return radius, words
+
+
+def window_centre(T: int) -> None:
+    """The centre slider (1-based on screen), handed on as CENTRE (0-based)."""
+    centre = step_slider(t("origins.centre"), 1, T, min(2, T), key="origins_centre", on_change=follow_share)
+    hand_on(CENTRE, centre - 1)
+
+
+def window_pairs(words: list[str], radius: int) -> None:
+    """The window around the centre word: the prose, the figure and the table of its pairs."""
+    centre = handed(CENTRE)
+    span = w2v.window_span(len(words), centre, radius)
+    pairs = [p for p in w2v.window_pairs(words, radius) if p.centre_pos == centre]
+    st.markdown(prose(PAGE, "window", r=radius, word=md_escape(words[centre]), n=len(pairs),
                       total=len(w2v.window_pairs(words, radius)), T=len(words)))
-    show_figure(window_figure(words, centre - 1, span, t("origins.window_title", r=radius),
-                              labels=_window_labels()), "word2vec window", key="origins_window")
+    show_figure(cache.figure(window_figure, words, centre, span, t("origins.window_title", r=radius),
+                             labels=_window_labels()), "word2vec window", key="origins_window")
     st.dataframe(pd.DataFrame({t("origins.col_centre"): [p.centre for p in pairs],
                                t("origins.col_context"): [p.context for p in pairs],
                                t("origins.col_offset"): [p.context_pos - p.centre_pos for p in pairs]}),
                  hide_index=True)
-    return centre - 1, radius, words
 
 
 def _window_labels() -> dict:
