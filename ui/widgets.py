@@ -142,13 +142,12 @@ def share_step(key: str) -> None:
     computes the link from the URL then). A rerun asked for here would be a second run of the
     fragment: the first, begun for the move, is cut short (35-95 ms of a move in Chromium)."""
     st.session_state[SHARED_STEP] = st.session_state[key]
-    if st.session_state.get(SHARE_BOX):
-        rerun_step_view()
+    follow_share()
 
 
 def follow_share() -> None:
-    """From a step-fragment control's callback that is not every page's step (page 7's centre
-    word): the share link follows the move when its box is open (see share_step)."""
+    """From a step-fragment control's callback (share_step, or page 7's centre word, which is not
+    every page's step): the share link follows the move when its box is open (see share_step)."""
     if st.session_state.get(SHARE_BOX):
         rerun_step_view()
 

@@ -46,9 +46,10 @@ def window_pairs(words: list[str], radius: int) -> None:
     """The window around the centre word: the prose, the figure and the table of its pairs."""
     centre = handed(CENTRE)
     span = w2v.window_span(len(words), centre, radius)
-    pairs = [p for p in w2v.window_pairs(words, radius) if p.centre_pos == centre]
+    every = w2v.window_pairs(words, radius)  # the whole sentence's pairs, made once
+    pairs = [p for p in every if p.centre_pos == centre]
     st.markdown(prose(PAGE, "window", r=radius, word=md_escape(words[centre]), n=len(pairs),
-                      total=len(w2v.window_pairs(words, radius)), T=len(words)))
+                      total=len(every), T=len(words)))
     show_figure(cache.figure(window_figure, words, centre, span, t("origins.window_title", r=radius),
                              labels=_window_labels()), "word2vec window", key="origins_window")
     st.dataframe(pd.DataFrame({t("origins.col_centre"): [p.centre for p in pairs],
