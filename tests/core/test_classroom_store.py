@@ -148,6 +148,20 @@ def test_a_failing_database_raises_one_error_type(tmp_path):
         store.counts("ABCDEFGH")
 
 
+def test_the_sqlite_store_never_loads_the_postgresql_driver(tmp_path):
+    """psycopg (0.2 s of a fresh server's first page) is imported only for a PostgreSQL URL."""
+    code = ("import sys\n"
+            "from ui import checkpoint, classroom, teacher\n"
+            "from rnnviz.serve.classroom_store import ClassStore\n"
+            f"store = ClassStore(data_dir={str(tmp_path / 'data')!r})\n"
+            "store.counts(store.create_class().code)\n"
+            "print('psycopg' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
 def test_codes_are_cleaned():
     assert clean_code(" abcd-efgh ") == "ABCDEFGH"
     assert clean_code("ABCDEFG0") == ""  # 0 is not in the alphabet
