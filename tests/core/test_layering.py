@@ -34,7 +34,7 @@ MAY_IMPORT = {
 # Files whose old-name aliases are being removed in a parallel change (issue 23); drop a name
 # from this set once its file is merged.
 ALIASES_PENDING: set[str] = set()
-LATE_IMPORTS = {"jieba"}  # optional heavy dependencies a function may import when first used
+LATE_IMPORTS = {"jieba", "psycopg"}  # optional heavy dependencies a function may import when first used
 
 
 def kind_of(module: str) -> str:
