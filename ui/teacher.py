@@ -145,7 +145,7 @@ def lesson_steps(name: str, steps: dict[int, int]) -> None:
     cols = st.columns(len(lesson.steps))
     for i, (col, step) in enumerate(zip(cols, lesson.steps)):
         col.metric(t("classroom.step_n", n=i + 1, page=titles.get(step.page, step.page)),
-                   f"{steps.get(i, 0)} {t('classroom.students')}")
+                   t("classroom.students", n=steps.get(i, 0)))
 
 
 def checkpoint_block(code: str, key: str, by_round: dict, open_round: int, rows: list[dict],

@@ -36,6 +36,20 @@ def test_a_lesson_walks_its_pages_and_hides_its_controls(app, tmp_path, monkeypa
     assert "Step 1 of 3" in texts(at) and store.steps(c.code) == {0: 1}
 
 
+def test_the_teacher_counts_students_on_each_step_in_words(app, tmp_path, monkeypatch):
+    """'1 student', '2 students', '0 students' (and '1 名学生'): never '1 students'."""
+    monkeypatch.setenv("RNNVIZ_DATA_DIR", str(tmp_path / "data"))
+    store = ClassStore(data_dir=tmp_path / "data")
+    c = store.create_class(lesson="vanishing")
+    store.record_step(c.code, "a", 0)
+    store.record_step(c.code, "b", 1)
+    store.record_step(c.code, "c", 1)
+    for lang, want in (("en", ["1 student", "2 students", "0 students"]), ("zh", ["1 名学生", "2 名学生", "0 名学生"])):
+        teacher = app(query={"class": c.code, "teacher": c.teacher_token, "lang": lang})
+        assert not teacher.exception
+        assert [m.value for m in teacher.metric][:3] == want
+
+
 def test_an_unknown_lesson_is_a_message(app):
     at = app(query={"lesson": "nope"})
     assert not at.exception and any("nope" in w.value for w in at.warning)
