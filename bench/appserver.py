@@ -43,8 +43,10 @@ def warm_bytecode(root: Path) -> float:
 
 
 @contextlib.contextmanager
-def app_server(root: Path, log_name: str, profile_dir: Path | None = None, timeout: float = 90):
-    """Yields (base URL, process); stops the process on exit."""
+def app_server(root: Path, log_name: str, profile_dir: Path | None = None, timeout: float = 90,
+               poll: float = 0.3):
+    """Yields (base URL, process) once /_stcore/health answers (asked every `poll` s); stops the
+    process on exit."""
     root = Path(root).resolve()
     art = HERE / "artifacts"
     art.mkdir(exist_ok=True)
@@ -69,7 +71,7 @@ def app_server(root: Path, log_name: str, profile_dir: Path | None = None, timeo
                     if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
                         break
                 except OSError:
-                    time.sleep(0.3)
+                    time.sleep(poll)
             else:
                 raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s")
             yield url, proc

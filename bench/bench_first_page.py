@@ -8,7 +8,7 @@ new process (`streamlit run` on 127.0.0.1 and a free port, bench/appserver.py, b
 once per root as a deployed server has it). The roots alternate, and which goes first alternates,
 so both see the same machine. For each start:
 
-- healthy: from Popen until /_stcore/health answers "ok" (polled every 20 ms);
+- healthy: from the start until /_stcore/health answers "ok" (asked every 20 ms);
 - first page: a new websocket session asks for the overview; from its request until
   script_finished (Python client, bench/stclient.py), the server's first run: importing PyTorch,
   pandas and the app, then drawing the page;
@@ -23,18 +23,16 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.appserver import HERE, bytecode_env, warm_bytecode  # noqa: E402
+from bench.appserver import app_server, warm_bytecode  # noqa: E402
 from bench.bench_pages import visit  # noqa: E402
-from tools.server import free_port  # noqa: E402
+from bench.stclient import RunError  # noqa: E402
 
 MAX_STARTS = 20
 
@@ -47,35 +45,15 @@ async def first_run(url: str, lang: str, timeout: float):
 
 def one_start(root: Path, lang: str, timeout: float) -> dict:
     """Start a server on root, time healthy and the overview's first run, stop it."""
-    port = free_port()
-    opts = ["--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    (HERE / "artifacts").mkdir(exist_ok=True)
-    with open(HERE / "artifacts" / "bench-first-page.log", "w") as log:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(root / "app.py"), *opts],
-                                cwd=root, stdout=log, stderr=subprocess.STDOUT, env=bytecode_env())
-        try:
-            url = f"http://127.0.0.1:{port}"
-            while True:
-                if time.perf_counter() - t0 > timeout or proc.poll() is not None:
-                    return {"error": "not healthy"}
-                try:
-                    if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
-                        break
-                except OSError:
-                    time.sleep(0.02)
+    t0 = time.perf_counter()
+    try:
+        with app_server(root, "bench-first-page.log", timeout=timeout, poll=0.02) as (url, _proc):
             healthy = time.perf_counter() - t0
             run = asyncio.run(first_run(url, lang, timeout))
-            return {"healthy_s": round(healthy, 3), "first_page_s": round(run.seconds, 3),
-                    "total_s": round(healthy + run.seconds, 3), "kb": round(run.bytes / 1000)}
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+    except (RuntimeError, RunError) as err:  # not healthy, or the first run failed
+        return {"error": str(err)}
+    return {"healthy_s": round(healthy, 3), "first_page_s": round(run.seconds, 3),
+            "total_s": round(healthy + run.seconds, 3), "kb": round(run.bytes / 1000)}
 
 
 def main(argv=None) -> dict:
