@@ -119,7 +119,8 @@ class ClassStore:
         if self.url and not self.postgres:
             raise StoreError(f"RNNVIZ_DATABASE_URL is not a postgresql:// URL: {self.url[:40]}")
         self.path = None if self.postgres else Path(data_dir or "data") / SQLITE_NAME
-        self._errors = _database_errors(self.postgres)
+        self._psycopg = _psycopg() if self.postgres else None  # the driver, for PostgreSQL alone
+        self._errors = (sqlite3.Error,) if self._psycopg is None else (sqlite3.Error, self._psycopg.Error)
         self._upgrade()
 
     # ---- connections ------------------------------------------------------------------------
@@ -130,8 +131,7 @@ class ClassStore:
         StoreError on any database failure."""
         try:
             if self.postgres:
-                import psycopg  # only with a PostgreSQL URL: 0.2 s off the first page otherwise
-                conn = psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S)
+                conn = self._psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(self.path, timeout=10)
@@ -324,13 +324,11 @@ _STORES: dict[tuple, ClassStore] = {}
 _LOCK = threading.Lock()
 
 
-def _database_errors(postgres: bool) -> tuple[type[Exception], ...]:
-    """The exceptions a database call may raise. psycopg is imported only for a PostgreSQL URL:
-    the embedded SQLite store (the default) never loads it."""
-    if not postgres:
-        return (sqlite3.Error,)
+def _psycopg():
+    """The PostgreSQL driver, imported when a store is given a PostgreSQL URL: the embedded SQLite
+    store (the default) never loads it (0.2 s of a fresh server's first page)."""
     import psycopg
-    return (sqlite3.Error, psycopg.Error)
+    return psycopg
 
 
 def store_from_env() -> ClassStore:

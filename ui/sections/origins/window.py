@@ -17,7 +17,7 @@ from ...widgets import StepParts, follow_share, hand_on, handed, md_escape, show
 from .intro import PAGE, header
 
 BIND = {"bind": "query-params"}
-CENTRE = "origins_centre"  # the centre word (0-based) window_centre hands to the later parts
+CENTRE = "origins_c"  # the centre word (0-based) window_centre hands to the later parts
 
 
 def window(cur: session.Current, steps: StepParts) -> tuple[int, list[str]]:
