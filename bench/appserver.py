@@ -44,15 +44,18 @@ def warm_bytecode(root: Path) -> float:
 
 @contextlib.contextmanager
 def app_server(root: Path, log_name: str, profile_dir: Path | None = None, timeout: float = 90,
-               poll: float = 0.3):
+               poll: float = 0.3, watcher: str | None = "none"):
     """Yields (base URL, process) once /_stcore/health answers (asked every `poll` s); stops the
-    process on exit."""
+    process on exit. watcher: --server.fileWatcherType, or None for the checkout's own
+    .streamlit/config.toml (what a bare `streamlit run app.py` does)."""
     root = Path(root).resolve()
     art = HERE / "artifacts"
     art.mkdir(exist_ok=True)
     port = free_port()
     opts = ["--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+            "--browser.gatherUsageStats", "false"]
+    if watcher is not None:
+        opts += ["--server.fileWatcherType", watcher]
     env = bytecode_env()
     if profile_dir is None:
         cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), *opts]

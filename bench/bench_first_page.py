@@ -5,7 +5,8 @@ answers /_stcore/health, and how long the overview's first run takes after that.
 
 Defaults: BASE_ROOT /work/wt/base (commit 6134da8), CURRENT_ROOT this checkout. Each start is a
 new process (`streamlit run` on 127.0.0.1 and a free port, bench/appserver.py, bytecode warmed
-once per root as a deployed server has it). The roots alternate, and which goes first alternates,
+once per root as a deployed server has it), with the checkout's own .streamlit/config.toml as
+a bare `streamlit run app.py` reads it (file watcher included; --watcher overrides it for both). The roots alternate, and which goes first alternates,
 so both see the same machine. For each start:
 
 - healthy: from the start until /_stcore/health answers "ok" (asked every 20 ms);
@@ -43,11 +44,12 @@ async def first_run(url: str, lang: str, timeout: float):
     return run
 
 
-def one_start(root: Path, lang: str, timeout: float) -> dict:
+def one_start(root: Path, lang: str, timeout: float, watcher: str | None) -> dict:
     """Start a server on root, time healthy and the overview's first run, stop it."""
     t0 = time.perf_counter()
     try:
-        with app_server(root, "bench-first-page.log", timeout=timeout, poll=0.02) as (url, _proc):
+        with app_server(root, "bench-first-page.log", timeout=timeout, poll=0.02,
+                        watcher=watcher) as (url, _proc):
             healthy = time.perf_counter() - t0
             run = asyncio.run(first_run(url, lang, timeout))
     except (RuntimeError, RunError) as err:  # not healthy, or the first run failed
@@ -62,6 +64,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--starts", type=int, default=5, help="starts per root")
     ap.add_argument("--lang", default="en")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--watcher", default=None, choices=["none", "auto", "poll", "watchdog"],
+                    help="--server.fileWatcherType for both; default: each checkout's own "
+                         ".streamlit/config.toml, as a bare `streamlit run app.py` starts it")
     ap.add_argument("--json", default=None, metavar="FILE")
     args = ap.parse_args(argv)
     if not 1 <= args.starts <= MAX_STARTS:
@@ -76,10 +81,11 @@ def main(argv=None) -> dict:
     for k in range(args.starts):
         for j in ((0, 1) if k % 2 == 0 else (1, 0)):
             load = Path("/proc/loadavg").read_text().split()[0]
-            res = {**one_start(roots[j], args.lang, args.timeout), "load": load}
+            res = {**one_start(roots[j], args.lang, args.timeout, args.watcher), "load": load}
             results[names[j]].append(res)
             print(f"# start {k + 1} {names[j]:8s} {res}", file=sys.stderr, flush=True)
-    print(f"# base = {roots[0]}, current = {roots[1]}; lang={args.lang}; {args.starts} starts each")
+    print(f"# base = {roots[0]}, current = {roots[1]}; lang={args.lang}; "
+          f"file watcher {args.watcher or 'as each config.toml says'}; {args.starts} starts each")
     print(f"{'root':8s} {'healthy s':>18s} {'first page s':>18s} {'total s':>18s}   (median, max)")
     med = {}
     for n in names:
