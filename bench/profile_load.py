@@ -5,9 +5,11 @@ while bench_load.py drives N learners against it, then prints the shares.
     python bench/profile_load.py --sessions 40 --seconds 100 [--raw FILE]
 
 Sampled: only the thread holding the GIL (py-spy --gil), 40 times a second, so the shares add up
-to what one process can do. Printed: the share by library (the first of plotly, copy, pandas /
-pyarrow, torch, else Streamlit's own work found anywhere in the stack), the Streamlit calls the app
-makes (st.plotly_chart, st.dataframe, ...), and the app's own functions by inclusive share.
+to what one process can do. Printed: the share by who does the work (the innermost frame's package;
+a standard-library frame counts for its innermost caller outside it), the share by library found
+anywhere in the stack (the first of plotly, copy, pandas / pyarrow, torch, else streamlit, whose
+script runner is under every run), the Streamlit calls the app makes (st.plotly_chart,
+st.dataframe, ...), and the app's own functions by inclusive share.
 Loopback only; bounded by --seconds (at most 600). Not a test: it prints figures.
 """
 from __future__ import annotations
@@ -31,6 +33,22 @@ LIBRARIES = (("plotly", ("plotly/", "_plotly_utils")), ("copy.deepcopy", ("/copy
              ("pandas / pyarrow", ("pandas/", "pyarrow")), ("torch", ("torch/",)),
              ("streamlit", ("streamlit/",)))
 OURS = re.compile(r"\((ui|rnnviz)/")
+# Who does the work: the innermost frame's package; a standard-library frame counts for the
+# innermost caller that is not (json.dumps under plotly is plotly's, a selector wait Streamlit's).
+OWNERS = (("plotly", ("plotly/", "_plotly_utils")), ("pandas / pyarrow", ("pandas/", "pyarrow")),
+          ("torch", ("torch/",)), ("numpy", ("numpy/",)), ("protobuf", ("google/protobuf",)),
+          ("starlette / uvicorn / websockets", ("starlette/", "uvicorn/", "anyio/", "websockets/")),
+          ("streamlit", ("streamlit/",)), ("the app (ui/, rnnviz/, pages/, app.py)", (
+              "(ui/", "(rnnviz/", "(pages/", "(app.py", "/ui/", "/rnnviz/", "/pages/", "/app.py")))
+
+
+def owner(frames: list[str]) -> str:
+    """The package that does the work of one sample (see OWNERS)."""
+    for fr in reversed(frames):
+        name = next((name for name, keys in OWNERS if any(k in fr for k in keys)), None)
+        if name is not None:
+            return name
+    return "the standard library alone"
 
 
 def stacks(raw: Path):
@@ -42,8 +60,10 @@ def stacks(raw: Path):
 
 def shares(raw: Path, top: int) -> None:
     total, libs, calls, ours = 0, collections.Counter(), collections.Counter(), collections.Counter()
+    owners = collections.Counter()
     for frames, n in stacks(raw):
         total += n
+        owners[owner(frames)] += n
         libs[next((name for name, keys in LIBRARIES
                    if any(k in fr for fr in frames for k in keys)), "other")] += n
         for i, fr in enumerate(frames[1:], 1):  # the first st.* call below the app's own code
@@ -54,7 +74,10 @@ def shares(raw: Path, top: int) -> None:
         for name in {re.sub(r":\d+\)$", ")", fr) for fr in frames if OURS.search(fr)}:
             ours[name] += n
     print(f"{total} samples holding the GIL")
-    for title, counter, k in (("by library", libs, 10), ("Streamlit calls", calls, top),
+    for title, counter, k in (("by who does the work (innermost frame)", owners, 10),
+                              ("by library anywhere in the stack (Streamlit's runner is under every run, so "
+                               "'streamlit' includes the app's own code)", libs, 10),
+                              ("Streamlit calls", calls, top),
                               ("the app's functions (inclusive)", ours, top)):
         print(f"--- {title}")
         for name, n in counter.most_common(k):
@@ -67,9 +90,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=100)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--raw", type=Path, default=None, help="keep py-spy's raw samples here")
+    ap.add_argument("--shares-of", type=Path, default=None, metavar="RAW",
+                    help="print the shares of raw samples kept earlier, and run nothing")
     args = ap.parse_args()
     if not shutil.which("py-spy"):
         sys.exit("py-spy is not installed: pip install py-spy==0.4.3")
+    if args.shares_of is not None:
+        shares(args.shares_of, args.top)
+        return
     seconds = min(max(args.seconds, 10), 600)
     raw = args.raw or Path(tempfile.mkdtemp()) / "load.txt"
     warm_bytecode(ROOT)
