@@ -21,6 +21,6 @@ def streamlit_option(name: str) -> str:
 def test_a_plain_streamlit_run_watches_no_source_files():
     """Issue 24: with Streamlit's default watcher every new session's first run walks all of
     sys.modules (over 2,100 modules with PyTorch and pandas) on the server's event loop. That made the
-    first page after `streamlit run app.py` 3.9 s instead of 2.6 s (bench/bench_first_page.py
+    first page after `streamlit run app.py` 3.4-3.9 s instead of 2.6-2.7 s (bench/bench_first_page.py
     --watcher auto / none), and each arriving learner held up every other learner's messages."""
     assert streamlit_option("server.fileWatcherType") == "none"
