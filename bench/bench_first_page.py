@@ -7,7 +7,8 @@ Defaults: BASE_ROOT /work/wt/base (commit 6134da8), CURRENT_ROOT this checkout. 
 new process (`streamlit run` on 127.0.0.1 and a free port, bench/appserver.py, bytecode warmed
 once per root as a deployed server has it), with the checkout's own .streamlit/config.toml as
 a bare `streamlit run app.py` reads it (file watcher included; --watcher overrides it for
-both). The roots alternate, and which goes first alternates, so both see the same machine. For each start:
+both). The roots alternate, and which goes first alternates, so both see the same machine.
+For each start:
 
 - healthy: from the start until /_stcore/health answers "ok" (asked every 20 ms);
 - first page: a new websocket session asks for the overview; from its request until

@@ -38,8 +38,10 @@ OURS = re.compile(r"\((ui|rnnviz)/")
 OWNERS = (("plotly", ("plotly/", "_plotly_utils")), ("pandas / pyarrow", ("pandas/", "pyarrow")),
           ("torch", ("torch/",)), ("numpy", ("numpy/",)), ("protobuf", ("google/protobuf",)),
           ("starlette / uvicorn / websockets", ("starlette/", "uvicorn/", "anyio/", "websockets/")),
-          ("streamlit", ("streamlit/",)), ("the app (ui/, rnnviz/, pages/, app.py)", (
-              "(ui/", "(rnnviz/", "(pages/", "(app.py", "/ui/", "/rnnviz/", "/pages/", "/app.py")))
+          ("streamlit", ("streamlit/",)),
+          ("the app (ui/, rnnviz/, pages/, app.py)", tuple(
+              f"({prefix}{part}" for prefix in ("", f"{ROOT}/")
+              for part in ("ui/", "rnnviz/", "pages/", "app.py"))))
 
 
 def owner(frames: list[str]) -> str:
