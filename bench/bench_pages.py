@@ -462,6 +462,9 @@ def main(argv=None) -> list:
     if not 1 <= args.repeat <= MAX_REPEAT or not 0 <= args.warm_repeat <= MAX_REPEAT:
         ap.error(f"--repeat and --warm-repeat must be at most {MAX_REPEAT}")
     args.pages = [p for p in args.pages.split(",") if p]
+    unknown = [p for p in args.pages if p not in dict(PAGES)]
+    if unknown:  # a misspelt page was skipped without a word (e.g. "overview", which is "home")
+        ap.error(f"unknown page(s) {unknown}; the pages are {[name for name, _ in PAGES]}")
     args.langs = [x for x in args.langs.split(",") if x]
     args.controls = [x for x in args.controls.split(",") if x]
     roots = [Path(r).resolve() for r in (args.app_root or [str(ROOT)])]
