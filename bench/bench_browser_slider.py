@@ -95,6 +95,23 @@ def settle(pg, timeout_s: float) -> None:
     pg.evaluate(TWO_FRAMES_JS)
 
 
+def open_step_slider(pg, frames: Frames, url: str, page: str, timeout_s: float):
+    """Visit url until its run has finished and the page is drawn; returns the page's step slider,
+    scrolled into view, 0.5 s later (late frames of the visit), or None if the visit never
+    finished."""
+    pg.goto(url, timeout=timeout_s * 1000)
+    if wait_finished(pg, frames, 0, timeout_s) is None:
+        return None
+    settle(pg, timeout_s)
+    box = pg.locator(f".st-key-{SLIDERS[page]}").first
+    box.wait_for(state="attached", timeout=timeout_s * 1000)
+    box.scroll_into_view_if_needed()  # an element out of view may be drawn as a skeleton
+    slider = box.get_by_role("slider").first  # react-aria: a visually hidden range input
+    slider.wait_for(state="attached", timeout=timeout_s * 1000)
+    pg.wait_for_timeout(500)  # late frames of the visit (e.g. a rerun the page asked for)
+    return slider
+
+
 def measure(browser, base: str, page: str, args) -> dict:
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
@@ -104,17 +121,10 @@ def measure(browser, base: str, page: str, args) -> dict:
            "request_s": []}
     try:
         t0 = time.perf_counter()
-        pg.goto(f"{base}/{page}?lang={args.lang}", timeout=args.timeout * 1000)
-        if wait_finished(pg, frames, 0, args.timeout) is None:
+        slider = open_step_slider(pg, frames, f"{base}/{page}?lang={args.lang}", page, args.timeout)
+        if slider is None:
             out["error"] = "no script_finished on the visit"
             return out
-        settle(pg, args.timeout)
-        box = pg.locator(f".st-key-{SLIDERS[page]}").first
-        box.wait_for(state="attached", timeout=args.timeout * 1000)
-        box.scroll_into_view_if_needed()  # an element out of view may be drawn as a skeleton
-        slider = box.get_by_role("slider").first  # react-aria: a visually hidden range input
-        slider.wait_for(state="attached", timeout=args.timeout * 1000)
-        pg.wait_for_timeout(500)  # late frames of the visit (e.g. a rerun the page asked for)
         out["visit_s"], out["visit_bytes"] = time.perf_counter() - t0, frames.bytes
         for i in range(args.repeat):
             pg.wait_for_timeout(300)

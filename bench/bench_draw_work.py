@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.appserver import app_server  # noqa: E402
-from bench.bench_browser_slider import SLIDERS, Frames, settle, wait_finished  # noqa: E402
+from bench.bench_browser_slider import SLIDERS, Frames, open_step_slider, settle, wait_finished  # noqa: E402
 from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
 
 COUNTERS = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "Nodes")
@@ -70,14 +70,10 @@ def measure(browser, base: str, page: str, repeat: int, lang: str) -> tuple[list
         frames.attach(pg)
         cdp = ctx.new_cdp_session(pg)
         cdp.send("Performance.enable")
-        pg.goto(f"{base}/{page}?lang={lang}", timeout=120_000)
-        if wait_finished(pg, frames, 0, 120) is None:
+        slider = open_step_slider(pg, frames, f"{base}/{page}?lang={lang}", page, 120)
+        if slider is None:
             raise RuntimeError(f"{page}: no script_finished on the visit")
-        settle(pg, 120)
-        box = pg.locator(f".st-key-{SLIDERS[page]}").first
-        box.scroll_into_view_if_needed()  # an element out of view may be drawn as a skeleton
-        slider = box.get_by_role("slider").first
-        pg.wait_for_timeout(1000)  # late frames of the visit
+        pg.wait_for_timeout(500)  # with open_step_slider's 0.5 s: 1 s for late frames of the visit
         rows, seen = [], []
         for i in range(repeat):
             pg.wait_for_timeout(300)
