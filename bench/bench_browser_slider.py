@@ -21,6 +21,10 @@ new browser context:
   Bytes per move: the frames received meanwhile.
 - request (per move): from the key press until the browser sent its first frame after it (the rerun
   request), so "finished" minus "request" is the server's round trip as the browser sees it;
+- answered (per move): from the key press until the server had written that rerun's
+  script_finished to the websocket (the servers run under bench/answer_server.py, which notes
+  the time; same machine, same clock). "finished" minus "answered" is the browser's own delay:
+  its renderer handles the frame only once it has drawn the frames before it;
 
 Prints per page and root the medians, and the ratio base / current (> 1: current faster).
 Bounded: at most 20 repeats and --max-seconds overall (then it stops and says so).
@@ -41,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
+from bench.answer_server import answers_since  # noqa: E402
 from bench.appserver import app_server  # noqa: E402
 from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
 
@@ -112,13 +117,15 @@ def open_step_slider(pg, frames: Frames, url: str, page: str, timeout_s: float):
     return slider
 
 
-def measure(browser, base: str, page: str, args) -> dict:
+def measure(browser, base: str, page: str, args, answers: Path | None = None) -> dict:
+    """One page on one server: the visit, then --repeat step moves. answers: the server's answer
+    log (bench/answer_server.py), for "answered"."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = ctx.new_page()
     frames = Frames()
     frames.attach(pg)
     out = {"visit_s": None, "visit_bytes": None, "finished_s": [], "drawn_s": [], "move_bytes": [],
-           "request_s": []}
+           "request_s": [], "answered_s": []}
     try:
         t0 = time.perf_counter()
         slider = open_step_slider(pg, frames, f"{base}/{page}?lang={args.lang}", page, args.timeout)
@@ -130,7 +137,7 @@ def measure(browser, base: str, page: str, args) -> dict:
             pg.wait_for_timeout(300)
             slider.focus()  # again each time: a rerun may have replaced the element
             n, b, sent = len(frames.finished), frames.bytes, len(frames.sent)
-            t0 = time.perf_counter()
+            t0, wall0 = time.perf_counter(), time.time()
             pg.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
             done = wait_finished(pg, frames, n, args.timeout)
             if done is None:
@@ -141,6 +148,9 @@ def measure(browser, base: str, page: str, args) -> dict:
             if len(frames.sent) > sent:  # the key press until the browser sent the rerun request
                 out["request_s"].append(frames.sent[sent] - t0)
             out["drawn_s"].append(time.perf_counter() - t0)
+            answered = answers_since(answers, wall0) if answers is not None else []
+            if answered:
+                out["answered_s"].append(answered[0] - wall0)
             out["move_bytes"].append(frames.bytes - b)
     finally:
         ctx.close()
@@ -180,23 +190,27 @@ def main(argv=None) -> dict:
     results: dict = {n: {} for n in names}
     loads, end, stopped = [], time.time() + args.max_seconds, False
     warm = argparse.Namespace(**{**vars(args), "repeat": 1})
+    answers = {n: ROOT / "artifacts" / f"bench-browser-{n}-answers.log" for n in names}
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    for log in answers.values():
+        log.unlink(missing_ok=True)
     with contextlib.ExitStack() as stack:
         pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
         stack.callback(browser.close)
         if args.one_server:  # every page on one root, then on the other, one server at a time
             for root, name in zip(roots, names, strict=True):
-                with app_server(root, f"bench-browser-{name}.log") as (base, _proc):
+                with app_server(root, f"bench-browser-{name}.log", answer_log=answers[name]) as (base, _proc):
                     measure(browser, base, pages[0], warm)  # first page after start: not timed
                     for page in pages:
                         if time.time() > end:
                             stopped = True
                             break
                         loads.append(Path("/proc/loadavg").read_text().split()[0])
-                        results[name][page] = measure(browser, base, page, args)
+                        results[name][page] = measure(browser, base, page, args, answers[name])
                         print(f"# {name} {page} done, load {loads[-1]}", file=sys.stderr, flush=True)
         else:
-            bases = [stack.enter_context(app_server(r, f"bench-browser-{n}.log"))[0]
+            bases = [stack.enter_context(app_server(r, f"bench-browser-{n}.log", answer_log=answers[n]))[0]
                      for r, n in zip(roots, names, strict=True)]
             for base in bases:  # the first page after start, not timed: imports, built-in models
                 measure(browser, base, pages[0], warm)
@@ -207,14 +221,14 @@ def main(argv=None) -> dict:
                         stopped = True
                         break
                     loads.append(Path("/proc/loadavg").read_text().split()[0])
-                    results[names[j]][page] = measure(browser, bases[j], page, args)
+                    results[names[j]][page] = measure(browser, bases[j], page, args, answers[names[j]])
                     print(f"# {names[j]} {page} done, load {loads[-1]}", file=sys.stderr, flush=True)
     print(f"# base = {roots[0]}, current = {roots[1]}; Chromium {CHROMIUM}, lang={args.lang}, "
           f"{args.repeat} moves per page; medians")
     print(f"# 1-min load average before each page: {' '.join(loads)}"
           + ("; stopped at --max-seconds" if stopped else ""))
     print(f"{'page':<10} {'root':<8} {'visit s':>8} {'visit KB':>9} {'finished s':>11} {'drawn s':>8} "
-          f"{'KB/move':>8} {'request s':>10}")
+          f"{'KB/move':>8} {'request s':>10} {'answered s':>11}")
     ratios = {}
     for page in pages:
         for name in names:
@@ -225,14 +239,16 @@ def main(argv=None) -> dict:
             vs = "-" if r["visit_s"] is None else f"{r['visit_s']:.2f}"
             print(f"{page:<10} {name:<8} {vs:>8} {vb:>9} {med(r['finished_s']):>11.3f} "
                   f"{med(r['drawn_s']):>8.3f} {med(r['move_bytes']) / 1024:>8.0f} "
-                  f"{med(r.get('request_s', [])):>10.3f}"
+                  f"{med(r.get('request_s', [])):>10.3f} {med(r.get('answered_s', [])):>11.3f}"
                   + (f"  {r['error']}" if r.get("error") else ""))
         b, c = results["base"].get(page), results["current"].get(page)
         if b and c and b["drawn_s"] and c["drawn_s"]:
-            ratios[page] = {"finished": med(b["finished_s"]) / med(c["finished_s"]),
+            ratios[page] = {"answered": med(b["answered_s"]) / med(c["answered_s"]),
+                            "finished": med(b["finished_s"]) / med(c["finished_s"]),
                             "drawn": med(b["drawn_s"]) / med(c["drawn_s"])}
     print("ratio base / current (slider move, median): " + ", ".join(
-        f"{p} {v['finished']:.2f} (finished) {v['drawn']:.2f} (drawn)" for p, v in ratios.items()))
+        f"{p} {v['answered']:.2f} (answered) {v['finished']:.2f} (finished) {v['drawn']:.2f} (drawn)"
+        for p, v in ratios.items()))
     out = {"roots": [str(r) for r in roots], "results": results, "ratios": ratios, "loads": loads}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
