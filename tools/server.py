@@ -27,14 +27,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_process(log_name: str = "streamlit-browser.log"):
-    """`streamlit run app.py` on 127.0.0.1 and a free port; yields (base URL, process), then
-    stops it. Used by the browser tests and the benchmarks."""
+def app_process(log_name: str = "streamlit-browser.log", script: Path | None = None):
+    """`streamlit run app.py` (or `script`) on 127.0.0.1 and a free port; yields (base URL,
+    process), then stops it. Used by the browser tests and the benchmarks."""
     (ROOT / "artifacts").mkdir(exist_ok=True)
     port = free_port()
     with open(ROOT / "artifacts" / log_name, "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
+            [sys.executable, "-m", "streamlit", "run", str(script or ROOT / "app.py"), "--server.address",
              "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

@@ -19,10 +19,8 @@ import functools
 import hashlib
 import inspect
 
-import plotly.graph_objects as go
 import streamlit as st
 import torch
-from plotly.basedatatypes import BaseFigure
 
 from rnnviz import limits
 from rnnviz.engine import cellpath, gradcheck, jacobians, jacwindow, units
@@ -40,6 +38,7 @@ from rnnviz.figures import pick
 from rnnviz.serve.bytecache import NamedCache, value_digest
 from rnnviz.text.corpora import known_examples as _known_examples
 
+from .charts import LookedFigure, streamlit_look
 from .resources import budget
 
 _MISSING = object()
@@ -394,36 +393,26 @@ def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True)
 
 # ---- figures ----------------------------------------------------------------------------------
 # Plotly validates every property a builder sets (0.05-1 s a figure on this machine). A pure
-# builder's output is kept as a plain dict per (builder, arguments): a step move that redraws a
-# figure whose inputs did not change, or came back to a step, pays no validation. It is handed
-# out as a CachedFigure, which st.plotly_chart reads as it is: no go.Figure is built from it.
+# builder's output is kept as a plain dict per (builder, arguments), in Streamlit's look
+# (ui/charts.streamlit_look): a step move that redraws a figure whose inputs did not change, or
+# came back to a step, pays no validation and no restyling. It is handed out as a CachedFigure,
+# which st.plotly_chart reads as it is: no go.Figure is built from it.
 
 @kept("figure", copy=False)  # read-only: every session shares it; CachedFigure never edits it
 def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
-    return _build(*_args, **_kw).to_plotly_json()
+    return streamlit_look(_build(*_args, **_kw).to_plotly_json())
 
 
-class CachedFigure(BaseFigure):
-    """A cached figure, for showing: its plain dict, shared by every session and never edited.
+class CachedFigure(LookedFigure):
+    """A cached figure in Streamlit's look, for showing: its plain dict, shared by every session
+    and never edited. st.plotly_chart takes an instance of plotly's BaseFigure by calling
+    `to_dict`, which here is the dict itself (building a go.Figure from the dict and copying it
+    back was 4-13 ms of a page run, bench/bench_chart_copy.py). A caller that edits a figure
+    calls its builder."""
 
-    st.plotly_chart copies a go.Figure (`to_dict`) and validates a plain dict property by
-    property; it takes an instance of plotly's BaseFigure by calling `to_dict`, which here is
-    the dict itself. Building a go.Figure from the dict and copying it back was 4-13 ms of a
-    page run (bench/bench_chart_copy.py). Only what showing a figure calls is here: `to_dict`
-    (st.plotly_chart), `to_html` (the HTML download, made on click). A caller that edits a
-    figure calls its builder (`go.Figure(fig.to_dict())` would give it a copy)."""
-
-    def __init__(self, plain: dict, recipe: tuple = ()):  # not BaseFigure.__init__: it builds objects
-        self._plain = plain
+    def __init__(self, plain: dict, recipe: tuple = ()):
+        super().__init__(plain)
         self._recipe = recipe  # (name, digest, build, args, kw): what figures derived from it key on
-
-    def to_dict(self) -> dict:
-        return self._plain
-
-    to_plotly_json = to_dict
-
-    def to_html(self, *args, **kw) -> str:
-        return go.Figure(self._plain, _validate=False).to_html(*args, **kw)  # a copy, on click
 
 
 def figure(build, *args, **kw) -> CachedFigure:
@@ -437,7 +426,7 @@ def figure(build, *args, **kw) -> CachedFigure:
 @kept("figure", copy=False)
 def _clickable(name: str, digest: str, chosen: tuple[int, int], panel: int, _build, _args: tuple,
                _kw: dict) -> dict:
-    return pick.clickable(_build(*_args, **_kw), chosen, panel).to_plotly_json()
+    return streamlit_look(pick.clickable(_build(*_args, **_kw), chosen, panel).to_plotly_json())
 
 
 def clickable(fig: CachedFigure, chosen: tuple[int, int], panel: int = 0) -> CachedFigure:

@@ -13,7 +13,7 @@ import streamlit as st
 from rnnviz.figures.pick import MAX_POINTS, heatmap_cells, picked
 from rnnviz.serve.links import parse_cell
 
-from . import cache, links
+from . import cache, charts, links
 from .i18n import t
 from .links import in_fragment_rerun
 from .widgets import clamp_kept, download_figure, md_escape
@@ -161,8 +161,8 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
     _full_run_if_asked()
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:
-        st.plotly_chart(cache.clickable(fig, chosen, panels[2] if panels else 0), width="stretch", key=chart,
-                        on_select=_callback(chart, keys, first, bounds, panels), selection_mode="points")
+        charts.chart(cache.clickable(fig, chosen, panels[2] if panels else 0), width="stretch", key=chart,
+                     on_select=_callback(chart, keys, first, bounds, panels), selection_mode="points")
     download_figure(fig, name, key)
     return value
 

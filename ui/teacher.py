@@ -18,6 +18,7 @@ from rnnviz.serve.classroom_store import class_hours
 from rnnviz.store.lessons import lesson_names, load_lesson
 
 from . import classroom
+from .charts import chart
 from .i18n import current_lang, has, t
 from .navigation import PAGES
 from .widgets import download_csv, labels_of
@@ -175,7 +176,7 @@ def checkpoint_block(code: str, key: str, by_round: dict, open_round: int, rows:
             names = {a: answer_name(a, (words or {}).get(a, "")) for cell in by_round.values()
                      for a in cell["answers"]}
             fig = answer_bars({rnd: cell["answers"] for rnd, cell in by_round.items()}, names, right, labels)
-        st.plotly_chart(fig, width="stretch", key=f"class_fig_{key}")
+        chart(fig, width="stretch", key=f"class_fig_{key}")
         if cols[-1].button(t("classroom.vote_again", round=open_round + 1), key=f"class_vote_{key}",
                            help=t("classroom.vote_help")):
             try:

@@ -16,6 +16,7 @@ from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.safe_text import escape_md
 from rnnviz.store import export
 
+from .charts import chart
 from .i18n import error_text, same_label, t
 
 
@@ -47,7 +48,7 @@ def show_figure(fig, name: str, key: str | None = None) -> None:
     """The chart (its toolbar saves a PNG) and a button that downloads it as standalone HTML.
 
     The HTML (about 5 MB: plotly.js is inside, so it opens offline) is made only on click."""
-    st.plotly_chart(fig, width="stretch", key=None if key is None else f"{key}_chart")
+    chart(fig, width="stretch", key=None if key is None else f"{key}_chart")
     download_figure(fig, name, key)
 
 

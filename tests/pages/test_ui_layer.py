@@ -92,14 +92,15 @@ def figure_script():
 
     from rnnviz.figures.bptt import jacobian_parts
     from ui import cache
+    from ui.charts import chart, streamlit_look
 
     args = (np.linspace(0, 1, 3), np.eye(3), 0.5 * np.eye(3), 1)
     fig = cache.figure(jacobian_parts, *args)
     st.session_state["cached"] = copy.deepcopy(fig.to_dict())
-    st.plotly_chart(fig, key="cached")  # shown as it is: st.plotly_chart reads the shared dict
-    st.plotly_chart(jacobian_parts(*args), key="built")  # the builder's go.Figure, for comparison
+    chart(fig, key="cached")  # shown as it is: st.plotly_chart reads the shared dict
+    chart(jacobian_parts(*args), key="built")  # the builder's go.Figure, for comparison
     st.session_state["after"] = cache.figure(jacobian_parts, *args).to_dict()
-    st.session_state["built"] = jacobian_parts(*args).to_plotly_json()
+    st.session_state["built"] = streamlit_look(jacobian_parts(*args).to_plotly_json())
     try:
         fig.layout.title.text = "edited"  # the shared dict has no editing API
         st.session_state["edit"] = "allowed"
@@ -108,8 +109,9 @@ def figure_script():
 
 
 def test_a_cached_figure_is_the_builders_shown_as_it_is_and_never_edited():
-    """ui/cache.figure keeps one read-only dict per input and hands it out as a CachedFigure:
-    st.plotly_chart sends the same spec as for the builder's own go.Figure, showing it leaves
+    """ui/cache.figure keeps one read-only dict per input, in Streamlit's look (ui/charts), and
+    hands it out as a CachedFigure: ui.charts.chart sends the same spec as for the builder's own
+    go.Figure, showing it leaves
     the cached dict as built, and an edit fails instead of reaching other sessions' figure."""
     import json
 

@@ -30,6 +30,7 @@ from rnnviz.store.export import safe_filename, token_frame
 from rnnviz.text.corpora import everyday_corpus
 
 from .. import running, session
+from ..charts import chart
 from ..i18n import error_text, prose, t
 from ..widgets import download_csv, guard, labelled_choice, md_escape, show_figure
 
@@ -178,7 +179,7 @@ def live_view(job) -> None:
     left = "" if eta != eta else t("train.progress_left", s=f"{eta:,.0f}")
     now_text = t("train.progress", step=f"{step:,}", total=f"{total:,}", rate=f"{rate:,.1f}")
     st.progress(step / total, text=now_text + left + t("train.loss_suffix", loss=history[-1]["loss"]) + cap)
-    st.plotly_chart(curve(run, history), width="stretch", key="train_live_curve")  # one element, updated
+    chart(curve(run, history), width="stretch", key="train_live_curve")  # one element, updated
     if run.samples:
         st.dataframe(samples_frame(run), hide_index=True)
 

@@ -12,6 +12,7 @@ from rnnviz.formatting import num
 from rnnviz.text.tokenize import prepare
 
 from ... import cache
+from ...charts import chart
 from ...i18n import t
 from ...widgets import labelled_choice as coded
 from .common import (
@@ -61,7 +62,7 @@ def pair(s: SlotSetup) -> None:
     kind = coded(st.selectbox, t("slots.pair_tagger"), kinds, [tagger_label(k) for k in kinds],
                  "slot_pair_tagger", index=1)
     p = pairs[kind]
-    st.plotly_chart(
+    chart(
         figs.hidden_pair(
             p.h_a,
             p.h_b,
@@ -105,7 +106,7 @@ def heldout(s: SlotSetup) -> dict:
     names = list(models)  # the shipped taggers in order, then this session's own one
     codes = [*s.shipped, "own"][: len(names)]
     label = names[codes.index(coded(st.selectbox, t("slots.cm_tagger"), codes, names, "slot_cm_tagger"))]
-    st.plotly_chart(
+    chart(
         figs.confusion_figure(
             scores[label]["confusion"],
             t("slots.fig.confusion", tagger=label),

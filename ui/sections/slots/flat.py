@@ -12,6 +12,7 @@ from rnnviz.figures import slots as figs
 from rnnviz.text.tokenize import prepare
 
 from ... import cache
+from ...charts import chart
 from ...i18n import error_text, t
 from .common import SlotSetup, anchor, fmt_table, tagger_label, text
 from .sentence import _axes
@@ -47,7 +48,7 @@ def _reach(s: SlotSetup, sentence: str) -> None:
         return
     tokens = prepare(sentence, s.data.vocab).tokens
     text("reach")
-    st.plotly_chart(figs.reach_heatmaps(tokens, reach, t("slots.fig.reach"), labels=_axes()), width="stretch")
+    chart(figs.reach_heatmaps(tokens, reach, t("slots.fig.reach"), labels=_axes()), width="stretch")
 
 
 def _shifted(s: SlotSetup) -> None:

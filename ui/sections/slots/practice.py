@@ -13,6 +13,7 @@ from rnnviz.formatting import num
 from rnnviz.text.tokenize import prepare
 
 from ... import cache
+from ...charts import chart
 from ...i18n import t
 from ...widgets import exercise, exercise_number, md_escape
 from ...widgets import labelled_choice as coded
@@ -46,7 +47,7 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
     if slots.top_tags(taggers.tag_probs(s.shipped["jordan"], ids))[step] == tag:
         st.info(t("slots.force_same", t=step + 1, tag=tag_name(tag)))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.plotly_chart(
+    chart(
         figs.forced_change(
             tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag_name(tag)), labels=_axes()
         ),
@@ -104,7 +105,7 @@ def retrain(s: SlotSetup) -> None:
                 )
             )
         )
-        st.plotly_chart(
+        chart(
             figs.loss_curve(own["history"], t("slots.fig.loss", about=own["about"]), labels=_axes()),
             width="stretch",
         )

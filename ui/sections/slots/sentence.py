@@ -12,6 +12,7 @@ from rnnviz.figures import slots as figs
 from rnnviz.text.tokenize import prepare
 
 from ... import session
+from ...charts import chart
 from ...i18n import current_lang, error_text, t
 from ...page import figure_labels
 from ...widgets import labelled_choice as coded
@@ -104,7 +105,7 @@ def grid(tagged: dict) -> None:
     unknown = [tok for tok, w in zip(first.tokens, first.words) if w == "<unk>"]
     if unknown:
         text("unknown", unknown=md_escape(t("slots.list_sep").join(dict.fromkeys(unknown))))
-    st.plotly_chart(
+    chart(
         figs.tag_grid(
             first.tokens,
             {k: v.probs for k, v in tagged.items()},

@@ -1,0 +1,208 @@
+"""Every chart the app shows, in Streamlit's light look, drawn once per change instead of twice.
+
+    chart(fig, width="stretch", key=...)   # st.plotly_chart(..., theme=None) of streamlit_look(fig)
+
+Why (issue 24, `python bench/bench_chart_draw.py --why-twice`): st.plotly_chart's default theme
+("streamlit") makes its chart component copy each new figure through JSON after it first drew
+it, into a layout.template it fills with the theme, and hand the copy to Plotly.react. Plotly.react
+compares `layout.template` and typed arrays (plotly.py sends arrays as base64) by identity, so
+the copy is a whole second draw of every chart a step move changes: 2x the first draw. Written
+out here once on the server instead, the copy holds no template, the arrays a chart redraws
+are plain lists and `layout.datarevision` says the data did not change, so Plotly.react finds
+nothing to redraw.
+
+streamlit_look(fig) writes into the figure what the theme pass would have set: the figure's
+template (layout defaults for every axis and colour axis, trace defaults per trace type) with
+Streamlit's light theme over it (STREAMLIT_LIGHT: read from Streamlit 1.67's chart component in
+Chromium, `.streamlit/config.toml` sets base = "light"), Streamlit's colour placeholders
+(#000001 ...) replaced by its palettes, and the title bold. A figure's own settings win, as
+they did over the template. tests/browser/test_chart_look.py checks in Chromium that every
+chart of the pages draws the same with it (Plotly's full layout and data) as with the theme.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import streamlit as st
+from plotly.basedatatypes import BaseFigure
+
+from rnnviz.serve.bytecache import value_digest
+
+# Streamlit's palettes (light theme): its templates name them #000001-#000010 (categorical),
+# #000011-#000020 (sequential), #000021-#000030 (diverging); its frontend puts these in.
+CATEGORICAL = ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a",
+               "#6d3fc0", "#d5dae5"]
+SEQUENTIAL = ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9",
+              "#0054a3", "#004280"]
+DIVERGING = ["#7d353b", "#bd4043", "#ff4b4b", "#ff8c8c", "#ffc7c7", "#a6dcff", "#60b4ff", "#1c83e1",
+             "#0054a3", "#004280"]
+PLACEHOLDERS = {f"#{k + 1:06d}": c for k, c in enumerate(CATEGORICAL + SEQUENTIAL + DIVERGING)}
+
+_FONT = '"Source Sans", sans-serif, "Source Sans", sans-serif'  # as the theme pass writes it
+_MUTED, _GRID = "#808495", "#e6eaf1"
+_CLEAR = "rgba(0, 0, 0, 0)"  # the theme writes "transparent", which plotly.py's validation refuses
+# What Streamlit 1.67's theme pass writes over a figure's template.layout (light theme).
+STREAMLIT_LIGHT = {
+    "font": {"color": _MUTED, "family": _FONT, "size": 12, "weight": 400},
+    "title": {"font": {"family": _FONT, "size": 16, "color": "#2F2D2B"}, "pad": {"l": 4}, "xanchor": "left",
+              "x": 0},
+    "legend": {"title": {"font": {"size": 12, "color": _MUTED}, "side": "top"}, "valign": "top",
+               "bordercolor": _CLEAR, "borderwidth": 0, "font": {"size": 12, "color": "#262730"}},
+    "paper_bgcolor": "#FFFFFF",
+    "plot_bgcolor": "#FFFFFF",
+    # (its tick colour, #e6eaf1, goes only where ticks are on: _axis_defaults; its minor grid
+    # colour is left out: set on an axis it would turn minor ticks on, which the app never shows)
+    "yaxis": {"ticklabelposition": "outside", "zerolinecolor": _GRID,
+              "title": {"font": {"color": _MUTED, "size": 14}, "standoff": 24},
+              "tickfont": {"color": _MUTED, "size": 12}, "gridcolor": _GRID, "automargin": True},
+    "xaxis": {"zerolinecolor": _GRID, "gridcolor": _GRID, "showgrid": False,
+              "tickfont": {"color": _MUTED, "size": 12},
+              "title": {"font": {"color": _MUTED, "size": 14}, "standoff": 20},
+              "zeroline": False, "automargin": True},
+    "margin": {"pad": 8, "r": 0, "l": 0},
+    "hoverlabel": {"bgcolor": "#FFFFFF", "bordercolor": "#DCD8D4",
+                   "font": {"color": _MUTED, "family": _FONT, "size": 12}},
+    "coloraxis": {"colorbar": {"thickness": 16, "xpad": 24, "ticklabelposition": "outside",
+                               "outlinecolor": _CLEAR, "outlinewidth": 8, "len": 0.75, "y": 0.5745,
+                               "title": {"font": {"color": _MUTED, "size": 14}},
+                               "tickfont": {"color": _MUTED, "size": 12}}},
+}
+MAPS_2D = frozenset({"heatmap", "contour", "histogram2d", "histogram2dcontour"})  # Plotly: outside ticks
+ORIENTED = frozenset({"bar", "box", "violin", "funnel", "waterfall", "histogram"})  # category axis: no grid
+LIST_MAX = 1000  # numbers: an array up to this long goes as a JSON list (a longer one stays base64)
+NOT_CARTESIAN = frozenset({"pie", "table", "sankey", "indicator", "sunburst", "treemap", "icicle",
+                           "funnelarea", "parcoords", "parcats", "scatterpolar", "barpolar", "scatter3d",
+                           "surface", "mesh3d"})
+_AXIS = re.compile(r"^([xy])axis\d*$")
+_COLOR_AXIS = re.compile(r"^coloraxis\d*$")
+
+
+def chart(fig, **kw) -> None:
+    """st.plotly_chart of the figure in Streamlit's look, without Streamlit's theme pass."""
+    st.plotly_chart(fig if isinstance(fig, LookedFigure) else looked(fig), theme=None, **kw)
+
+
+class LookedFigure(BaseFigure):
+    """A figure already in Streamlit's look, as a plain dict st.plotly_chart reads as it is
+    (`to_dict`, no validation, no copy); ui/cache keeps one per input. Never edited."""
+
+    def __init__(self, plain: dict):  # not BaseFigure.__init__: it builds objects
+        self._plain = plain
+
+    def to_dict(self) -> dict:
+        return self._plain
+
+    to_plotly_json = to_dict
+
+    def to_html(self, *args, **kw) -> str:
+        import plotly.graph_objects as go
+        return go.Figure(self._plain, _validate=False).to_html(*args, **kw)  # a copy, on click
+
+
+def looked(fig) -> LookedFigure:
+    """fig (a go.Figure, or any BaseFigure with to_dict) in Streamlit's look."""
+    plain = fig.to_dict() if isinstance(fig, BaseFigure) else fig
+    return LookedFigure(streamlit_look(plain))
+
+
+def streamlit_look(fig: dict) -> dict:
+    """A figure dict ({"data", "layout"}) with its template and Streamlit's light theme written
+    in (see the module's docstring). Pure: `fig` is left as it is."""
+    layout = dict(fig.get("layout") or {})
+    template = _placed(layout.pop("template", None) or {})
+    defaults = _merged(template.get("layout") or {}, STREAMLIT_LIGHT)
+    data = [_trace_with_defaults(tr, k, template.get("data") or {}, fig["data"])
+            for k, tr in enumerate(fig.get("data") or [])]
+    used = {name for name in layout if _AXIS.match(name) or _COLOR_AXIS.match(name)}
+    outer, oriented = set(), set()  # axes Plotly gives outside ticks; category axes of bars
+    for tr in data:
+        kind = tr.get("type", "scatter")
+        if kind in NOT_CARTESIAN:
+            continue
+        x, y = _axis_name(tr.get("xaxis"), "x"), _axis_name(tr.get("yaxis"), "y")
+        used |= {x, y}
+        if kind in MAPS_2D:
+            outer |= {x, y}
+        if kind in ORIENTED:
+            oriented.add(y if tr.get("orientation") == "h" else x)
+    if not data:  # an empty figure: Plotly draws its default axes
+        used |= {"xaxis", "yaxis"}
+    for name in used:  # the template's axis defaults apply to every axis of that kind
+        kind = "coloraxis" if _COLOR_AXIS.match(name) else f"{name[0]}axis"
+        if kind in defaults:
+            own = layout.get(name) or {}
+            layout[name] = _merged(_axis_defaults(defaults[kind], own, name in outer, name in oriented), own)
+    for key, value in defaults.items():
+        if _AXIS.match(key) or _COLOR_AXIS.match(key):
+            continue
+        own = layout.get(key)
+        layout[key] = _merged(value, own) if isinstance(value, dict) and isinstance(own, dict) \
+            else layout.get(key, value)
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("text"):  # Streamlit's theme writes the title bold
+        layout["title"] = _merged(title, {"font": {"weight": "bold"}})
+    layout["datarevision"] = value_digest(data)  # the same data: Plotly.react redraws nothing
+    return {"data": data, "layout": layout}
+
+
+def _axis_defaults(defaults: dict, own: dict, outer_ticks: bool, oriented: bool) -> dict:
+    """The template's defaults for one axis, as explicit settings that draw the same. Plotly
+    reads some settings as a sign when the figure sets them, not when its template does: a tick
+    colour turns ticks on, a grid or zero-line colour turns the grid or zero line on. So the tick
+    colour is written only where ticks are on anyway (an axis of a heatmap, or ticks the figure
+    asks for), and the grid and zero-line colours not on the category axis of bars (no grid
+    there) unless the figure turns them on."""
+    out = dict(defaults)
+    if outer_ticks or own.get("ticks") or "ticklen" in own or "tickwidth" in own:
+        out["tickcolor"] = _GRID
+    if oriented:
+        if not own.get("showgrid"):
+            out.pop("gridcolor", None)
+        if not own.get("zeroline"):
+            out.pop("zerolinecolor", None)
+    return out
+
+
+def _axis_name(ref, kind: str) -> str:
+    """A trace's axis reference ("x2") as its layout key ("xaxis2")."""
+    return f"{kind}axis{str(ref or kind)[1:]}"
+
+
+def _trace_with_defaults(trace: dict, k: int, template_data: dict, traces: list) -> dict:
+    kind = trace.get("type", "scatter")
+    own = template_data.get(kind) or []
+    if own:  # the n-th trace of a type takes the type's n-th default, cycling
+        n = sum(1 for tr in traces[:k] if tr.get("type", "scatter") == kind)
+        base = {key: v for key, v in own[n % len(own)].items() if key != "type"}
+        trace = _merged(base, trace)
+    return {key: _listed(v) for key, v in trace.items()}
+
+
+def _listed(value):
+    """Short arrays as lists (Plotly.react compares typed arrays by identity), nested dicts too."""
+    if isinstance(value, np.ndarray) and value.size <= LIST_MAX:
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: _listed(v) for k, v in value.items()}
+    return value
+
+
+def _placed(value):
+    """Streamlit's colour placeholders replaced by its light palettes, anywhere in value."""
+    if isinstance(value, str):
+        return PLACEHOLDERS.get(value.lower(), value)
+    if isinstance(value, dict):
+        return {k: _placed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_placed(v) for v in value]
+    return value
+
+
+def _merged(base: dict, update: dict) -> dict:
+    """update over base, nested dicts merged (neither changed)."""
+    out = dict(base)
+    for key, value in update.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) \
+            else value
+    return out
