@@ -74,3 +74,13 @@ def test_a_looked_figure_is_sent_as_it_is():
     assert isinstance(fig, LookedFigure) and fig.to_dict()["layout"]["datarevision"]
     sent = json.loads(pio.to_json(fig.to_dict(), validate=False))
     assert sent["data"][0]["y"] == [1, 2] and "template" not in sent["layout"]
+
+
+def test_every_chart_is_shown_through_ui_charts():
+    """A st.plotly_chart call elsewhere would send the template and be drawn twice per change."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    calls = [f"{p.relative_to(root)}:{n}" for d in ("ui", "pages") for p in sorted((root / d).rglob("*.py"))
+             if p.name != "charts.py"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "st.plotly_chart(" in line]
+    assert calls == []
