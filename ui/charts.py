@@ -21,13 +21,12 @@ chart of the pages draws the same with it (Plotly's full layout and data) as wit
 """
 from __future__ import annotations
 
-import base64
 import re
 
-import numpy as np
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
+from rnnviz.figures.wire import has_typed, listed
 from rnnviz.serve.bytecache import value_digest
 
 # Streamlit's palettes (light theme): its templates name them #000001-#000010 (categorical),
@@ -71,7 +70,6 @@ STREAMLIT_LIGHT = {
 }
 MAPS_2D = frozenset({"heatmap", "contour", "histogram2d", "histogram2dcontour"})  # Plotly: outside ticks
 ORIENTED = frozenset({"bar", "box", "violin", "funnel", "waterfall", "histogram"})  # category axis: no grid
-LIST_MAX = 1000  # numbers: an array up to this long goes as a JSON list (a longer one stays base64)
 NOT_CARTESIAN = frozenset({"pie", "table", "sankey", "indicator", "sunburst", "treemap", "icicle",
                            "funnelarea", "parcoords", "parcats", "scatterpolar", "barpolar", "scatter3d",
                            "surface", "mesh3d"})
@@ -115,9 +113,9 @@ def streamlit_look(fig: dict) -> dict:
     defaults = _merged(template.get("layout") or {}, STREAMLIT_LIGHT)
     data = [_trace_with_defaults(tr, k, template.get("data") or {}, fig["data"])
             for k, tr in enumerate(fig.get("data") or [])]
-    listed = [_listed(tr) for tr in data]
-    if not any(_has_typed(tr) for tr in listed):  # one long array left typed redraws it all anyway:
-        data = listed                             # then every array stays base64 (fewer bytes)
+    as_lists = [listed(tr) for tr in data]
+    if not any(has_typed(tr) for tr in as_lists):  # one long array left typed redraws it all anyway:
+        data = as_lists                           # then every array stays base64 (fewer bytes)
     used = {name for name in layout if _AXIS.match(name) or _COLOR_AXIS.match(name)}
     outer, oriented = set(), set()  # axes Plotly gives outside ticks; category axes of bars
     for tr in data:
@@ -181,48 +179,6 @@ def _trace_with_defaults(trace: dict, k: int, template_data: dict, traces: list)
         base = {key: v for key, v in own[n % len(own)].items() if key != "type"}
         trace = _merged(base, trace)
     return trace
-
-
-def _listed(value):
-    """Short arrays as lists (Plotly.react compares typed arrays by identity), nested dicts too:
-    numpy arrays and the base64 arrays some builders write themselves ({"dtype", "bdata"})."""
-    if isinstance(value, np.ndarray):
-        return _as_list(value) if value.size <= LIST_MAX else value
-    if isinstance(value, dict):
-        if isinstance(value.get("bdata"), str) and isinstance(value.get("dtype"), str):
-            arr = _decoded(value)
-            return _as_list(arr) if arr is not None and arr.size <= LIST_MAX else value
-        return {k: _listed(v) for k, v in value.items()}
-    return value
-
-
-def _as_list(arr: np.ndarray) -> list:
-    """An array as a list; float32 numbers (sent as float32 because only their height is drawn)
-    in their shortest float32 digits, not the 17 of their float64 widening (a page-4 step move
-    stays under 150 KB)."""
-    if arr.dtype == np.float32:
-        return arr.astype(str).astype(np.float64).tolist()
-    return arr.tolist()
-
-
-def _has_typed(value) -> bool:
-    if isinstance(value, np.ndarray):
-        return True
-    if isinstance(value, dict):
-        return "bdata" in value or any(_has_typed(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(isinstance(v, (dict, np.ndarray, list, tuple)) and _has_typed(v) for v in value[:4])
-    return False
-
-
-def _decoded(spec: dict):
-    """A plotly typed-array spec as a numpy array (None if it is not one numpy reads)."""
-    try:
-        arr = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=np.dtype(spec["dtype"]))
-        shape = spec.get("shape")
-        return arr.reshape([int(n) for n in str(shape).split(",")]) if shape not in (None, "") else arr
-    except (ValueError, TypeError):
-        return None
 
 
 def _placed(value):

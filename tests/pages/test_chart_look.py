@@ -13,7 +13,8 @@ import pytest
 import streamlit  # noqa: F401 - registers Streamlit's plotly template, the app's default
 
 from rnnviz.figures.common import heatmap, style
-from ui.charts import LIST_MAX, STREAMLIT_LIGHT, LookedFigure, looked, streamlit_look
+from rnnviz.figures.wire import LIST_MAX
+from ui.charts import STREAMLIT_LIGHT, LookedFigure, looked, streamlit_look
 
 pytestmark = pytest.mark.pages
 
@@ -68,6 +69,14 @@ def test_short_arrays_go_as_lists_and_the_revision_follows_the_data():
     assert streamlit_look(fig(b64))["data"][0]["y"] == [0.0, 1.0, 2.0, 3.0]
     again, moved = streamlit_look(fig(small.copy())), streamlit_look(fig(small + 1))
     assert again["layout"]["datarevision"] == out["layout"]["datarevision"] != moved["layout"]["datarevision"]
+
+
+def test_an_array_with_nan_stays_base64_and_keeps_the_others_so():
+    """JSON has no NaN (it would arrive as null): a blank cell's array stays typed, so all do."""
+    z = np.array([[1.0, np.nan], [0.5, 2.0]])
+    out = streamlit_look({"data": [{"type": "heatmap", "z": z}, {"type": "scatter", "y": np.arange(3.0)}],
+                          "layout": {}})
+    assert isinstance(out["data"][0]["z"], np.ndarray) and isinstance(out["data"][1]["y"], np.ndarray)
 
 
 def test_one_long_array_keeps_every_array_base64():
