@@ -8,8 +8,8 @@ it, into a layout.template it fills with the theme, and hand the copy to Plotly.
 compares `layout.template` and typed arrays (plotly.py sends arrays as base64) by identity, so
 the copy is a whole second draw of every chart a step move changes: 2x the first draw. Written
 out here once on the server instead, the copy holds no template, the arrays a chart redraws
-are plain lists and `layout.datarevision` says the data did not change, so Plotly.react finds
-nothing to redraw.
+are plain lists (the short, finite ones: rnnviz/figures/wire.py) and `layout.datarevision`
+says the data did not change, so Plotly.react finds nothing to redraw.
 
 streamlit_look(fig) writes into the figure what the theme pass would have set: the figure's
 template (layout defaults for every axis and colour axis, trace defaults per trace type) with
