@@ -3,7 +3,7 @@
     BENCH_ANSWER_LOG=FILE python bench/answer_server.py APP.py [streamlit run options]
 
 Each time the server writes a run's script_finished ForwardMsg to a browser's websocket
-(Starlette's WebSocket.send_bytes returned), one line `<time.time()>` is appended to FILE. A
+(as it hands it to WebSocket.send_bytes), one line `<time.time()>` is appended to FILE. A
 benchmark on the same machine compares it with the moment it pressed a key: how long the
 server took to answer, apart from the browser's own drawing (bench/bench_browser_slider.py,
 "answered s"). A rerun cut short for another rerun (FINISHED_EARLY_FOR_RERUN) is no answer.
@@ -27,19 +27,22 @@ def install(path: str) -> None:
     send_bytes, lock = WebSocket.send_bytes, threading.Lock()
 
     async def noted(self, data: bytes) -> None:
+        if len(data) < SMALL and _is_answer(data, ForwardMsg):
+            with lock, open(path, "a") as log:  # noted as it is handed to the socket: a client
+                log.write(f"{time.time():.4f}\n")  # can never have it before this moment
         await send_bytes(self, data)
-        if len(data) < SMALL:
-            msg = ForwardMsg()
-            try:
-                msg.ParseFromString(data)
-            except Exception:  # noqa: BLE001 - not a ForwardMsg: nothing to note
-                return
-            if msg.WhichOneof("type") == "script_finished" and \
-                    msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                with lock, open(path, "a") as log:
-                    log.write(f"{time.time():.4f}\n")
 
     WebSocket.send_bytes = noted
+
+
+def _is_answer(data: bytes, ForwardMsg) -> bool:  # noqa: N803 - the protobuf class
+    msg = ForwardMsg()
+    try:
+        msg.ParseFromString(data)
+    except Exception:  # noqa: BLE001 - not a ForwardMsg: no answer
+        return False
+    return msg.WhichOneof("type") == "script_finished" and \
+        msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
 
 
 def answers_since(path, since: float) -> list[float]:
