@@ -86,14 +86,11 @@ def variant(spec: dict, revision: bool = False, template: bool = True, lists: bo
 
 
 def _as_lists(value):
-    import base64
-
-    import numpy as np
+    """Every base64 array of up to LIST_LIMIT numbers as a list (rnnviz/figures/wire.py decodes)."""
+    from rnnviz.figures.wire import decoded
     if isinstance(value, dict) and set(value) >= {"bdata", "dtype"}:
-        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        if "shape" in value:
-            arr = arr.reshape([int(n) for n in str(value["shape"]).split(",")])
-        return arr.tolist() if arr.size <= LIST_LIMIT else value
+        arr = decoded(value)
+        return arr.tolist() if arr is not None and arr.size <= LIST_LIMIT else value
     if isinstance(value, dict):
         return {k: _as_lists(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -26,6 +26,7 @@ import re
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
+from rnnviz.figures.common import merged
 from rnnviz.figures.wire import has_typed, listed
 from rnnviz.serve.bytecache import value_digest
 
@@ -110,7 +111,7 @@ def streamlit_look(fig: dict) -> dict:
     in (see the module's docstring). Pure: `fig` is left as it is."""
     layout = dict(fig.get("layout") or {})
     template = _placed(layout.pop("template", None) or {})
-    defaults = _merged(template.get("layout") or {}, STREAMLIT_LIGHT)
+    defaults = merged(template.get("layout") or {}, STREAMLIT_LIGHT)
     data = [_trace_with_defaults(tr, k, template.get("data") or {}, fig["data"])
             for k, tr in enumerate(fig.get("data") or [])]
     as_lists = [listed(tr) for tr in data]
@@ -134,16 +135,16 @@ def streamlit_look(fig: dict) -> dict:
         kind = "coloraxis" if _COLOR_AXIS.match(name) else f"{name[0]}axis"
         if kind in defaults:
             own = layout.get(name) or {}
-            layout[name] = _merged(_axis_defaults(defaults[kind], own, name in outer, name in oriented), own)
+            layout[name] = merged(_axis_defaults(defaults[kind], own, name in outer, name in oriented), own)
     for key, value in defaults.items():
         if _AXIS.match(key) or _COLOR_AXIS.match(key):
             continue
         own = layout.get(key)
-        layout[key] = _merged(value, own) if isinstance(value, dict) and isinstance(own, dict) \
+        layout[key] = merged(value, own) if isinstance(value, dict) and isinstance(own, dict) \
             else layout.get(key, value)
     title = layout.get("title")
     if isinstance(title, dict) and title.get("text"):  # Streamlit's theme writes the title bold
-        layout["title"] = _merged(title, {"font": {"weight": "bold"}})
+        layout["title"] = merged(title, {"font": {"weight": "bold"}})
     layout["datarevision"] = value_digest(data)  # the same data: Plotly.react redraws nothing
     return {"data": data, "layout": layout}
 
@@ -177,7 +178,7 @@ def _trace_with_defaults(trace: dict, k: int, template_data: dict, traces: list)
     if own:  # the n-th trace of a type takes the type's n-th default, cycling
         n = sum(1 for tr in traces[:k] if tr.get("type", "scatter") == kind)
         base = {key: v for key, v in own[n % len(own)].items() if key != "type"}
-        trace = _merged(base, trace)
+        trace = merged(base, trace)
     return trace
 
 
@@ -190,12 +191,3 @@ def _placed(value):
     if isinstance(value, (list, tuple)):
         return [_placed(v) for v in value]
     return value
-
-
-def _merged(base: dict, update: dict) -> dict:
-    """update over base, nested dicts merged (neither changed)."""
-    out = dict(base)
-    for key, value in update.items():
-        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) \
-            else value
-    return out
