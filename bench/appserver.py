@@ -44,12 +44,13 @@ def warm_bytecode(root: Path) -> float:
 
 @contextlib.contextmanager
 def app_server(root: Path, log_name: str, profile_dir: Path | None = None, timeout: float = 90,
-               poll: float = 0.3, watcher: str | None = "none", answer_log: Path | None = None):
+               poll: float = 0.3, watcher: str | None = "none", answer_log: Path | None = None,
+               script: str = "app.py"):
     """Yields (base URL, process) once /_stcore/health answers (asked every `poll` s); stops the
     process on exit. watcher: --server.fileWatcherType, or None for the checkout's own
     .streamlit/config.toml (what a bare `streamlit run app.py` does). profile_dir: every run
     profiled (bench/profile_server.py); answer_log: when each run's answer was sent
-    (bench/answer_server.py)."""
+    (bench/answer_server.py); script: the page to run, relative to root (a bench's own page)."""
     root = Path(root).resolve()
     art = HERE / "artifacts"
     art.mkdir(exist_ok=True)
@@ -61,12 +62,12 @@ def app_server(root: Path, log_name: str, profile_dir: Path | None = None, timeo
     env = bytecode_env()
     if answer_log is not None:
         env["BENCH_ANSWER_LOG"] = str(answer_log)
-        cmd = [sys.executable, str(HERE / "bench" / "answer_server.py"), str(root / "app.py"), *opts]
+        cmd = [sys.executable, str(HERE / "bench" / "answer_server.py"), str(root / script), *opts]
     elif profile_dir is None:
-        cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), *opts]
+        cmd = [sys.executable, "-m", "streamlit", "run", str(root / script), *opts]
     else:
         env["BENCH_PROFILE_DIR"] = str(profile_dir)
-        cmd = [sys.executable, str(HERE / "bench" / "profile_server.py"), str(root / "app.py"), *opts]
+        cmd = [sys.executable, str(HERE / "bench" / "profile_server.py"), str(root / script), *opts]
     with open(art / log_name, "w") as log:
         proc = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
