@@ -36,14 +36,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.appserver import app_server  # noqa: E402
-from bench.bench_browser_slider import SLIDERS, Frames, measure, settle, wait_finished  # noqa: E402
+from bench.bench_browser_slider import Frames, measure, settle, step_pages, wait_finished  # noqa: E402
 from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
 
 TAG_JS = "() => document.querySelectorAll('.js-plotly-plot').forEach(d => { d.__kept = 1; })"
 KEPT_JS = "() => [...document.querySelectorAll('.js-plotly-plot')].map(d => !!d.__kept)"
 FLOORS = ("", "text", "table", "same chart", "chart", "text,table,chart")  # ?parts= of FLOOR_PAGE
 FLOOR_PAGE = "bench/apps/fragment_floor.py"
-MAX_REPEAT = 20
 
 
 def measure_floor(browser, base: str, parts: str, repeat: int, timeout: float) -> dict:
@@ -96,12 +95,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--timeout", type=float, default=120, help="seconds per wait at most")
     ap.add_argument("--max-seconds", type=float, default=900)
     args = ap.parse_args(argv)
-    if not 1 <= args.repeat <= MAX_REPEAT:
-        ap.error(f"--repeat must be 1..{MAX_REPEAT}")
-    pages = [p for p in args.pages.split(",") if p]
-    unknown = [p for p in pages if p not in SLIDERS]
-    if unknown:
-        ap.error(f"no step slider known for {unknown}; known: {sorted(SLIDERS)}")
+    pages = step_pages(ap, args)
     from playwright.sync_api import sync_playwright
 
     end, loads = time.time() + args.max_seconds, []

@@ -157,6 +157,18 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
     return out
 
 
+def step_pages(ap, args) -> list[str]:
+    """The --pages of a Chromium step bench, each with a known step slider, after checking
+    --repeat (1..MAX_REPEAT); stops with argparse's message otherwise."""
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        ap.error(f"--repeat must be 1..{MAX_REPEAT}")
+    pages = [p for p in args.pages.split(",") if p]
+    unknown = [p for p in pages if p not in SLIDERS]
+    if unknown:
+        ap.error(f"no step slider known for {unknown}; known: {sorted(SLIDERS)}")
+    return pages
+
+
 def med(values):
     return statistics.median(values) if values else float("nan")
 
@@ -173,17 +185,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--one-server", action="store_true",
                     help="one server at a time: every page on the base root, then on the current one")
     args = ap.parse_args(argv)
-    if not 1 <= args.repeat <= MAX_REPEAT:
-        ap.error(f"--repeat must be 1..{MAX_REPEAT}")
+    pages = step_pages(ap, args)
     roots = [Path(r).resolve() for r in (args.roots or ["/work/wt/base", str(ROOT)])]
     if len(roots) == 1:
         roots.append(ROOT)
     if len(roots) != 2:
         ap.error("give at most two roots: BASE_ROOT [CURRENT_ROOT]")
-    pages = [p for p in args.pages.split(",") if p]
-    unknown = [p for p in pages if p not in SLIDERS]
-    if unknown:
-        ap.error(f"no step slider known for {unknown}; known: {sorted(SLIDERS)}")
     from playwright.sync_api import sync_playwright
 
     names = ("base", "current")

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.appserver import app_server  # noqa: E402
-from bench.bench_browser_slider import SLIDERS, Frames, open_step_slider, settle, wait_finished  # noqa: E402
+from bench.bench_browser_slider import Frames, open_step_slider, settle, step_pages, wait_finished  # noqa: E402
 from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
 
 COUNTERS = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "Nodes")
@@ -46,7 +46,6 @@ WATCH_JS = """() => { window.__adds = []; window.__obs = new MutationObserver(ms
     window.__adds.push([kind, key, n.getElementsByTagName('*').length + 1]); } });
   window.__obs.observe(document.body, {childList: true, subtree: true}); }"""
 TAKE_JS = "() => { window.__obs.disconnect(); return window.__adds; }"
-MAX_REPEAT = 20
 
 
 def counters(cdp) -> dict:
@@ -106,12 +105,7 @@ def main(argv=None) -> None:
     ap.add_argument("--lang", default="en")
     ap.add_argument("--top", type=int, default=6, help="element containers listed per move")
     args = ap.parse_args(argv)
-    if not 1 <= args.repeat <= MAX_REPEAT:
-        ap.error(f"--repeat must be 1..{MAX_REPEAT}")
-    pages = [p for p in args.pages.split(",") if p]
-    unknown = [p for p in pages if p not in SLIDERS]
-    if unknown:
-        ap.error(f"no step slider known for {unknown}; known: {sorted(SLIDERS)}")
+    pages = step_pages(ap, args)
     from playwright.sync_api import sync_playwright
 
     print(f"# {Path(args.root).resolve()}; Chromium {CHROMIUM}; lang={args.lang}; "
