@@ -209,13 +209,19 @@ def _draw_parts(parts: tuple, draw: Callable, args: tuple):
     for place, part, part_args in parts:
         with place:
             part(*part_args)
-    return _last_part(draw, page_inputs(), args)
+    return inner_part(draw, *args)
+
+
+def inner_part(draw: Callable, *args):
+    """Inside a page's step fragment: draw(*args) as a fragment of its own, drawn with the step
+    fragment and rerun alone by a control inside it (then, as the step fragment, only with the
+    inputs it was drawn for). StepParts' last part; page 8's step written out, so that a step
+    move does not redraw the gates over the sentence, which follow the LSTM/GRU choice only."""
+    return _inner_part(draw, page_inputs(), args)
 
 
 @st.fragment
-def _last_part(draw: Callable, inputs: tuple, args: tuple):
-    """A page's last step part (StepParts.draw): drawn with the step fragment, and rerun alone
-    by a control inside it (then, as the step fragment, only with the inputs it was drawn for)."""
+def _inner_part(draw: Callable, inputs: tuple, args: tuple):
     return _draw_fresh(draw, inputs, args)
 
 

@@ -1,7 +1,8 @@
 """Pages 1, 3 and 4 draw their step fragment in two parts around sections the step does not
 drive (issue 24): in a real browser, one step move redraws both parts (the second reads the
 step the first drew), keeps the sections between, and writes the step to the URL; on page 4
-the W_h scale, in the second part, still answers at the step the first part holds."""
+the W_h scale, in the second part, still answers at the step the first part holds. Page 8's
+step slider reruns only the step written out; its LSTM/GRU choice reruns the gates too."""
 from __future__ import annotations
 
 import pytest
@@ -40,4 +41,24 @@ def test_one_step_move_redraws_both_parts(server, browser, page):
         content = pg.evaluate(f"() => {MAIN}.textContent")
         assert first_2 not in content and second_2 not in content and between in content
         pg.wait_for_function(f"() => location.search.includes('{key}=3')", timeout=60_000)
+        assert not exceptions_on(pg)
+
+
+def test_page8_step_move_keeps_the_gates_over_the_sentence_and_the_cell_choice_redraws_both(server, browser):
+    """Page 8's step slider sits in a part of its own inside the step fragment (widgets.inner_part):
+    a move redraws the step written out and leaves the gates over the sentence drawn; the LSTM/GRU
+    choice, in the fragment around it, redraws both."""
+    with page_at(browser, f"{server}/gates?model=default&text={TEXT}&gates_step=2") as pg:
+        _has(pg, 'Step t = 2, input "Arrive"')
+        _has(pg, "forget gate near 1")  # the LSTM's gates over the sentence
+        step_right(pg, "gates_step")
+        _has(pg, 'Step t = 3, input "Taipei"')
+        content = pg.evaluate(f"() => {MAIN}.textContent")
+        assert 'Step t = 2, input "Arrive"' not in content and "forget gate near 1" in content
+        assert pg.locator('[data-testid="stPlotlyChart"]').count() >= 3  # the maps and both gate charts
+        pg.wait_for_function("() => location.search.includes('gates_step=3')", timeout=60_000)
+        pg.locator(".st-key-gates_cell").get_by_text("gru", exact=True).click()
+        _has(pg, "The GRU computes three blocks")
+        _has(pg, "An update gate")  # the GRU's gates over the sentence
+        _has(pg, 'Step t = 3, input "Taipei"')  # the step kept
         assert not exceptions_on(pg)

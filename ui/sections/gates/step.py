@@ -11,7 +11,7 @@ from rnnviz.formatting import num, vector
 
 from ... import session
 from ...i18n import counted_frame, prose, t
-from ...widgets import guard, md_escape, shared_step
+from ...widgets import guard, inner_part, md_escape, shared_step
 from .runs import PAGE, Run, gated_run
 
 LSTM_ROWS = (("pre_i", "A_i = W_{xi} x_t + b_{xi} + W_{hi} h_{t-1} + b_{hi}"), ("i", "i = \\sigma(A_i)"),
@@ -67,6 +67,10 @@ def step_section(cur: session.Current, runs: dict) -> Run:
     """The 'one step' section: header, the model choice next to it, the step written out."""
     st.subheader(t("gates.step_header"), anchor="step")
     run = gated_run(cur, runs)
+    inner_part(_written_out, run)  # its step slider reruns this part alone
+    return run
+
+
+def _written_out(run: Run) -> None:
     with guard():
         one_step(run)
-    return run
