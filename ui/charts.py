@@ -21,6 +21,8 @@ chart of the pages draws the same with it (Plotly's full layout and data) as wit
 """
 from __future__ import annotations
 
+import hashlib
+import pickle
 import re
 
 import streamlit as st
@@ -145,8 +147,18 @@ def streamlit_look(fig: dict) -> dict:
     title = layout.get("title")
     if isinstance(title, dict) and title.get("text"):  # Streamlit's theme writes the title bold
         layout["title"] = merged(title, {"font": {"weight": "bold"}})
-    layout["datarevision"] = value_digest(data)  # the same data: Plotly.react redraws nothing
+    layout["datarevision"] = data_revision(data)  # the same data: Plotly.react redraws nothing
     return {"data": data, "layout": layout}
+
+
+def data_revision(data: list) -> str:
+    """A digest of a figure's traces for `layout.datarevision`: the same traces built the same way
+    give the same digest, any change of a value another. Pickled, so lists are walked in C:
+    value_digest walked each number in Python, 65 % of streamlit_look (1.1 of 1.7 ms a figure)."""
+    try:
+        return hashlib.blake2b(pickle.dumps(data, protocol=5), digest_size=20).hexdigest()
+    except (pickle.PicklingError, TypeError, AttributeError):  # something pickle cannot write
+        return value_digest(data)
 
 
 def _axis_defaults(defaults: dict, own: dict, outer_ticks: bool, oriented: bool) -> dict:
