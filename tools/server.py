@@ -58,12 +58,96 @@ def app_process(log_name: str = "streamlit-browser.log", script: Path | None = N
                 proc.kill()
 
 
+QUIET_S = 0.4  # s: a run's frames come closer together than this, and so does a run asked for as one ends
+FIRST_S = 0.6  # s: the least wait_ready waits (a slider sends its move about 0.15 s after the key press)
+BLIND_S = 3.0  # s: a watched page whose socket has said nothing by then is waited for as an unwatched one
+
+
+class RunWatch:
+    """What a page's websocket says of its script runs, for wait_ready: when the page last asked
+    for a run (BackMsg rerun_script), when a run last finished (ForwardMsg script_finished, not
+    one cut short for the next), and when the last frame came or went. Heartbeats are not
+    counted. A fragment's rerun shows no status widget, so only the socket tells its end."""
+
+    def __init__(self):
+        self.asked = 0.0
+        self.done = 0.0
+        self.last = 0.0
+
+    def attach(self, pg) -> None:
+        pg.on("websocket", self._on_socket)
+
+    def _on_socket(self, ws) -> None:
+        ws.on("framereceived", self._received)
+        ws.on("framesent", self._sent)
+
+    def _received(self, payload) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = _parsed(ForwardMsg, payload)
+        kind = msg.WhichOneof("type") if msg is not None else None
+        if kind == "heartbeat_ack":
+            return
+        now = time.monotonic()
+        self.last = now
+        if kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+            self.done = now
+
+    def _sent(self, payload) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = _parsed(BackMsg, payload)
+        if msg is not None and msg.WhichOneof("type") == "rerun_script":
+            self.asked = self.last = time.monotonic()
+
+    def settled(self, now: float) -> bool:
+        """Every run asked for has finished, and the socket has been quiet for QUIET_S."""
+        return self.done > 0 and self.done >= self.asked and now - self.last >= QUIET_S
+
+
+def _parsed(kind, payload):
+    msg = kind()
+    try:
+        msg.ParseFromString(payload.encode() if isinstance(payload, str) else payload)
+    except Exception:  # noqa: BLE001 - not a Streamlit message
+        return None
+    return msg
+
+
+def watch(pg):
+    """Watch pg's script runs from here on (before its first goto), so that wait_ready(pg) ends
+    as soon as the run has finished and the socket is quiet instead of after a fixed 1.4 s.
+    Returns pg."""
+    pg._rnnviz_runs = RunWatch()
+    pg._rnnviz_runs.attach(pg)
+    return pg
+
+
+IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
+                   && !!document.querySelector('[data-testid="stMain"]')"""
+TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+
+
 def wait_ready(pg, timeout_ms: int = 90_000) -> None:
     """Wait until the script run has finished: the app is drawn and the status widget
-    (the running-man icon with "Stop") is gone, and stays gone for a moment."""
+    (the running-man icon with "Stop") is gone. On a watched page (watch) until every run it
+    asked for has finished and its socket has been quiet for QUIET_S (at least FIRST_S in all,
+    then two frames drawn); otherwise until the status widget stays gone for a moment (1.4 s)."""
+    start = time.monotonic()
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    runs = getattr(pg, "_rnnviz_runs", None)
+    if runs is not None:
+        deadline = start + timeout_ms / 1000
+        while time.monotonic() < deadline:
+            now = time.monotonic()
+            if now - start >= FIRST_S and runs.settled(now) and pg.evaluate(IDLE_JS):
+                pg.evaluate(TWO_FRAMES_JS)
+                return
+            if runs.last == 0 and now - start >= BLIND_S:
+                break  # the socket said nothing yet: wait as for an unwatched page
+            pg.wait_for_timeout(50)
+        else:
+            raise TimeoutError(f"the page's run did not finish in {timeout_ms / 1000:.0f} s")
     for _ in range(2):
         pg.wait_for_timeout(700)
-        pg.wait_for_function(
-            """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                     && document.querySelector('[data-testid="stMain"]')""", timeout=timeout_ms)
+        pg.wait_for_function(IDLE_JS, timeout=timeout_ms)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.server import CHROME_ARGS, CHROMIUM, ROOT, app_process, wait_ready  # noqa: F401 (fixtures' API)
+from tools.server import CHROME_ARGS, CHROMIUM, ROOT, app_process, wait_ready, watch  # noqa: F401 (fixtures' API)
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -72,7 +72,7 @@ def chromium():
 
 @pytest.fixture(scope="session")
 def browser(server, chromium):
-    warm = chromium.new_page()  # a fresh server's first request runs in pages/-folder mode, where
+    warm = watch(chromium.new_page())  # a fresh server's first request runs in pages/-folder mode, where
     warm.goto(server)           # /overview is "not found" until app.py has run once (test_deep_link)
     wait_ready(warm)
     warm.close()
@@ -82,7 +82,7 @@ def browser(server, chromium):
 @pytest.fixture
 def page(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = ctx.new_page()
+    pg = watch(ctx.new_page())
     yield pg
     ctx.close()
 
@@ -122,7 +122,7 @@ def page_at(browser, url: str):
     closed afterwards."""
     ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(url)
         wait_ready(pg, 180_000)
         skip_checkpoints(pg)

@@ -12,6 +12,7 @@ from tests.browser.conftest import (
     exceptions_on,
     require_browser,
     wait_ready,
+    watch,
 )
 from tests.core.store.test_bundle import deflate_bomb
 from tests.hostile_archives import two_directories
@@ -30,7 +31,7 @@ def upload_and_measure(chromium, tmp_path, data: bytes, log: str, expect: str) -
     bomb = tmp_path / "bomb.pt"
     bomb.write_bytes(data)
     with app_process(log) as (url, proc):
-        pg = chromium.new_page(viewport={"width": 1400, "height": 1000})
+        pg = watch(chromium.new_page(viewport={"width": 1400, "height": 1000}))
         try:
             pg.goto(f"{url}/train")
             wait_ready(pg)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from tests.browser.conftest import ROOT, exceptions_on, skip_checkpoints, wait_for_figure, wait_ready
+from tests.browser.conftest import ROOT, exceptions_on, skip_checkpoints, wait_for_figure, wait_ready, watch
 from tests.browser.test_links import main_text, share_link
 
 SHOTS = ROOT / "docs" / "screenshots" / "issue28"
@@ -71,7 +71,7 @@ def _open(browser, url: str, width: int = 1366, until: str | None = None):
     """A fresh browser on url with the checkpoints skipped, once `until` is drawn (on a loaded
     machine a first run takes long). The figures `until` names may wait behind a checkpoint."""
     ctx = browser.new_context(viewport={"width": width, "height": 1000})
-    pg = ctx.new_page()
+    pg = watch(ctx.new_page())
     pg.goto(url)
     pg.wait_for_selector('[data-testid="stSidebar"] textarea', state="attached", timeout=180_000)
     wait_ready(pg, 180_000)

@@ -11,7 +11,7 @@ import io
 import pytest
 from PIL import Image, ImageChops
 
-from tests.browser.conftest import SHOTS, require_browser, wait_ready
+from tests.browser.conftest import SHOTS, require_browser, wait_ready, watch
 from tools.server import ROOT, app_process
 
 pytestmark = pytest.mark.browser
@@ -38,7 +38,7 @@ def test_charts_drawn_by_the_app_look_as_streamlits_theme_drew_them(look_server,
     SHOTS.mkdir(parents=True, exist_ok=True)
     ctx = chromium.new_context(viewport={"width": 1600, "height": 1000})
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(look_server)
         wait_ready(pg)
         for name in FIGURES:

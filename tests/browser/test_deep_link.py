@@ -10,13 +10,14 @@ from tests.browser.conftest import (
     running_app,
     screenshot,
     wait_ready,
+    watch,
 )
 
 
 def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view(chromium):
     require_browser()
     with running_app("streamlit-deep-link.log") as url:
-        pg = chromium.new_page(viewport={"width": 1400, "height": 1000})
+        pg = watch(chromium.new_page(viewport={"width": 1400, "height": 1000}))
         try:
             pg.goto(f"{url}/hidden?model=notes&text=I+like+dogs")
             wait_ready(pg)

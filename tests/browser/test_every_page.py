@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SHOTS, exceptions_on, screenshot, wait_ready
+from tests.browser.conftest import SHOTS, exceptions_on, screenshot, wait_ready, watch
 from ui.i18n import text_for
 from ui.navigation import PAGES as NAV_KEYS
 from ui.navigation import existing_pages
@@ -19,7 +19,7 @@ SIZES = {"1366x768": (1366, 768), "390x844": (390, 844)}
 def sized(browser, request):
     ctx = browser.new_context(viewport=dict(zip(("width", "height"), SIZES[request.param])),
                               locale="en-US")
-    yield ctx.new_page()
+    yield watch(ctx.new_page())
     ctx.close()
 
 
@@ -65,7 +65,7 @@ def test_overview_has_its_own_address(server, page):
 def test_browser_language_chooses_chinese_on_a_first_visit(browser, server):
     ctx = browser.new_context(viewport={"width": 1366, "height": 768}, locale="zh-CN")
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(server)
         wait_ready(pg)
         assert pg.locator("h1").first.inner_text().strip() == text_for("zh", "nav.overview")
@@ -76,7 +76,7 @@ def test_browser_language_chooses_chinese_on_a_first_visit(browser, server):
 def test_phone_sentence_box_is_reachable(browser, server):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(server)
         wait_ready(pg)
         box = pg.locator('[data-testid="stSidebar"] textarea').first

@@ -3,7 +3,7 @@ sentence; the sidebar's share link, opened elsewhere, shows the same page text; 
 falls back to the defaults with a message."""
 from __future__ import annotations
 
-from tests.browser.conftest import ROOT, exceptions_on, screenshot, wait_ready
+from tests.browser.conftest import ROOT, exceptions_on, screenshot, wait_ready, watch
 from ui.navigation import existing_pages
 
 URLS = [p[2] for p in existing_pages()]
@@ -12,7 +12,7 @@ PATH = "embedding" if "embedding" in URLS else ""
 
 def fresh(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    return ctx, ctx.new_page()
+    return ctx, watch(ctx.new_page())
 
 
 def open_view(pg, url: str) -> None:

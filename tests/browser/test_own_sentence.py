@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rnnviz.store.catalog import START_MODEL
-from tests.browser.conftest import exceptions_on, wait_ready
+from tests.browser.conftest import exceptions_on, wait_ready, watch
 from ui.i18n import text_for
 from ui.navigation import existing_pages
 
@@ -52,7 +52,7 @@ def unknown_shown(pg) -> list[str]:
 def test_own_sentences_have_no_unknown_token(server, browser, url_path):
     ctx = browser.new_context(viewport={"width": 1366, "height": 768})
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(f"{server}/{url_path}")
         pg.wait_for_selector('[data-testid="stSidebar"] textarea', timeout=90_000)
         wait_ready(pg)

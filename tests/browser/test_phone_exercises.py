@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SHOTS, exceptions_on, skip_checkpoints, wait_for_figure, wait_ready
+from tests.browser.conftest import SHOTS, exceptions_on, skip_checkpoints, wait_for_figure, wait_ready, watch
 
 PHONE = {"width": 390, "height": 844}
 PAGES = ("embedding", "hidden", "output", "bptt")
@@ -32,7 +32,7 @@ def outside(pg) -> list[str]:
 def test_exercise_inputs_fit_a_phone(server, browser, url_path, lang):
     ctx = browser.new_context(viewport=PHONE)
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(f"{server}/{url_path}?model=notes&lang={lang}")
         wait_ready(pg)
         assert not exceptions_on(pg)
@@ -52,7 +52,7 @@ def test_exercise_inputs_fit_a_phone(server, browser, url_path, lang):
 
 def _open(browser, server, path: str, lang: str, width: int):
     ctx = browser.new_context(viewport={"width": width, "height": 844})
-    pg = ctx.new_page()
+    pg = watch(ctx.new_page())
     pg.goto(f"{server}/{path}?model=notes&lang={lang}")
     wait_ready(pg)
     skip_checkpoints(pg)

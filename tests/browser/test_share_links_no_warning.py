@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, skip_checkpoints, wait_ready
+from tests.browser.conftest import exceptions_on, skip_checkpoints, wait_ready, watch
 from ui.navigation import existing_pages
 
 PlaywrightError = pytest.importorskip("playwright.sync_api").Error
@@ -28,7 +28,7 @@ MAIN = '[data-testid="stMain"]'
 
 def fresh(browser):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    return ctx, ctx.new_page()
+    return ctx, watch(ctx.new_page())
 
 
 def open_view(pg, url: str) -> None:

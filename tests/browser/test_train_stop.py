@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from tests.browser.conftest import SHOTS, exceptions_on, wait_ready
+from tests.browser.conftest import SHOTS, exceptions_on, wait_ready, watch
 
 STOP = ".st-key-train_job_stop button"
 
 
 def test_stop_ends_a_page6_training_and_keeps_the_model(browser, server):
-    pg = browser.new_page(viewport={"width": 1366, "height": 900})
+    pg = watch(browser.new_page(viewport={"width": 1366, "height": 900}))
     try:
         pg.goto(f"{server}/train?train_steps=5000")
         wait_ready(pg)

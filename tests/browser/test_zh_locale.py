@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from rnnviz.store.catalog import BUILTINS
-from tests.browser.conftest import exceptions_on, wait_ready
+from tests.browser.conftest import exceptions_on, wait_ready, watch
 
 
 def test_a_zh_cn_browser_opens_the_chinese_model(server, browser):
     ctx = browser.new_context(viewport={"width": 1366, "height": 768}, locale="zh-CN")
     try:
-        pg = ctx.new_page()
+        pg = watch(ctx.new_page())
         pg.goto(f"{server}/embedding")
         pg.wait_for_selector('[data-testid="stSidebar"] textarea', timeout=90_000)
         wait_ready(pg)
