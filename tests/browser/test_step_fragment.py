@@ -87,3 +87,18 @@ def test_page7_centre_word_moves_its_parts_and_an_open_share_box(server, browser
                              "[data-testid=\"stCode\"] code')?.innerText.includes('origins_centre=4')",
                              timeout=60_000)
         assert not exceptions_on(pg)
+
+
+def test_page8_step_in_its_inner_part_moves_an_open_share_box(server, browser):
+    """Page 8's step slider sits in a fragment inside the step fragment (widgets.inner_part): with
+    the share box open, a move still reaches the link, and the step written out follows it."""
+    with page_at(browser, f"{server}/gates?model=default&text={TEXT}&gates_step=3") as pg:
+        _main_has(pg, 'Step t = 3, input "Taipei"')
+        assert "gates_step=3" in share_link(pg)  # opens the box
+        step_right(pg, "gates_step")
+        _main_has(pg, 'Step t = 4, input "on"')
+        pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] "
+                             "[data-testid=\"stCode\"] code')?.innerText.includes('gates_step=4')",
+                             timeout=60_000)
+        _main_has(pg, "forget gate near 1")  # the gates over the sentence still drawn
+        assert not exceptions_on(pg)
