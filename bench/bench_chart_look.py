@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,14 +49,6 @@ def looked_inputs(page: str) -> list[dict]:
     return list(seen)
 
 
-def per_call_ms(fn, repeat: int) -> float:
-    fn()
-    t0 = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - t0) / repeat * 1000
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", default="home,hidden,output,bptt,gates")
@@ -65,6 +56,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    from bench.bench_chart_json import per_call_ms
     from rnnviz.serve.bytecache import value_digest
     from ui.charts import data_revision, streamlit_look
     print(f"{'page':9s} {'figures':>7s} {'look ms':>8s} {'data_revision ms':>16s} {'value_digest ms':>15s} "

@@ -16,6 +16,12 @@ def _main_has(pg, text: str) -> None:
                          arg=text, timeout=120_000)
 
 
+def _link_has(pg, words: str) -> None:
+    """Wait until the sidebar's open share box shows a link holding `words`."""
+    pg.wait_for_function("(w) => document.querySelector('[data-testid=\"stSidebar\"] "
+                         "[data-testid=\"stCode\"] code')?.innerText.includes(w)", arg=words, timeout=60_000)
+
+
 def step_right(pg, key: str = "hid_step") -> None:
     """The step slider one step right, from the keyboard (as a learner without a mouse does)."""
     thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
@@ -65,9 +71,7 @@ def test_an_open_share_box_follows_a_step_move(server, browser):
         assert "out_step=3" in share_link(pg)  # opens the box
         step_right(pg, "out_step")
         _main_has(pg, "p_t(November) = ")
-        pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] "
-                             "[data-testid=\"stCode\"] code')?.innerText.includes('out_step=4')",
-                             timeout=60_000)
+        _link_has(pg, "out_step=4")
         box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
         assert box.locator("details[open]").count() == 1
         assert not exceptions_on(pg)
@@ -83,9 +87,7 @@ def test_page7_centre_word_moves_its_parts_and_an_open_share_box(server, browser
         step_right(pg, "origins_centre")
         _main_has(pg, "around “November”")  # the window part
         _main_has(pg, "The pair (c, o) = (“November”")  # the last part: one pair's SGD step
-        pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] "
-                             "[data-testid=\"stCode\"] code')?.innerText.includes('origins_centre=4')",
-                             timeout=60_000)
+        _link_has(pg, "origins_centre=4")
         assert not exceptions_on(pg)
 
 
@@ -97,8 +99,6 @@ def test_page8_step_in_its_inner_part_moves_an_open_share_box(server, browser):
         assert "gates_step=3" in share_link(pg)  # opens the box
         step_right(pg, "gates_step")
         _main_has(pg, 'Step t = 4, input "on"')
-        pg.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"] "
-                             "[data-testid=\"stCode\"] code')?.innerText.includes('gates_step=4')",
-                             timeout=60_000)
+        _link_has(pg, "gates_step=4")
         _main_has(pg, "forget gate near 1")  # the gates over the sentence still drawn
         assert not exceptions_on(pg)
