@@ -94,6 +94,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--lang", default="en")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per wait at most")
     ap.add_argument("--max-seconds", type=float, default=900)
+    ap.add_argument("--floors", default=";".join(FLOORS),
+                    help="the floor rows, ';'-separated ?parts= values (default: %(default)r)")
     args = ap.parse_args(argv)
     pages = step_pages(ap, args)
     from playwright.sync_api import sync_playwright
@@ -114,7 +116,7 @@ def main(argv=None) -> dict:
                         rows[f"{name} {page}"] = measure(browser, url, page, args)
         with app_server(ROOT, "bench-floor.log", script=FLOOR_PAGE) as (url, _proc):
             measure_floor(browser, url, "", 1, args.timeout)  # first run after start: not timed
-            for parts in FLOORS:
+            for parts in args.floors.split(";"):
                 if time.time() < end:
                     loads.append(Path("/proc/loadavg").read_text().split()[0])
                     rows[f"floor slider{' + ' + parts.replace(',', ' + ') if parts else ''}"] = \

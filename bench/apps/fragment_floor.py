@@ -6,9 +6,16 @@ draws besides the slider (comma-separated, in this order):
 - table: a 64 x 5 table of numbers that change with the step (page 2's step table);
 - chart: page 2's terms chart (rnnviz.figures.hidden.step_terms_bar) for 64 units, drawn by
   ui.charts.chart as the app draws every chart; its numbers change with the step;
-- same chart: that chart for step 1 on every move (sent again, unchanged).
+- same chart: that chart for step 1 on every move (sent again, unchanged);
+- written: a step written out as page 8 writes one: a paragraph with inline formulas, a display
+  formula, an 11-row table whose first column is formulas, and a second paragraph of formulas;
+- written once: the same words, formulas and table as written, in ONE markdown element (the
+  table as Markdown, the display formula between $$);
+- bound: no part of its own: the slider writes its value to the URL (bind="query-params"), as
+  every step slider of the app does.
 
-The numbers come from a torch.Generator seeded with the step: no model, no cache."""
+The numbers come from a torch.Generator seeded with the step: no model, no cache. The server's
+connections have TCP_NODELAY, as app.py gives them (rnnviz/serve/nodelay.py)."""
 import sys
 from pathlib import Path
 
@@ -19,11 +26,13 @@ import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
 from rnnviz.figures.hidden import step_terms_bar  # noqa: E402
+from rnnviz.serve.nodelay import no_delay_on_tcp_sockets  # noqa: E402
 from ui.charts import chart  # noqa: E402
 
 UNITS = 64
-PARTS = ("text", "table", "chart", "same chart")
+PARTS = ("text", "table", "chart", "same chart", "written", "written once", "bound")
 
+no_delay_on_tcp_sockets()  # as app.py
 st.set_page_config(layout="wide")
 parts = [p for p in st.query_params.get("parts", "").split(",") if p in PARTS]
 
@@ -38,7 +47,8 @@ def terms(step: int) -> dict:
 
 @st.fragment
 def view() -> None:
-    step = st.slider("step", 1, 20, 3, key="floor_step")
+    bound = {"bind": "query-params"} if "bound" in parts else {}
+    step = st.slider("step", 1, 20, 3, key="floor_step", **bound)
     now = terms(step)
     if "text" in parts:
         st.markdown(f"Step **{step}**: the largest |h| is {float(now['h'].abs().max()):.4f}.")
@@ -48,6 +58,43 @@ def view() -> None:
         chart(step_terms_bar(now), key="floor_chart")
     if "same chart" in parts:
         chart(step_terms_bar(terms(1)), key="floor_same_chart")
+    if "written" in parts:
+        written(step, now)
+    if "written once" in parts:
+        st.markdown(written_once(step, now))
+
+
+WRITTEN_TEX = r"c_t = f \odot c_{t-1} + i \odot g,\qquad h_t = o \odot \tanh(c_t)"
+
+
+def written(step: int, now: dict) -> None:
+    """Page 8's kind of step written out, with this step's numbers (ui/sections/gates/step.py):
+    four elements."""
+    first, rows, last = written_parts(step, now)
+    st.markdown(first)
+    st.latex(WRITTEN_TEX)
+    st.table(pd.DataFrame(rows))
+    st.markdown(last)
+
+
+def written_once(step: int, now: dict) -> str:
+    """written's words, formulas and table as one Markdown text."""
+    first, rows, last = written_parts(step, now)
+    head = "| | " + " | ".join(rows[0]) + " |\n|---|" + "---|" * len(rows[0])
+    body = "\n".join(f"| {i} | " + " | ".join(row.values()) + " |" for i, row in enumerate(rows))
+    return f"{first}\n\n$$\n{WRITTEN_TEX}\n$$\n\n{head}\n{body}\n\n{last}"
+
+
+def written_parts(step: int, now: dict) -> tuple[str, list[dict], str]:
+    h = now["h"].double()
+    first = (f"At step $t = {step}$ the unit $u$ with the largest $|h_t|$ holds "
+             f"$h_{{t,u}} = {float(h.abs().max()):.4f}$; $A = W_x x_t + W_h h_{{t-1}} + b$.")
+    rows = [{"quantity": f"$A_{{{k}}} = W_{{x{k}}} x_t + b_{{{k}}}$", "shape": f"({UNITS},)",
+             "values": ", ".join(f"{float(v):.3f}" for v in now[name][:8]) + ", ..."}
+            for k, name in zip("ifgocnhrzab", ("Wx_x", "Wh_h", "b", "a", "h") * 3)]
+    last = (f"$c_t = ({float(now['b'][0]):.3f}) \\times {float(now['a'][0]):.3f} + "
+            f"{float(now['h'][0]):.3f} \\times {float(now['Wx_x'][0]):.3f}$")
+    return first, rows, last
 
 
 view()

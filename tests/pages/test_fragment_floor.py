@@ -54,3 +54,19 @@ def test_no_parts_draws_the_slider_alone():
     at = _floor("")
     assert not at.exception
     assert len(at.slider) == 1 and not at.get("plotly_chart") and not at.markdown
+
+
+def test_written_draws_page_8s_kind_of_step_and_bound_reads_the_step_from_the_link():
+    at = _floor("written")
+    assert not at.exception
+    assert "At step $t = 3$" in at.markdown[0].value
+    assert len(at.latex) == 1 and at.table[0].value.shape == (11, 3)
+    assert at.table[0].value.iloc[0, 0].startswith("$A_{i}")
+    at.slider(key="floor_step").set_value(6).run()
+    assert "At step $t = 6$" in at.markdown[0].value
+    linked = AppTest.from_file(str(PAGE), default_timeout=30)
+    linked.query_params.update({"parts": "written,bound", "floor_step": "7"})
+    assert "At step $t = 7$" in linked.run().markdown[0].value
+    unbound = AppTest.from_file(str(PAGE), default_timeout=30)
+    unbound.query_params.update({"parts": "written", "floor_step": "7"})
+    assert "At step $t = 3$" in unbound.run().markdown[0].value
