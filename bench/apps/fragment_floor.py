@@ -11,6 +11,9 @@ draws besides the slider (comma-separated, in this order):
   formula, an 11-row table whose first column is formulas, and a second paragraph of formulas;
 - written once: the same words, formulas and table as written, in ONE markdown element (the
   table as Markdown, the display formula between $$);
+- page: no part inside the fragment; around it, a page of the app's size that the move does not
+  touch: a sidebar with a select box, a text area and 14 page links, and below the fragment 30
+  paragraphs, 3 tables and 4 charts;
 - bound: no part of its own: the slider writes its value to the URL (bind="query-params"), as
   every step slider of the app does.
 
@@ -30,7 +33,7 @@ from rnnviz.serve.nodelay import no_delay_on_tcp_sockets  # noqa: E402
 from ui.charts import chart  # noqa: E402
 
 UNITS = 64
-PARTS = ("text", "table", "chart", "same chart", "written", "written once", "bound")
+PARTS = ("text", "table", "chart", "same chart", "written", "written once", "page", "bound")
 
 no_delay_on_tcp_sockets()  # as app.py
 st.set_page_config(layout="wide")
@@ -97,4 +100,21 @@ def written_parts(step: int, now: dict) -> tuple[str, list[dict], str]:
     return first, rows, last
 
 
+def page_around() -> None:
+    """What `page` draws outside the fragment (drawn once, by the page's run)."""
+    with st.sidebar:
+        st.selectbox("model", ["notes", "default", "lstm", "gru"], key="floor_model")
+        st.text_area("sentence", "Arrive Taipei on November 2nd and leave Boston", key="floor_text")
+        for i in range(14):
+            st.markdown(f"[page {i + 1}](#page-{i + 1})")
+    for i in range(30):
+        st.markdown(f"Paragraph {i + 1}: $h_t = \\tanh(W_x x_t + W_h h_{{t-1}} + b)$ with **{i}** units.")
+        if i % 10 == 0:
+            st.dataframe(pd.DataFrame({k: v.double().numpy() for k, v in terms(i).items()}))
+    for i in range(4):
+        chart(step_terms_bar(terms(100 + i)), key=f"floor_page_chart_{i}")
+
+
 view()
+if "page" in parts:
+    page_around()

@@ -70,3 +70,11 @@ def test_written_draws_page_8s_kind_of_step_and_bound_reads_the_step_from_the_li
     unbound = AppTest.from_file(str(PAGE), default_timeout=30)
     unbound.query_params.update({"parts": "written", "floor_step": "7"})
     assert "At step $t = 3$" in unbound.run().markdown[0].value
+
+
+def test_page_draws_an_app_sized_page_around_the_fragment():
+    at = _floor("page")
+    assert not at.exception
+    assert len(at.sidebar.selectbox) == 1 and len(at.sidebar.text_area) == 1
+    assert len(at.get("plotly_chart")) == 4 and len(at.dataframe) == 3
+    assert sum("Paragraph" in m.value for m in at.markdown) == 30
