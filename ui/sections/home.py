@@ -1,7 +1,6 @@
 """Overview sections: the sentence as tokens and ids, the model's sizes, a first heatmap of h_t."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rnnviz.explain.home import hidden_peak, model_sizes, piece_words, token_table
@@ -9,9 +8,9 @@ from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
 from rnnviz.store.export import trace_frame
 
 from .. import cache, navigation, session
-from ..i18n import counted_frame, prose, t
+from ..i18n import prose, t
 from ..model_text import prose_values
-from ..page import figure_labels
+from ..page import figure_labels, table
 from ..widgets import download_csv, download_trace, md_escape
 from . import probe
 
@@ -44,7 +43,7 @@ def tokens(cur: session.Current) -> None:
     # subword pieces ("▁s", "at") are shown beside the word they came from ("sat (1/2)")
     typed = piece_words(cur.prepared.tokens, cur.text) if subword else cur.prepared.tokens
     rows = token_table(cur.model, cur.vocab, cur.input_ids, typed)
-    st.dataframe(counted_frame(pd.DataFrame(rows).rename(columns=_column_names())), hide_index=True)
+    table(rows, headers=_column_names())
     if subword:
         st.caption(t("home.subword_caption"))
     download_csv(lambda: trace_frame(cur.trace, cur.vocab, "tokens"), t("home.tokens_file"),

@@ -2,18 +2,17 @@
 not sentences"): one row per vector, one column per component, 4 significant digits."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rnnviz.formatting import vector_rows
 
-from ..i18n import counted_frame, t
+from ..i18n import t
+from ..page import table
 
 
 def vector_table(named, name_header: str | None = None) -> None:
     """named: [(label, values)], labels already escaped/translated by the caller."""
-    rows = vector_rows(named, name_header or t("vectors.name"))
-    st.dataframe(counted_frame(pd.DataFrame(rows)), hide_index=True)
+    table(vector_rows(named, name_header or t("vectors.name")))
 
 
 def beside(text: str, named, name_header: str | None = None, ratio=(3, 2)) -> None:

@@ -10,7 +10,8 @@ from rnnviz.explain import embedding as emb
 from rnnviz.figures.embedding import matrix_figure
 
 from ... import cache, session
-from ...i18n import counted_frame, prose, t
+from ...i18n import prose, t
+from ...page import table as page_table
 from ...widgets import download_csv, show_figure
 
 PAGE = "embedding"
@@ -37,7 +38,9 @@ def tr(key: str, **values) -> str:
 
 def table(rows, **kw) -> None:
     """Rows of plain values with their headers in the learner's language."""
-    st.dataframe(counted_frame(named_frame(rows)), hide_index=True, **kw)
+    rows = list(rows)
+    names = dict.fromkeys(k for r in rows for k in r)
+    page_table(rows, headers={c: tr(COLUMNS[c]) for c in names if c in COLUMNS}, **kw)
 
 
 def named_frame(rows) -> pd.DataFrame:

@@ -1,0 +1,52 @@
+"""ui.page.arrow_rows: a table's rows go to st.dataframe as an Arrow table, without pandas, and
+show what the pandas frame showed (the same columns, cells and counted vector tails)."""
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+import torch
+
+from rnnviz.formatting import vector, vector_rows
+from ui.i18n import counted_frame
+from ui.page import arrow_rows
+
+pytestmark = pytest.mark.pages
+
+
+def _as_pandas(rows, headers=None, lang="en") -> pd.DataFrame:
+    """What the table showed before: a pandas frame, renamed, counted."""
+    return counted_frame(pd.DataFrame(rows).rename(columns=headers or {}), lang)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_rows_show_the_same_cells_as_the_pandas_frame(lang):
+    gen = torch.Generator().manual_seed(0)
+    rows = vector_rows([("x_1", torch.randn(12, generator=gen)), ("h_1", torch.randn(5, generator=gen))])
+    rows += [{"vector": "long", "1": vector(torch.randn(40, generator=gen), shown=4)}]  # a "… (40 in all)]" tail
+    table = arrow_rows(rows, {"vector": "向量"}, lang=lang)
+    assert isinstance(table, pa.Table)
+    shown = table.to_pandas()
+    before = _as_pandas(rows, {"vector": "向量"}, lang)
+    assert list(shown.columns) == list(before.columns)
+    assert shown.fillna("").astype(str).values.tolist() == before.fillna("").astype(str).values.tolist()
+    tail = shown.iloc[2, 1]
+    assert ("(40 in all)]" in tail) == (lang == "en") and "…" in tail
+
+
+def test_numbers_keep_their_types_and_a_missing_cell_is_empty():
+    rows = [{"t": 1, "token": "the", "p": 0.25}, {"t": 2, "token": "cat"}]
+    table = arrow_rows(rows, lang="en")
+    assert [f.type for f in table.schema] == [pa.int64(), pa.string(), pa.float64()]
+    assert table.column("p").to_pylist() == [0.25, None]
+
+
+@pytest.mark.parametrize("rows, headers", [
+    ([{"a": 1, "b": "x"}, {"a": "two", "b": "y"}], None),  # a column of mixed kinds
+    ([{"a": None, "b": "x"}], None),  # a column with no value at all
+    ([{"a": 1, "b": 2}], {"a": "same", "b": "same"}),  # two headers renamed alike
+])
+def test_what_arrow_cannot_show_as_pandas_did_goes_as_the_pandas_frame(rows, headers):
+    shown = arrow_rows(rows, headers, lang="en")
+    assert isinstance(shown, pd.DataFrame)
+    assert shown.equals(_as_pandas(rows, headers))
