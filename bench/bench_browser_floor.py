@@ -25,6 +25,7 @@ most 20); stops at --max-seconds. Not a test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import statistics
 import sys
@@ -43,6 +44,13 @@ TAG_JS = "() => document.querySelectorAll('.js-plotly-plot').forEach(d => { d.__
 KEPT_JS = "() => [...document.querySelectorAll('.js-plotly-plot')].map(d => !!d.__kept)"
 FLOORS = ("", "text", "table", "same chart", "chart", "text,table,chart")  # ?parts= of FLOOR_PAGE
 FLOOR_PAGE = "bench/apps/fragment_floor.py"
+
+
+def floor_parts() -> tuple:
+    """The parts FLOOR_PAGE can draw (its PARTS; read, not imported: importing it runs the page)."""
+    tree = ast.parse((ROOT / FLOOR_PAGE).read_text())
+    return next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", "") == "PARTS" for t in node.targets))
 
 
 def measure_floor(browser, base: str, parts: str, repeat: int, timeout: float) -> dict:
@@ -98,6 +106,9 @@ def main(argv=None) -> dict:
                     help="the floor rows, ';'-separated ?parts= values (default: %(default)r)")
     args = ap.parse_args(argv)
     pages = step_pages(ap, args)
+    unknown = {p for floor in args.floors.split(";") for p in floor.split(",") if p} - set(floor_parts())
+    if unknown:
+        ap.error(f"--floors: no part {sorted(unknown)} on {FLOOR_PAGE} (it has {floor_parts()})")
     from playwright.sync_api import sync_playwright
 
     end, loads = time.time() + args.max_seconds, []

@@ -1,6 +1,7 @@
 """When each message of a step move reaches the client: the run's answer, message by message.
 
     python bench/bench_run_gaps.py [--app-root OLD] [--app-root NEW] [--page gates] [--moves 40]
+    python bench/bench_run_gaps.py --url http://127.0.0.1:8500   (a running server, e.g. HAProxy)
 
 For each checkout (default: this one) it starts `streamlit run app.py` (bench/appserver.py,
 loopback), opens --page over Streamlit's websocket as a browser's page does
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.appserver import app_server  # noqa: E402
 from bench.bench_pages import CONTROLS, PAGES, commit_of, next_value, pct, visit  # noqa: E402
+from bench.stclient import check_loopback  # noqa: E402
 
 MAX_MOVES = 200
 
@@ -56,15 +58,19 @@ async def moves(url: str, page: str, key: str, n: int) -> list[list[tuple[float,
     return out
 
 
+def until_finished(run: list[tuple[float, int]]) -> float:
+    return run[-1][0] if run else float("nan")
+
+
 def longest_gap(run: list[tuple[float, int]]) -> float:
     times = [t for t, _ in run]
     return max((b - a for a, b in zip(times, times[1:])), default=0.0)
 
 
 def report(name: str, runs: list) -> float:
-    done = [run[-1][0] for run in runs]
+    done = [until_finished(run) for run in runs]
     gaps = [longest_gap(run) for run in runs]
-    middle = sorted(runs, key=lambda run: run[-1][0])[len(runs) // 2]
+    middle = sorted(runs, key=until_finished)[len(runs) // 2]
     print(f"{name}: {len(runs)} moves, until script_finished p50 {statistics.median(done):.1f} ms, "
           f"p95 {pct(done, 0.95):.1f} ms; longest wait between two messages p50 "
           f"{statistics.median(gaps):.1f} ms")
@@ -79,10 +85,16 @@ def main(argv=None) -> None:
     ap.add_argument("--page", default="gates", choices=sorted(p for p, c in CONTROLS.items()
                                                               if c and c[0][0] == "step slider"))
     ap.add_argument("--moves", type=int, default=40)
+    ap.add_argument("--url", default=None,
+                    help="a server already running on loopback (e.g. HAProxy of deploy/replicas.py) instead")
     args = ap.parse_args(argv)
     if not 1 <= args.moves <= MAX_MOVES:
         ap.error(f"--moves must be 1..{MAX_MOVES}")
     key = CONTROLS[args.page][0][1]
+    if args.url:
+        check_loopback(args.url)
+        report(f"{args.url}, {args.page} {key}", asyncio.run(moves(args.url, args.page, key, args.moves)))
+        return
     p50 = {}
     for root in [Path(r).resolve() for r in (args.app_root or [ROOT])]:
         with app_server(root, "bench-run-gaps.log") as (url, _proc):

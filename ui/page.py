@@ -39,29 +39,35 @@ def table(rows, headers: dict | None = None, **kw) -> None:
     st.dataframe(counted_frame(df), hide_index=True, **kw)
 
 
-def arrow_rows(rows, headers: dict | None = None, lang: str | None = None):
-    """Rows (dicts of plain values) as st.dataframe shows them, without pandas: an Arrow table
-    whose columns are every key in order of first appearance (a missing cell is empty), headers
-    renamed by `headers`, string cells counted in the learner's language. Streamlit sends an
-    Arrow table as it is; a pandas frame it must build and convert first (pandas 16 % and the
-    conversion 17 % of a page-1 step move in 中文, bench/results/tables_s14.txt). A column Arrow
-    cannot type (cells of mixed kinds) goes as a pandas frame, as before."""
-    rows = list(rows)
-    lang = lang or current_lang()
+def arrow_rows(rows, headers: dict[str, str] | None = None, lang: str | None = None):
+    """Rows (a list or iterable of dicts of plain values) as st.dataframe shows them, without
+    pandas: an Arrow table whose columns are every key in order of first appearance (a missing
+    cell, and a NaN, is empty), headers renamed by `headers`, string cells counted in the
+    learner's language. Streamlit sends an Arrow table as it is; a pandas frame it must build
+    and convert first (pandas 16 % and the conversion 17 % of a page-1 step move in 中文,
+    bench/results/tables_s14.txt). What Arrow cannot show as pandas did goes as the pandas
+    frame, as before: a row that is not a dict, a key that is not a string, two headers renamed
+    alike, a column of mixed kinds or with no value at all."""
+    rows, headers, lang = list(rows), headers or {}, lang or current_lang()
+    arrow = _arrow_table(rows, headers, lang)
+    return arrow if arrow is not None else counted_frame(pd.DataFrame(rows).rename(columns=headers), lang)
+
+
+def _arrow_table(rows: list, headers: dict[str, str], lang: str):
+    """arrow_rows' Arrow table, or None where it would not show what the pandas frame shows."""
+    if not all(isinstance(r, dict) for r in rows):
+        return None
     names = list(dict.fromkeys(k for r in rows for k in r))
-    columns = {}
-    for name in names:
-        cells = [r.get(name) for r in rows]
-        columns[headers.get(name, name) if headers else name] = [counted(v, lang) for v in cells]
-    if len(columns) < len(names):  # two headers renamed alike: pandas keeps both
-        return counted_frame(pd.DataFrame(rows).rename(columns=headers or {}), lang)
+    shown = [headers.get(name, name) for name in names]
+    if not all(isinstance(name, str) for name in shown) or len(set(shown)) < len(shown):
+        return None
     try:
-        arrow = pa.table(columns)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        arrow = None
-    if arrow is None or any(pa.types.is_null(field.type) for field in arrow.schema):
-        return counted_frame(pd.DataFrame(rows).rename(columns=headers or {}), lang)
-    return arrow
+        columns = [pa.array([counted(r.get(name), lang) for r in rows], from_pandas=True) for name in names]
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):  # mixed kinds, huge ints
+        return None
+    if any(pa.types.is_null(column.type) for column in columns):
+        return None
+    return pa.Table.from_arrays(columns, names=shown)
 
 
 def four_digits(df: pd.DataFrame) -> dict:

@@ -11,7 +11,8 @@ A step move whose script took 13 ms was answered in 48 ms (page 8, and a bare sl
 fragment alike; bench/results/nodelay_s14.txt).
 
 TCP_NODELAY set on the listening socket is copied by Linux to every connection it accepts later;
-connections open already (the first learner's, whose first run calls this) get it here too.
+connections open already (the first learner's, whose first run calls this) get it here too, and
+a second pass takes any accepted while the first was under way.
 Found through /proc/self/fd, so elsewhere than Linux this does nothing."""
 from __future__ import annotations
 
@@ -30,10 +31,11 @@ def no_delay_on_tcp_sockets(fds: Path = FDS) -> int:
     if _done[0]:
         return 0
     _done[0] = True
-    return set_no_delay(tcp_socket_fds(fds))
+    first = set_no_delay(socket_fds(fds))
+    return first + set_no_delay(socket_fds(fds))  # any accepted between the listing and the listener's
 
 
-def tcp_socket_fds(fds: Path = FDS) -> list[int]:
+def socket_fds(fds: Path = FDS) -> list[int]:
     """The file descriptors of this process that are sockets (of any kind; see set_no_delay)."""
     try:
         entries = list(fds.iterdir())
@@ -56,8 +58,13 @@ def set_no_delay(fds: list[int]) -> int:
     count = 0
     for fd in fds:
         try:
-            sock = socket.socket(fileno=os.dup(fd))  # family and type read from the socket
-        except OSError:
+            dup = os.dup(fd)
+        except OSError:  # closed meanwhile
+            continue
+        try:
+            sock = socket.socket(fileno=dup)  # family and type read from the socket
+        except OSError:  # no longer a socket: the number was given to something else
+            os.close(dup)
             continue
         with sock:
             try:

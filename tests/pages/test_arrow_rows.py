@@ -34,17 +34,20 @@ def test_rows_show_the_same_cells_as_the_pandas_frame(lang):
     assert ("(40 in all)]" in tail) == (lang == "en") and "…" in tail
 
 
-def test_numbers_keep_their_types_and_a_missing_cell_is_empty():
-    rows = [{"t": 1, "token": "the", "p": 0.25}, {"t": 2, "token": "cat"}]
-    table = arrow_rows(rows, lang="en")
+def test_numbers_keep_their_types_and_a_missing_cell_or_a_nan_is_empty():
+    rows = [{"t": 1, "token": "the", "p": 0.25}, {"t": 2, "token": "cat"}, {"t": 3, "p": float("nan")}]
+    table = arrow_rows(iter(rows), lang="en")
     assert [f.type for f in table.schema] == [pa.int64(), pa.string(), pa.float64()]
-    assert table.column("p").to_pylist() == [0.25, None]
+    assert table.column("p").to_pylist() == [0.25, None, None]
+    assert table.column("token").to_pylist() == ["the", "cat", None]
 
 
 @pytest.mark.parametrize("rows, headers", [
     ([{"a": 1, "b": "x"}, {"a": "two", "b": "y"}], None),  # a column of mixed kinds
     ([{"a": None, "b": "x"}], None),  # a column with no value at all
     ([{"a": 1, "b": 2}], {"a": "same", "b": "same"}),  # two headers renamed alike
+    ([{0: 1.5, "b": "x"}], None),  # a key that is not a string
+    ([{"a": 2 ** 64, "b": "x"}], None),  # an integer Arrow cannot hold
 ])
 def test_what_arrow_cannot_show_as_pandas_did_goes_as_the_pandas_frame(rows, headers):
     shown = arrow_rows(rows, headers, lang="en")

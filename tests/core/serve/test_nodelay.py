@@ -66,5 +66,5 @@ def test_other_sockets_are_left_alone_and_open():
 
 
 def test_socket_fds_are_found_and_a_missing_proc_gives_none(tmp_path, listener):
-    assert listener.fileno() in nodelay.tcp_socket_fds()
-    assert nodelay.tcp_socket_fds(tmp_path / "no-such-dir") == []
+    assert listener.fileno() in nodelay.socket_fds()
+    assert nodelay.socket_fds(tmp_path / "no-such-dir") == []

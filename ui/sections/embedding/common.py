@@ -39,13 +39,18 @@ def tr(key: str, **values) -> str:
 def table(rows, **kw) -> None:
     """Rows of plain values with their headers in the learner's language."""
     rows = list(rows)
-    names = dict.fromkeys(k for r in rows for k in r)
-    page_table(rows, headers={c: tr(COLUMNS[c]) for c in names if c in COLUMNS}, **kw)
+    page_table(rows, headers=headers_for(dict.fromkeys(k for r in rows for k in r)), **kw)
 
 
 def named_frame(rows) -> pd.DataFrame:
     """Rows of plain values as a dataframe with its headers in the learner's language (a CSV)."""
-    return pd.DataFrame(rows).rename(columns=lambda c: tr(COLUMNS[c]) if c in COLUMNS else c)
+    df = pd.DataFrame(rows)
+    return df.rename(columns=headers_for(df.columns))
+
+
+def headers_for(names) -> dict[str, str]:
+    """The page's column names among `names`, each with its header in the learner's language."""
+    return {c: tr(COLUMNS[c]) for c in names if c in COLUMNS}
 
 
 def header(key: str) -> None:
