@@ -47,14 +47,11 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from bench.answer_server import answers_since  # noqa: E402
 from bench.appserver import app_server  # noqa: E402
-from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
+from tools.server import CHROME_ARGS, CHROMIUM, IDLE_JS, TWO_FRAMES_JS  # noqa: E402
 
 SLIDERS = {"embedding": "emb_step", "hidden": "hid_step", "output": "out_step", "bptt": "bptt_step",
            "gates": "gates_step", "slots": "slot_force_step", "origins": "origins_centre"}
 MAX_REPEAT = 20
-IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
-                   && !!document.querySelector('[data-testid="stMain"]')"""
-TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
 
 
 class Frames:

@@ -22,6 +22,18 @@ def _link_has(pg, words: str) -> None:
                          "[data-testid=\"stCode\"] code')?.innerText.includes(w)", arg=words, timeout=60_000)
 
 
+def _move_with_the_box_open(pg, key: str, at_3: list[str], at_4: list[str]) -> None:
+    """The page at step 3 shows each of at_3; open the share box (its link at step 3), move the
+    step right, then the page shows each of at_4 and the open box's link step 4."""
+    for words in at_3:
+        _main_has(pg, words)
+    assert f"{key}=3" in share_link(pg)  # opens the box
+    step_right(pg, key)
+    for words in at_4:
+        _main_has(pg, words)
+    _link_has(pg, f"{key}=4")
+
+
 def step_right(pg, key: str = "hid_step") -> None:
     """The step slider one step right, from the keyboard (as a learner without a mouse does)."""
     thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
@@ -67,11 +79,7 @@ def test_an_open_share_box_follows_a_step_move(server, browser):
     """A step move reruns the share link only while its box is open (widgets.share_step; a closed
     box computes the link when opened, as above): open, the link follows the move, box still open."""
     with page_at(browser, f"{server}/output?model=default&text={TEXT}&out_step=3") as pg:
-        _main_has(pg, "p_t(on) = ")
-        assert "out_step=3" in share_link(pg)  # opens the box
-        step_right(pg, "out_step")
-        _main_has(pg, "p_t(November) = ")
-        _link_has(pg, "out_step=4")
+        _move_with_the_box_open(pg, "out_step", ["p_t(on) = "], ["p_t(November) = "])
         box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
         assert box.locator("details[open]").count() == 1
         assert not exceptions_on(pg)
@@ -81,13 +89,9 @@ def test_page7_centre_word_moves_its_parts_and_an_open_share_box(server, browser
     """Page 7's centre word is a step fragment of its own (the slider, its window, one pair's SGD
     step): a move redraws those parts, and the open share box follows it (widgets.follow_share)."""
     with page_at(browser, f"{server}/origins?model=default&text={TEXT}&origins_centre=3") as pg:
-        _main_has(pg, "around “on”")
-        _main_has(pg, "The pair (c, o) = (“on”")
-        assert "origins_centre=3" in share_link(pg)  # opens the box
-        step_right(pg, "origins_centre")
-        _main_has(pg, "around “November”")  # the window part
-        _main_has(pg, "The pair (c, o) = (“November”")  # the last part: one pair's SGD step
-        _link_has(pg, "origins_centre=4")
+        _move_with_the_box_open(pg, "origins_centre", ["around “on”", "The pair (c, o) = (“on”"],
+                                ["around “November”",  # the window part
+                                 "The pair (c, o) = (“November”"])  # the last part: one pair's SGD step
         assert not exceptions_on(pg)
 
 
@@ -95,10 +99,6 @@ def test_page8_step_in_its_inner_part_moves_an_open_share_box(server, browser):
     """Page 8's step slider sits in a fragment inside the step fragment (widgets.inner_part): with
     the share box open, a move still reaches the link, and the step written out follows it."""
     with page_at(browser, f"{server}/gates?model=default&text={TEXT}&gates_step=3") as pg:
-        _main_has(pg, 'Step t = 3, input "Taipei"')
-        assert "gates_step=3" in share_link(pg)  # opens the box
-        step_right(pg, "gates_step")
-        _main_has(pg, 'Step t = 4, input "on"')
-        _link_has(pg, "gates_step=4")
+        _move_with_the_box_open(pg, "gates_step", ['Step t = 3, input "Taipei"'], ['Step t = 4, input "on"'])
         _main_has(pg, "forget gate near 1")  # the gates over the sentence still drawn
         assert not exceptions_on(pg)
