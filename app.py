@@ -8,6 +8,7 @@ from rnnviz.serve.heap import freeze_startup_heap
 from rnnviz.serve.nodelay import no_delay_on_tcp_sockets
 from rnnviz.serve.threads import one_thread_per_run
 from ui import cellpick, checkpoint, classroom, lesson, navigation, sidebar, teacher
+from ui.charts import serve_plotly
 from ui.i18n import first_visit_lang, t
 from ui.widgets import plotly_json_settings
 
@@ -15,6 +16,7 @@ one_thread_per_run()  # thread settings are no import side effect: set here, onc
 plotly_json_settings()  # charts' JSON by the standard library (set here, once)
 freeze_startup_heap()  # once per process: the imports above leave the collector's full walks
 no_delay_on_tcp_sockets()  # once per process: no 40-ms wait for an ACK between a run's messages
+serve_plotly()  # once per process: Plotly.js at /app/static, so that charts are drawn in place
 first_visit_lang()  # before the first t(): the link's ?lang= or the browser's language
 st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
 navigation.phone_style()

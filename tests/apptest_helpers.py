@@ -27,9 +27,33 @@ def _decode(obj):
     return obj
 
 
+def chart_elements(at) -> list:
+    """Every chart element of the run, in page order: the app's charts drawn in place
+    (ui.charts.chart: a "rnnviz_chart" component) and st.plotly_chart's (a chart that reports
+    clicks, or any chart when Plotly.js is not served)."""
+    found = []
+
+    def walk(node) -> None:
+        for child in (getattr(node, "children", None) or {}).values():
+            kind = getattr(child, "type", None)
+            if kind == "plotly_chart" or (kind == "bidi_component"
+                                          and child.proto.component_name == "rnnviz_chart"):
+                found.append(child)
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def chart_json(el) -> str:
+    """A chart element's figure as Plotly's JSON text (both kinds of chart_elements)."""
+    from ui.charts import payload_figure
+    return el.proto.spec if el.type == "plotly_chart" else payload_figure(el.proto.bytes)
+
+
 def figures(at) -> list[dict]:
-    """Every plotly chart on the page as a dict (data arrays decoded to numpy)."""
-    return [_decode(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
+    """Every chart on the page as a dict (data arrays decoded to numpy), in page order."""
+    return [_decode(json.loads(chart_json(el))) for el in chart_elements(at)]
 
 
 def figure_titles(at) -> list[str]:

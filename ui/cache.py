@@ -396,7 +396,7 @@ def clamp_effect(model: RNNModel, ids, unit: int, value: float, lm: bool = True)
 # builder's output is kept as a plain dict per (builder, arguments), in Streamlit's look
 # (ui/charts.streamlit_look): a step move that redraws a figure whose inputs did not change, or
 # came back to a step, pays no validation and no restyling. It is handed out as a CachedFigure,
-# which st.plotly_chart reads as it is: no go.Figure is built from it.
+# which ui.charts.chart (and st.plotly_chart) reads as it is: no go.Figure is built from it.
 
 @kept("figure", copy=False)  # read-only: every session shares it; CachedFigure never edits it
 def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
@@ -405,7 +405,7 @@ def _figure(name: str, digest: str, _build, _args: tuple, _kw: dict) -> dict:
 
 class CachedFigure(LookedFigure):
     """A cached figure in Streamlit's look, for showing: its plain dict, shared by every session
-    and never edited. st.plotly_chart takes an instance of plotly's BaseFigure by calling
+    and never edited. ui.charts.chart and st.plotly_chart read a BaseFigure by calling
     `to_dict`, which here is the dict itself (building a go.Figure from the dict and copying it
     back was 4-13 ms of a page run, bench/bench_chart_copy.py). A caller that edits a figure
     calls its builder."""

@@ -1,6 +1,17 @@
-"""Every chart the app shows, in Streamlit's light look, drawn once per change instead of twice.
+"""Every chart the app shows, in Streamlit's light look, drawn once per change instead of twice,
+and in place.
 
-    chart(fig, width="stretch", key=...)   # st.plotly_chart(..., theme=None) of streamlit_look(fig)
+    chart(fig, width="stretch", key=...)   # streamlit_look(fig), drawn in place (below)
+
+In place (issue 24, fifteenth session; `python bench/bench_chart_in_place.py`): Streamlit 1.67
+gives st.plotly_chart an element id computed from the figure, so its frontend mounts every changed
+chart anew (Plotly.newPlot from scratch). chart() sends the same JSON to plotly_chart.js, an
+st.components.v2 chart keyed by the chart's key, which keeps its <div> and hands each new figure
+to Plotly.react: 2.7-3x less of a step move's drawing per changed chart. It needs Plotly.js in
+the browser: app.py puts plotly.py's copy in static/ beside the script Streamlit runs
+(serve_plotly), which Streamlit serves at
+/app/static/ (`server.enableStaticServing`). A chart that reports clicks (on_select: ui/cellpick)
+and every chart of a page that did not serve Plotly.js go to st.plotly_chart(..., theme=None).
 
 Why (issue 24, `python bench/bench_chart_draw.py --why-twice`): st.plotly_chart's default theme
 ("streamlit") makes its chart component copy each new figure through JSON after it first drew
@@ -21,16 +32,25 @@ chart of the pages draws the same with it (Plotly's full layout and data) as wit
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
+import os
 import pickle
 import re
+import shutil
+from pathlib import Path
 
+import plotly
+import plotly.io as pio
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
 from rnnviz.figures.common import merged
 from rnnviz.figures.wire import has_typed, listed
 from rnnviz.serve.bytecache import value_digest
+
+from .i18n import t
 
 # Streamlit's palettes (light theme): its templates name them #000001-#000010 (categorical),
 # #000011-#000020 (sequential), #000021-#000030 (diverging); its frontend puts these in.
@@ -80,9 +100,80 @@ _AXIS = re.compile(r"^([xy])axis\d*$")
 _COLOR_AXIS = re.compile(r"^coloraxis\d*$")
 
 
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"  # plotly.py's Plotly.js
+IN_PLACE_OPTIONS = frozenset({"key", "width"})  # what the chart drawn in place takes
+_served: set[str] = set()  # folders of main scripts whose static/plotly.min.js is in place
+
+
 def chart(fig, **kw) -> None:
-    """st.plotly_chart of the figure in Streamlit's look, without Streamlit's theme pass."""
-    st.plotly_chart(fig if isinstance(fig, LookedFigure) else looked(fig), theme=None, **kw)
+    """The figure in Streamlit's look, without Streamlit's theme pass: drawn in place (the same
+    chart takes each new figure, see ui/plotly_chart.js) once app.py has served Plotly.js
+    (serve_plotly), else, and for a chart that reports clicks (on_select), st.plotly_chart."""
+    fig = fig if isinstance(fig, LookedFigure) else looked(fig)
+    if set(kw) <= IN_PLACE_OPTIONS and _plotly_served():
+        _in_place_chart()(data=_payload(fig), key=kw.get("key"), width=kw.get("width", "stretch"))
+    else:
+        st.plotly_chart(fig, theme=None, **kw)
+
+
+def serve_plotly(app_dir=None) -> bool:
+    """Put Plotly.js at app_dir/static/plotly.min.js (default: the folder of the script Streamlit
+    runs, deploy/ for deploy/streamlit_app.py), where Streamlit serves it
+    (server.enableStaticServing, .streamlit/config.toml), so that chart() draws in place. app.py
+    calls it on each run; it copies (4.8 MB, atomically) at most once per process and folder.
+    False, and charts stay st.plotly_chart, if static serving is off or the folder is read-only."""
+    from .links import main_script_folder  # (ui.links imports this module through ui.widgets)
+    app_dir = main_script_folder() if app_dir is None else app_dir
+    if app_dir is None:
+        return False
+    where = str(Path(app_dir).resolve())
+    if where in _served:
+        return True
+    if not st.get_option("server.enableStaticServing"):
+        return False
+    target = Path(where) / "static" / "plotly.min.js"
+    try:
+        if not (target.is_file() and target.stat().st_size == PLOTLY_JS.stat().st_size):
+            target.parent.mkdir(exist_ok=True)
+            part = target.with_name(f".plotly.min.js.{os.getpid()}")
+            shutil.copyfile(PLOTLY_JS, part)
+            os.replace(part, target)  # a second process serving the same folder sees all or nothing
+    except OSError:
+        return False
+    _served.add(where)
+    return True
+
+
+def _plotly_served() -> bool:
+    """Is Plotly.js served for the script this run draws (serve_plotly)?"""
+    from .links import main_script_folder
+    return bool(_served) and str(main_script_folder()) in _served
+
+
+@functools.cache
+def _in_place_chart():
+    """The st.components.v2 component of ui/plotly_chart.js, without its comment lines and
+    indentation: every chart element carries the code."""
+    lines = Path(__file__).with_name("plotly_chart.js").read_text(encoding="utf-8").splitlines()
+    js = "\n".join(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("//"))
+    return st.components.v2.component("rnnviz_chart", js=js, isolate_styles=False)
+
+
+FIGURE_FIRST = '{"figure": '
+FAILED_LAST = ', "failed": '
+
+
+def _payload(fig: LookedFigure) -> bytes:
+    """What the chart element carries, as UTF-8 bytes: {"figure": Plotly's JSON as st.plotly_chart
+    writes it, "failed": the message shown if Plotly.js cannot be loaded}."""
+    figure = pio.to_json(fig.to_dict(), validate=False)
+    return f'{FIGURE_FIRST}{figure}{FAILED_LAST}{json.dumps(t("widgets.chart_failed"))}}}'.encode()
+
+
+def payload_figure(payload: bytes) -> str:
+    """The figure's JSON text inside a chart element's payload, as _payload wrote it."""
+    text = payload.decode()
+    return text[len(FIGURE_FIRST):text.rindex(FAILED_LAST)]
 
 
 class LookedFigure(BaseFigure):

@@ -8,6 +8,8 @@ a widget, and telling the learner what a link asked for that could not be shown.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 from streamlit import config as st_config
 from streamlit.runtime.pages_manager import PagesManager
@@ -174,6 +176,14 @@ def check_link_once() -> None:
 
 
 _PAGE_WIDGETS = "_share_page_widgets"  # session key: the widget keys the last full run drew
+
+
+def main_script_folder() -> Path | None:
+    """The folder of the script Streamlit runs (app.py's, deploy/ for deploy/streamlit_app.py),
+    where it serves static/ from; None outside a script run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return None if ctx is None else Path(ctx.main_script_path).resolve().parent
 
 
 def _drawn_widget_keys():

@@ -14,7 +14,7 @@ from rnnviz.serve.classroom_store import ClassStore
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import figures
+from tests.apptest_helpers import chart_elements, figures
 from tests.conftest import ROOT
 from tests.core.test_checkpoints import autograd_norm
 
@@ -28,7 +28,7 @@ PAGES = [  # page, checkpoint key, the key of the figure it guards
 
 
 def charts(at) -> list[str]:
-    return [c.proto.id for c in at.get("plotly_chart")]
+    return [c.proto.id for c in chart_elements(at)]
 
 
 def has_chart(at, key: str) -> bool:
@@ -149,7 +149,7 @@ def test_the_teacher_view_needs_the_token_and_shows_the_answers(app, data_dir):
     for i, value in enumerate(["-3.5", "-2", "-2.1"]):
         store.record_answer(c.code, "checkpoint_bptt_1", f"s{i}", value, i > 0, 5.0)
     refused = app(query={"class": c.code, "teacher": "wrong"})
-    assert refused.error and not refused.get("plotly_chart")
+    assert refused.error and not chart_elements(refused)
     at = app(query={"class": c.code, "teacher": c.teacher_token})
     assert not at.exception and not at.error
     assert has_chart(at, "class_fig_checkpoint_bptt_1")

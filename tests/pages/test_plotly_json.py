@@ -10,7 +10,7 @@ from pathlib import Path
 
 import plotly.io as pio
 
-from tests.apptest_helpers import no_exception
+from tests.apptest_helpers import chart_elements, chart_json, no_exception
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,5 +28,5 @@ def test_app_py_sets_the_json_engine(app, monkeypatch):
     at = app()
     no_exception(at)
     assert pio.json.config.default_engine == "json"
-    spec = at.get("plotly_chart")[0].proto.spec
+    spec = chart_json(chart_elements(at)[0])
     assert spec == pio.to_json(json.loads(spec), validate=False, engine="json")  # as json writes it

@@ -15,7 +15,7 @@ from rnnviz.text.corpora import zh_everyday_lines, zh_travel_corpus
 from rnnviz.text.tokenize import prepare
 from ui.i18n import catalogue
 
-from ..apptest_helpers import no_exception
+from ..apptest_helpers import chart_elements, chart_json, no_exception
 
 SENTENCES = (
     "今天天气很好，我们去公园吧。", "妈妈在厨房做饭。", "我明天早上八点上班。", "这本书很有意思。",
@@ -56,7 +56,7 @@ def page_text(at) -> str:
         parts += [m for e in getattr(at, kind) for m in re.findall(r"`[^`]*`", str(e.value))]
     parts += [str(e.value) for e in at.code]
     parts += [e.value.to_string() for e in at.dataframe]
-    parts += [el.proto.spec for el in at.get("plotly_chart")]
+    parts += [chart_json(el) for el in chart_elements(at)]
     for kind in ("selectbox", "radio", "multiselect"):
         parts += [json.dumps(list(map(str, w.options)), ensure_ascii=False) for w in getattr(at, kind)]
     return "\n".join(parts)

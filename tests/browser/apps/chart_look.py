@@ -1,5 +1,7 @@
-"""A page for tests/browser/test_chart_look.py: each figure drawn twice, the way the app drew charts
-before (st.plotly_chart with Streamlit's theme) and the way it draws them now (ui.charts.chart).
+"""A page for tests/browser/test_chart_look.py: each figure drawn three times: the way the app drew
+charts first (st.plotly_chart with Streamlit's theme), in Streamlit's look written by the app
+through st.plotly_chart (ui.charts.looked, theme=None: what ui.charts.chart falls back to), and
+as the app draws them now (ui.charts.chart: in place, with the Plotly.js this page serves).
 The figures use what the app's figures use: a heatmap with category axes and pick markers on
 top, horizontal and vertical bars in subplots, a shared colour axis, lines with a legend."""
 import sys
@@ -13,8 +15,9 @@ import streamlit as st  # noqa: E402
 from plotly.subplots import make_subplots  # noqa: E402
 
 from rnnviz.figures.common import heatmap, style  # noqa: E402
-from ui.charts import chart  # noqa: E402
+from ui.charts import chart, looked, serve_plotly  # noqa: E402
 
+serve_plotly()  # as app.py: static/plotly.min.js beside this page
 st.set_page_config(layout="wide")
 rng = np.random.default_rng(0)
 steps = [f"t={k + 1} w{k}" for k in range(9)]
@@ -38,8 +41,8 @@ lines = style(go.Figure([go.Scatter(y=np.cumsum(rng.normal(size=40)), name=f"run
                          for k in range(4)]), "Lines")
 
 for name, fig in (("picked", picked), ("bars", bars), ("shared", shared), ("lines", lines)):
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(fig, key=f"themed_{name}")
-    with right:
-        chart(fig, key=f"looked_{name}")
+    # one below the other, at the same x: side by side, columns start at fractions of a pixel and
+    # the same chart is drawn 1 px apart in a screenshot
+    st.plotly_chart(fig, key=f"themed_{name}")
+    st.plotly_chart(looked(fig), theme=None, key=f"looked_{name}")
+    chart(fig, key=f"in_place_{name}")
