@@ -69,11 +69,11 @@ def main(argv=None) -> dict:
     print(f"# Chromium {CHROMIUM}; {repeat} moves per row, {args.rounds} rounds; medians")
     print(f"# 1-min load average before each row: {' '.join(loads)}"
           + ("; stopped at --max-seconds" if time.time() > end else ""))
-    print(f"{'slider + ...':<26} {'finished s':>10} {'drawn s':>8} {'over the slider':>16}"
+    print(f"{'slider + ...':<34} {'finished s':>10} {'drawn s':>8} {'over the slider':>16}"
           "  made anew / charts")
     alone = med(rows[""]["drawn_s"])
     for parts, r in rows.items():
-        print(f"{parts or '(nothing)':<26} {med(r['finished_s']):>10.3f} {med(r['drawn_s']):>8.3f} "
+        print(f"{parts or '(nothing)':<34} {med(r['finished_s']):>10.3f} {med(r['drawn_s']):>8.3f} "
               f"{med(r['drawn_s']) - alone:>16.3f}  {r['remounted']} / {r['charts']}"
               + (f"  {r['error']}" if r.get("error") else ""))
     for kind in ("terms", "jacobian", "terms,jacobian"):

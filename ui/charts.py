@@ -7,7 +7,7 @@ In place (issue 24, fifteenth session; `python bench/bench_chart_in_place.py`): 
 gives st.plotly_chart an element id computed from the figure, so its frontend mounts every changed
 chart anew (Plotly.newPlot from scratch). chart() sends the same JSON to plotly_chart.js, an
 st.components.v2 chart keyed by the chart's key, which keeps its <div> and hands each new figure
-to Plotly.react: 2.7-3x less of a step move's drawing per changed chart. It needs Plotly.js in
+to Plotly.react: 1.9-2.9x less of a step move's drawing per changed chart. It needs Plotly.js in
 the browser: app.py puts plotly.py's copy in static/ beside the script Streamlit runs
 (serve_plotly), which Streamlit serves at
 /app/static/ (`server.enableStaticServing`). A chart that reports clicks (on_select: ui/cellpick)

@@ -1,6 +1,6 @@
 // The app's chart (ui/charts.py): one Plotly chart that stays in the page and is updated in
 // place. Streamlit 1.67 mounts a changed st.plotly_chart anew (a new element id); here the same
-// <div> takes each new figure through Plotly.react, 2.7-3x less of a step move's drawing
+// <div> takes each new figure through Plotly.react, 1.9-2.9x less of a step move's drawing
 // (bench/bench_chart_in_place.py). data: {"figure": Plotly's JSON as st.plotly_chart sends it,
 // "failed": the message shown if Plotly.js cannot be loaded}, as UTF-8 bytes.
 // Plotly.js comes once per tab from the app's static files (ui/charts.serve_plotly).
@@ -23,7 +23,6 @@ export default function ({ parentElement, data }) {
     div = parentElement.appendChild(document.createElement("div"));
     div.className = "rnnviz-chart";
   }
-  div.__rnnvizDraws = (div.__rnnvizDraws || 0) + 1;
   plotly().then(Plotly => Plotly.react(div, figure.data, figure.layout, { displaylogo: false, responsive: true }))
     .catch(() => { div.textContent = failed; });
   // called once, when the chart leaves the page
