@@ -39,6 +39,8 @@ import os
 import pickle
 import re
 import shutil
+import tempfile
+import threading
 from pathlib import Path
 
 import plotly
@@ -102,7 +104,8 @@ _COLOR_AXIS = re.compile(r"^coloraxis\d*$")
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"  # plotly.py's Plotly.js
 IN_PLACE_OPTIONS = frozenset({"key", "width"})  # what the chart drawn in place takes
-_served: set[str] = set()  # folders of main scripts whose static/plotly.min.js is in place
+_served: set[str] = set()  # folders of main scripts whose static/ holds served_name()
+_serving = threading.Lock()
 
 
 def chart(fig, **kw) -> None:
@@ -117,10 +120,11 @@ def chart(fig, **kw) -> None:
 
 
 def serve_plotly(app_dir=None) -> bool:
-    """Put Plotly.js at app_dir/static/plotly.min.js (default: the folder of the script Streamlit
+    """Put Plotly.js at app_dir/static/served_name() (default: the folder of the script Streamlit
     runs, deploy/ for deploy/streamlit_app.py), where Streamlit serves it
     (server.enableStaticServing, .streamlit/config.toml), so that chart() draws in place. app.py
-    calls it on each run; it copies (4.8 MB, atomically) at most once per process and folder.
+    calls it on each run; it copies (4.8 MB) at most once per process and folder, under a lock
+    and through a file of its own, so a session or process that reads it sees all or nothing.
     False, and charts stay st.plotly_chart, if static serving is off or the folder is read-only."""
     from .links import main_script_folder  # (ui.links imports this module through ui.widgets)
     app_dir = main_script_folder() if app_dir is None else app_dir
@@ -131,17 +135,37 @@ def serve_plotly(app_dir=None) -> bool:
         return True
     if not st.get_option("server.enableStaticServing"):
         return False
-    target = Path(where) / "static" / "plotly.min.js"
-    try:
-        if not (target.is_file() and target.stat().st_size == PLOTLY_JS.stat().st_size):
-            target.parent.mkdir(exist_ok=True)
-            part = target.with_name(f".plotly.min.js.{os.getpid()}")
-            shutil.copyfile(PLOTLY_JS, part)
-            os.replace(part, target)  # a second process serving the same folder sees all or nothing
-    except OSError:
-        return False
-    _served.add(where)
+    target = Path(where) / "static" / served_name()
+    with _serving:
+        if where in _served:
+            return True
+        part = None
+        try:
+            if not (target.is_file() and target.stat().st_size == PLOTLY_JS.stat().st_size):
+                target.parent.mkdir(exist_ok=True)
+                handle, part = tempfile.mkstemp(dir=target.parent, prefix=".plotly-")
+                os.close(handle)
+                shutil.copyfile(PLOTLY_JS, part)
+                os.chmod(part, 0o644)
+                os.replace(part, target)  # a new name for a whole file: nobody reads half of it
+                part = None
+        except OSError:
+            return False
+        finally:
+            if part is not None:
+                Path(part).unlink(missing_ok=True)
+        _served.add(where)
     return True
+
+
+@functools.cache
+def served_name() -> str:
+    """The served file's name, with plotly.js's version (the first line of plotly.min.js says it),
+    so that a browser never keeps another version's copy from its cache: plotly-4.1.1.min.js."""
+    with PLOTLY_JS.open("rb") as js:
+        head = js.read(200).decode("ascii", "replace")
+    version = re.search(r"plotly\.js v([0-9][0-9A-Za-z.+-]*)", head)
+    return f"plotly-{version.group(1) if version else plotly.__version__}.min.js"
 
 
 def _plotly_served() -> bool:
@@ -156,6 +180,7 @@ def _in_place_chart():
     indentation: every chart element carries the code."""
     lines = Path(__file__).with_name("plotly_chart.js").read_text(encoding="utf-8").splitlines()
     js = "\n".join(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("//"))
+    js = js.replace("./app/static/plotly.min.js", f"./app/static/{served_name()}")
     return st.components.v2.component("rnnviz_chart", js=js, isolate_styles=False)
 
 

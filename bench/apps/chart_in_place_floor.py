@@ -31,7 +31,7 @@ from ui.charts import chart, looked, serve_plotly  # noqa: E402
 UNITS, STEPS = 64, 20
 PARTS = ("terms", "terms in place", "jacobian", "jacobian in place")
 no_delay_on_tcp_sockets()  # as app.py
-serve_plotly()  # as app.py: bench/apps/static/plotly.min.js
+serve_plotly()  # as app.py: Plotly.js in bench/apps/static/
 st.set_page_config(layout="wide")
 parts = [p for p in st.query_params.get("parts", "").split(",") if p in PARTS]
 

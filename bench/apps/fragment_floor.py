@@ -5,7 +5,9 @@ draws besides the slider (comma-separated, in this order):
 - text: one line of prose with the step in it;
 - table: a 64 x 5 table of numbers that change with the step (page 2's step table);
 - chart: page 2's terms chart (rnnviz.figures.hidden.step_terms_bar) for 64 units, drawn by
-  ui.charts.chart as the app draws every chart; its numbers change with the step;
+  st.plotly_chart in the app's look (ui.charts.looked, theme=None: how the app drew every chart
+  until its charts were drawn in place, bench/bench_chart_in_place.py); its numbers change with
+  the step;
 - same chart: that chart for step 1 on every move (sent again, unchanged);
 - written: a step written out as page 8 writes one: a paragraph with inline formulas, a display
   formula, an 11-row table whose first column is formulas, and a second paragraph of formulas;
@@ -30,7 +32,7 @@ import torch  # noqa: E402
 
 from rnnviz.figures.hidden import step_terms_bar  # noqa: E402
 from rnnviz.serve.nodelay import no_delay_on_tcp_sockets  # noqa: E402
-from ui.charts import chart  # noqa: E402
+from ui.charts import looked  # noqa: E402
 
 UNITS = 64
 PARTS = ("text", "table", "chart", "same chart", "written", "written once", "page", "bound")
@@ -58,9 +60,9 @@ def view() -> None:
     if "table" in parts:
         st.dataframe(pd.DataFrame({k: v.double().numpy() for k, v in now.items()}))
     if "chart" in parts:
-        chart(step_terms_bar(now), key="floor_chart")
+        st.plotly_chart(looked(step_terms_bar(now)), theme=None, key="floor_chart")
     if "same chart" in parts:
-        chart(step_terms_bar(terms(1)), key="floor_same_chart")
+        st.plotly_chart(looked(step_terms_bar(terms(1))), theme=None, key="floor_same_chart")
     if "written" in parts:
         written(step, now)
     if "written once" in parts:
@@ -112,7 +114,7 @@ def page_around() -> None:
         if i % 10 == 0:
             st.dataframe(pd.DataFrame({k: v.double().numpy() for k, v in terms(i).items()}))
     for i in range(4):
-        chart(step_terms_bar(terms(100 + i)), key=f"floor_page_chart_{i}")
+        st.plotly_chart(looked(step_terms_bar(terms(100 + i))), theme=None, key=f"floor_page_chart_{i}")
 
 
 view()

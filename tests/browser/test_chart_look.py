@@ -14,6 +14,7 @@ from PIL import Image, ImageChops
 
 from tests.browser.conftest import SHOTS, require_browser, wait_ready, watch
 from tools.server import ROOT, app_process
+from ui.charts import served_name
 
 pytestmark = pytest.mark.browser
 APP = ROOT / "tests" / "browser" / "apps" / "chart_look.py"
@@ -69,5 +70,9 @@ def test_charts_drawn_by_the_app_look_as_streamlits_theme_drew_them(look_server,
             assert changed <= themed.width * themed.height // 10_000, \
                 f"{name}, {way}: {changed} pixels differ, in {diff.getbbox()}"
         assert pg.locator(".rnnviz-chart").count() == len(FIGURES)  # ui.charts.chart drew in place
+        # ... with the Plotly.js the page served (plotly.py's), not the copy Streamlit's own chart
+        # code puts in window.Plotly
+        drew = pg.evaluate("() => [...document.querySelectorAll('.rnnviz-chart')].map(d => d.__plotly.version)")
+        assert drew == [served_name().removeprefix("plotly-").removesuffix(".min.js")] * len(FIGURES), drew
     finally:
         ctx.close()

@@ -7,6 +7,7 @@ tests/browser/test_chart_look.py checks in Chromium that both draw the same pixe
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import streamlit as st
@@ -61,6 +62,7 @@ def test_a_chart_is_drawn_in_place_with_the_json_st_plotly_chart_sends(monkeypat
     assert payload["failed"] == charts.t("widgets.chart_failed")  # what the chart says if Plotly.js fails
     js = drawn.proto.js_content
     assert "Plotly.react" in js and "//" not in js.replace("://", "")  # sent without its comments
+    assert f'"./app/static/{charts.served_name()}"' in js  # the file serve_plotly wrote
 
 
 def test_a_changed_figure_keeps_the_element_and_changes_its_data(monkeypatch):
@@ -82,10 +84,11 @@ def test_without_plotly_served_every_chart_is_st_plotly_chart(monkeypatch):
 def test_serve_plotly_copies_plotly_js_once_and_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
     monkeypatch.setattr(st, "get_option", lambda name: name == "server.enableStaticServing")
     assert charts.serve_plotly(tmp_path)
-    copied = tmp_path / "static" / "plotly.min.js"
+    copied = tmp_path / "static" / charts.served_name()
+    assert re.fullmatch(r"plotly-\d+\.\d+\.\d+\.min\.js", copied.name)  # the version, for browsers' caches
     assert copied.read_bytes()[:200] == charts.PLOTLY_JS.read_bytes()[:200]
     assert copied.stat().st_size == charts.PLOTLY_JS.stat().st_size
-    assert not list(copied.parent.glob(".plotly.min.js.*"))  # no part file left
+    assert [p.name for p in copied.parent.iterdir()] == [copied.name]  # no part file left
     copied.write_bytes(b"stale")  # a copy of another plotly version, say
     assert charts.serve_plotly(tmp_path) and copied.read_bytes() == b"stale"  # once per process
     monkeypatch.setattr(charts, "_served", set())
@@ -93,6 +96,20 @@ def test_serve_plotly_copies_plotly_js_once_and_refuses_a_folder_it_cannot_write
     not_a_folder = tmp_path / "a-file"
     not_a_folder.write_text("x")
     assert charts.serve_plotly(not_a_folder) is False
+
+
+def test_sessions_starting_together_serve_one_whole_file(tmp_path, monkeypatch):
+    """Many sessions' first runs call serve_plotly at once (a server start, every tab
+    reconnecting): each gets True, and the folder holds one whole copy and no part file."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(st, "get_option", lambda name: name == "server.enableStaticServing")
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: charts.serve_plotly(tmp_path), range(16)))
+    assert results == [True] * 16
+    copied = tmp_path / "static" / charts.served_name()
+    assert [p.name for p in copied.parent.iterdir()] == [copied.name]
+    assert copied.read_bytes() == charts.PLOTLY_JS.read_bytes()
 
 
 def test_static_serving_off_keeps_st_plotly_chart(tmp_path, monkeypatch):
@@ -110,5 +127,5 @@ def test_the_app_draws_its_charts_in_place(app):
     drawn = chart_elements(at)
     assert sum(el.type == "bidi_component" for el in drawn) >= 3
     assert all(el.proto.selection_mode for el in drawn if el.type == "plotly_chart")
-    assert (ROOT / "static" / "plotly.min.js").stat().st_size == charts.PLOTLY_JS.stat().st_size
+    assert (ROOT / "static" / charts.served_name()).stat().st_size == charts.PLOTLY_JS.stat().st_size
     assert any(el.proto.id.endswith("-hid_fig_terms_chart") for el in drawn), [el.proto.id for el in drawn]

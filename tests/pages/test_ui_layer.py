@@ -4,7 +4,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 import rnnviz.engine.jacobians
-from tests.apptest_helpers import no_exception
+from tests.apptest_helpers import chart_elements, chart_json, no_exception
 
 PAGE = "pages/bptt.py"
 
@@ -118,7 +118,7 @@ def test_a_cached_figure_is_the_builders_shown_as_it_is_and_never_edited():
     import plotly.io as pio
     at = AppTest.from_function(figure_script, default_timeout=60).run()
     no_exception(at)
-    charts = {c.proto.id: c.proto.spec for c in at.get("plotly_chart")}
+    charts = {c.proto.id: chart_json(c) for c in chart_elements(at)}
     cached, built = (json.loads(spec) for spec in charts.values())
     assert len(charts) == 2 and cached == built
     as_built = json.loads(pio.to_json(at.session_state["built"]))

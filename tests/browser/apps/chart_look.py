@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots  # noqa: E402
 from rnnviz.figures.common import heatmap, style  # noqa: E402
 from ui.charts import chart, looked, serve_plotly  # noqa: E402
 
-serve_plotly()  # as app.py: static/plotly.min.js beside this page
+serve_plotly()  # as app.py: Plotly.js in static/ beside this page
 st.set_page_config(layout="wide")
 rng = np.random.default_rng(0)
 steps = [f"t={k + 1} w{k}" for k in range(9)]

@@ -73,6 +73,7 @@ def pair(s: SlotSetup) -> None:
             labels=_axes(),
         ),
         width="stretch",
+        key="slot_pair_chart",  # keyed: a new tagger or pair updates the chart in place
     )
     text(
         "pair_jordan",
@@ -114,6 +115,7 @@ def heldout(s: SlotSetup) -> dict:
             tag_names=tag_names(),
         ),
         width="stretch",
+        key="slot_confusion_chart",
     )
     return acc
 

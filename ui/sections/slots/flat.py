@@ -48,7 +48,8 @@ def _reach(s: SlotSetup, sentence: str) -> None:
         return
     tokens = prepare(sentence, s.data.vocab).tokens
     text("reach")
-    chart(figs.reach_heatmaps(tokens, reach, t("slots.fig.reach"), labels=_axes()), width="stretch")
+    chart(figs.reach_heatmaps(tokens, reach, t("slots.fig.reach"), labels=_axes()), width="stretch",
+          key="slot_reach_chart")
 
 
 def _shifted(s: SlotSetup) -> None:

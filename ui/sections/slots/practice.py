@@ -52,6 +52,7 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
             tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag_name(tag)), labels=_axes()
         ),
         width="stretch",
+        key="slot_forced_chart",  # keyed: a step move updates the chart in place
     )
 
 
@@ -108,6 +109,7 @@ def retrain(s: SlotSetup) -> None:
         chart(
             figs.loss_curve(own["history"], t("slots.fig.loss", about=own["about"]), labels=_axes()),
             width="stretch",
+            key="slot_loss_chart",
         )
         if st.button(t("slots.forget"), key="slot_forget"):
             del st.session_state["slot_own"]

@@ -114,6 +114,7 @@ def grid(tagged: dict) -> None:
             tag_names=tag_names(),
         ),
         width="stretch",
+        key="slot_grid_chart",
     )
 
 
