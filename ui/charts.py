@@ -7,11 +7,12 @@ In place (issue 24, fifteenth session; `python bench/bench_chart_in_place.py`): 
 gives st.plotly_chart an element id computed from the figure, so its frontend mounts every changed
 chart anew (Plotly.newPlot from scratch). chart() sends the same JSON to plotly_chart.js, an
 st.components.v2 chart keyed by the chart's key, which keeps its <div> and hands each new figure
-to Plotly.react: 1.9-2.9x less of a step move's drawing per changed chart. It needs Plotly.js in
-the browser: app.py puts plotly.py's copy in static/ beside the script Streamlit runs
-(serve_plotly), which Streamlit serves at
-/app/static/ (`server.enableStaticServing`). A chart that reports clicks (on_select: ui/cellpick)
-and every chart of a page that did not serve Plotly.js go to st.plotly_chart(..., theme=None).
+to Plotly.react: 1.9-2.9x less of a step move's drawing per changed chart. The browser loads
+Plotly.js and that code once per tab: app.py puts plotly.py's Plotly.js and plotly_chart.js in
+static/ beside the script Streamlit runs (serve_plotly), which Streamlit serves at /app/static/
+(`server.enableStaticServing`); each element carries only chart_loader.js (0.7 KB). A chart
+that reports clicks (on_select: ui/cellpick) and every chart of a page that did not serve
+Plotly.js go to st.plotly_chart(..., theme=None).
 
 Why (issue 24, `python bench/bench_chart_draw.py --why-twice`): st.plotly_chart's default theme
 ("streamlit") makes its chart component copy each new figure through JSON after it first drew
@@ -104,7 +105,7 @@ _COLOR_AXIS = re.compile(r"^coloraxis\d*$")
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"  # plotly.py's Plotly.js
 IN_PLACE_OPTIONS = frozenset({"key", "width"})  # what the chart drawn in place takes
-_served: set[str] = set()  # folders of main scripts whose static/ holds served_name()
+_served: set[str] = set()  # folders of main scripts whose static/ holds served_files()
 _serving = threading.Lock()
 
 
@@ -120,12 +121,13 @@ def chart(fig, **kw) -> None:
 
 
 def serve_plotly(app_dir=None) -> bool:
-    """Put Plotly.js at app_dir/static/served_name() (default: the folder of the script Streamlit
-    runs, deploy/ for deploy/streamlit_app.py), where Streamlit serves it
-    (server.enableStaticServing, .streamlit/config.toml), so that chart() draws in place. app.py
-    calls it on each run; it copies (4.8 MB) at most once per process and folder, under a lock
-    and through a file of its own, so a session or process that reads it sees all or nothing.
-    False, and charts stay st.plotly_chart, if static serving is off or the folder is read-only."""
+    """Put Plotly.js and the chart's code (served_files) in app_dir/static/ (default: the folder
+    of the script Streamlit runs, deploy/ for deploy/streamlit_app.py), where Streamlit serves
+    them (server.enableStaticServing, .streamlit/config.toml), so that chart() draws in place.
+    app.py calls it on each run; it writes (4.8 MB) at most once per process and folder, under a
+    lock and each file through a file of its own, so a session or process that reads one sees
+    all or nothing. False, and charts stay st.plotly_chart, if static serving is off or the
+    folder is read-only."""
     from .links import main_script_folder  # (ui.links imports this module through ui.widgets)
     app_dir = main_script_folder() if app_dir is None else app_dir
     if app_dir is None:
@@ -135,37 +137,51 @@ def serve_plotly(app_dir=None) -> bool:
         return True
     if not st.get_option("server.enableStaticServing"):
         return False
-    target = Path(where) / "static" / served_name()
     with _serving:
         if where in _served:
             return True
-        part = None
         try:
-            if not (target.is_file() and target.stat().st_size == PLOTLY_JS.stat().st_size):
-                target.parent.mkdir(exist_ok=True)
-                handle, part = tempfile.mkstemp(dir=target.parent, prefix=".plotly-")
-                os.close(handle)
-                shutil.copyfile(PLOTLY_JS, part)
-                os.chmod(part, 0o644)
-                os.replace(part, target)  # a new name for a whole file: nobody reads half of it
-                part = None
+            for name, content in served_files().items():
+                _publish(Path(where) / "static" / name, content)
         except OSError:
             return False
-        finally:
-            if part is not None:
-                Path(part).unlink(missing_ok=True)
         _served.add(where)
     return True
 
 
+def _publish(target: Path, content: bytes | None) -> None:
+    """target holds content (None: plotly.py's Plotly.js), written whole under a new name."""
+    size = PLOTLY_JS.stat().st_size if content is None else len(content)
+    if target.is_file() and target.stat().st_size == size:
+        return
+    target.parent.mkdir(exist_ok=True)
+    handle, part = tempfile.mkstemp(dir=target.parent, prefix=".part-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            if content is None:
+                with PLOTLY_JS.open("rb") as source:
+                    shutil.copyfileobj(source, out)
+            else:
+                out.write(content)
+        os.chmod(part, 0o644)
+        os.replace(part, target)  # a new name for a whole file: nobody reads half of it
+    finally:
+        Path(part).unlink(missing_ok=True)
+
+
 @functools.cache
-def served_name() -> str:
-    """The served file's name, with plotly.js's version (the first line of plotly.min.js says it),
-    so that a browser never keeps another version's copy from its cache: plotly-4.1.1.min.js."""
+def served_files() -> dict[str, bytes | None]:
+    """{name in static/: content} of what the browser loads once per tab: Plotly.js (content None:
+    plotly.py's file), named by its version (its first line says it: plotly-4.1.1.min.js), and the
+    chart's code (plotly_chart.js with that name in it), named by its content. So a browser's
+    cache never keeps another version of either."""
     with PLOTLY_JS.open("rb") as js:
         head = js.read(200).decode("ascii", "replace")
     version = re.search(r"plotly\.js v([0-9][0-9A-Za-z.+-]*)", head)
-    return f"plotly-{version.group(1) if version else plotly.__version__}.min.js"
+    plotly_name = f"plotly-{version.group(1) if version else plotly.__version__}.min.js"
+    code = Path(__file__).with_name("plotly_chart.js").read_text(encoding="utf-8")
+    code = code.replace("./app/static/plotly.min.js", f"./app/static/{plotly_name}").encode()
+    return {plotly_name: None, f"rnnviz-chart-{hashlib.sha256(code).hexdigest()[:12]}.js": code}
 
 
 def _plotly_served() -> bool:
@@ -176,11 +192,12 @@ def _plotly_served() -> bool:
 
 @functools.cache
 def _in_place_chart():
-    """The st.components.v2 component of ui/plotly_chart.js, without its comment lines and
-    indentation: every chart element carries the code."""
-    lines = Path(__file__).with_name("plotly_chart.js").read_text(encoding="utf-8").splitlines()
+    """The st.components.v2 component every chart element is: chart_loader.js (without its comment
+    lines and indentation: each element carries it), which loads the served plotly_chart.js."""
+    code_name = next(name for name, content in served_files().items() if content is not None)
+    lines = Path(__file__).with_name("chart_loader.js").read_text(encoding="utf-8").splitlines()
     js = "\n".join(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("//"))
-    js = js.replace("./app/static/plotly.min.js", f"./app/static/{served_name()}")
+    js = js.replace("./app/static/rnnviz-chart.js", f"./app/static/{code_name}")
     return st.components.v2.component("rnnviz_chart", js=js, isolate_styles=False)
 
 

@@ -3,10 +3,11 @@
 // <div> takes each new figure through Plotly.react, 1.9-2.9x less of a step move's drawing
 // (bench/bench_chart_in_place.py). data: {"figure": Plotly's JSON as st.plotly_chart sends it,
 // "failed": the message shown if Plotly.js cannot be loaded}, as UTF-8 bytes.
-// Plotly.js: plotly.py's copy, served by the app (ui/charts.serve_plotly; ui/charts puts the
-// served file's name, with its version, in PLOTLY_JS), loaded once per tab and kept apart: Streamlit's own chart code sets
+// A module served beside Plotly.js (ui/charts.serve_plotly), loaded once per tab by the small
+// code every chart element carries (ui/chart_loader.js), which calls its default export.
+// Plotly.js: plotly.py's copy, served by the app (ui/charts puts the served file's name, with its
+// version, in PLOTLY_JS), loaded once per tab and kept apart: Streamlit's own chart code sets
 // window.Plotly to its bundled copy, so the global is put back and never read here.
-// Lines that start with // are not sent (every chart element carries this code).
 const PLOTLY_JS = "./app/static/plotly.min.js";
 function plotly() {
   // one <script> per tab; after a failure the next chart tries again

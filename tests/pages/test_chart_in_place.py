@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 import streamlit as st
@@ -16,6 +17,8 @@ from streamlit.testing.v1 import AppTest
 from tests.apptest_helpers import chart_elements, chart_json, figures, no_exception
 from tests.conftest import ROOT
 from ui import charts
+
+PLOTLY_NAME, CODE_NAME = charts.served_files()  # Plotly.js, then the chart's code
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +39,7 @@ def in_place_script():
 
     if os.environ.get("CHART_TEST_SERVE") == "1":
         st.session_state["served"] = serve_plotly()  # beside this script, as app.py does
+        st.session_state["folder"] = os.path.dirname(os.path.abspath(__file__))
     k = int(st.session_state.get("k", 1))
     fig = jacobian_parts(np.linspace(0, 1, 3) * k, np.eye(3), 0.5 * k * np.eye(3), 1)
     chart(fig, key="drawn")  # the app's way
@@ -60,9 +64,11 @@ def test_a_chart_is_drawn_in_place_with_the_json_st_plotly_chart_sends(monkeypat
     assert chart_json(drawn) == reference.proto.spec  # the same bytes of figure
     payload = json.loads(drawn.proto.bytes)
     assert payload["failed"] == charts.t("widgets.chart_failed")  # what the chart says if Plotly.js fails
-    js = drawn.proto.js_content
-    assert "Plotly.react" in js and "//" not in js.replace("://", "")  # sent without its comments
-    assert f'"./app/static/{charts.served_name()}"' in js  # the file serve_plotly wrote
+    loader = drawn.proto.js_content  # what every element carries: small, no comments
+    assert len(loader) < 1000 and "//" not in loader.replace("://", "")
+    assert f'"./app/static/{CODE_NAME}"' in loader  # it loads the chart's code that serve_plotly wrote
+    code = (Path(at.session_state["folder"]) / "static" / CODE_NAME).read_text()
+    assert "Plotly.react" in code and f'"./app/static/{PLOTLY_NAME}"' in code
 
 
 def test_a_changed_figure_keeps_the_element_and_changes_its_data(monkeypatch):
@@ -84,11 +90,13 @@ def test_without_plotly_served_every_chart_is_st_plotly_chart(monkeypatch):
 def test_serve_plotly_copies_plotly_js_once_and_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
     monkeypatch.setattr(st, "get_option", lambda name: name == "server.enableStaticServing")
     assert charts.serve_plotly(tmp_path)
-    copied = tmp_path / "static" / charts.served_name()
-    assert re.fullmatch(r"plotly-\d+\.\d+\.\d+\.min\.js", copied.name)  # the version, for browsers' caches
+    copied = tmp_path / "static" / PLOTLY_NAME
+    # named by version and by content, for browsers' caches
+    assert re.fullmatch(r"plotly-\d+\.\d+\.\d+\.min\.js", PLOTLY_NAME)
+    assert re.fullmatch(r"rnnviz-chart-[0-9a-f]{12}\.js", CODE_NAME)
     assert copied.read_bytes()[:200] == charts.PLOTLY_JS.read_bytes()[:200]
     assert copied.stat().st_size == charts.PLOTLY_JS.stat().st_size
-    assert [p.name for p in copied.parent.iterdir()] == [copied.name]  # no part file left
+    assert sorted(p.name for p in copied.parent.iterdir()) == sorted(charts.served_files())  # no part file
     copied.write_bytes(b"stale")  # a copy of another plotly version, say
     assert charts.serve_plotly(tmp_path) and copied.read_bytes() == b"stale"  # once per process
     monkeypatch.setattr(charts, "_served", set())
@@ -107,9 +115,10 @@ def test_sessions_starting_together_serve_one_whole_file(tmp_path, monkeypatch):
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda _: charts.serve_plotly(tmp_path), range(16)))
     assert results == [True] * 16
-    copied = tmp_path / "static" / charts.served_name()
-    assert [p.name for p in copied.parent.iterdir()] == [copied.name]
-    assert copied.read_bytes() == charts.PLOTLY_JS.read_bytes()
+    folder = tmp_path / "static"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(charts.served_files())
+    assert (folder / PLOTLY_NAME).read_bytes() == charts.PLOTLY_JS.read_bytes()
+    assert (folder / CODE_NAME).read_bytes() == charts.served_files()[CODE_NAME]
 
 
 def test_static_serving_off_keeps_st_plotly_chart(tmp_path, monkeypatch):
@@ -127,5 +136,5 @@ def test_the_app_draws_its_charts_in_place(app):
     drawn = chart_elements(at)
     assert sum(el.type == "bidi_component" for el in drawn) >= 3
     assert all(el.proto.selection_mode for el in drawn if el.type == "plotly_chart")
-    assert (ROOT / "static" / charts.served_name()).stat().st_size == charts.PLOTLY_JS.stat().st_size
+    assert (ROOT / "static" / PLOTLY_NAME).stat().st_size == charts.PLOTLY_JS.stat().st_size
     assert any(el.proto.id.endswith("-hid_fig_terms_chart") for el in drawn), [el.proto.id for el in drawn]
