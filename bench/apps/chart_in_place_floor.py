@@ -23,25 +23,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
+from bench.apps.floor_terms import UNITS, terms  # noqa: E402
 from rnnviz.figures.bptt import jacobian_parts  # noqa: E402
 from rnnviz.figures.hidden import step_terms_bar  # noqa: E402
 from rnnviz.serve.nodelay import no_delay_on_tcp_sockets  # noqa: E402
 from ui.charts import chart, looked, serve_plotly  # noqa: E402
 
-UNITS, STEPS = 64, 20
+STEPS = 20
 PARTS = ("terms", "terms in place", "jacobian", "jacobian in place")
 no_delay_on_tcp_sockets()  # as app.py
 serve_plotly()  # as app.py: Plotly.js in bench/apps/static/
 st.set_page_config(layout="wide")
 parts = [p for p in st.query_params.get("parts", "").split(",") if p in PARTS]
-
-
-def terms(step: int) -> dict:
-    """The three terms of a_t and their sum, each (UNITS,), drawn for `step`."""
-    gen = torch.Generator().manual_seed(step)
-    wx, wh, b = (torch.randn(UNITS, generator=gen) for _ in range(3))
-    a = wx + wh + b
-    return {"Wx_x": wx, "Wh_h": wh, "b": b, "a": a, "h": torch.tanh(a)}
 
 
 def jacobian(step: int):

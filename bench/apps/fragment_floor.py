@@ -28,26 +28,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pandas as pd  # noqa: E402
 import streamlit as st  # noqa: E402
-import torch  # noqa: E402
 
+from bench.apps.floor_terms import UNITS, terms  # noqa: E402
 from rnnviz.figures.hidden import step_terms_bar  # noqa: E402
 from rnnviz.serve.nodelay import no_delay_on_tcp_sockets  # noqa: E402
 from ui.charts import looked  # noqa: E402
 
-UNITS = 64
 PARTS = ("text", "table", "chart", "same chart", "written", "written once", "page", "bound")
 
 no_delay_on_tcp_sockets()  # as app.py
 st.set_page_config(layout="wide")
 parts = [p for p in st.query_params.get("parts", "").split(",") if p in PARTS]
-
-
-def terms(step: int) -> dict:
-    """The three terms of a_t and their sum, each (UNITS,), drawn for `step`."""
-    gen = torch.Generator().manual_seed(step)
-    wx, wh, b = (torch.randn(UNITS, generator=gen) for _ in range(3))
-    a = wx + wh + b
-    return {"Wx_x": wx, "Wh_h": wh, "b": b, "a": a, "h": torch.tanh(a)}
 
 
 @st.fragment
