@@ -58,7 +58,7 @@ def test_page8_step_move_keeps_the_gates_over_the_sentence_and_the_cell_choice_r
         assert pg.locator('.js-plotly-plot').count() >= 3  # the maps and both gate charts
         pg.wait_for_function("() => location.search.includes('gates_step=3')", timeout=60_000)
         pg.locator(".st-key-gates_cell").get_by_text("gru", exact=True).click()
-        _has(pg, "The GRU computes three blocks")
+        _has(pg, "the GRU computes three blocks")
         _has(pg, "An update gate")  # the GRU's gates over the sentence
         _has(pg, 'Step t = 3, input "Taipei"')  # the step kept
         assert not exceptions_on(pg)

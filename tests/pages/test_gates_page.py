@@ -13,11 +13,12 @@ from rnnviz.engine import jacobians
 from rnnviz.engine.trace import trace
 from rnnviz.explain import gates, longrange
 from rnnviz.explain.exercises import gates as gx
-from rnnviz.formatting import num
+from rnnviz.formatting import num, vector
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from tests.apptest_helpers import figures, finish_job, no_exception, skip_checkpoints
 from tests.conftest import ROOT
+from ui.sections.gates.step import GRU_ROWS, LSTM_ROWS, formulas, symbol
 
 PAGE = "pages/gates.py"
 SENTENCE = "Arrive Taipei on November 2nd"
@@ -90,6 +91,11 @@ def test_step_written_out_is_the_models_own_and_follows_the_slider():
     assert f"unit {u + 1}" in line and f"= {num(s['c'][u])}" in line and f"= {num(s['h'][u])}$" in line
     rows = at.table[0].value
     assert rows.shape[0] == 11 and "(32,)" in set(rows.iloc[:, 1])
+    # each row: the quantity's symbol and its first 8 entries at step 4, from gated_step
+    assert list(rows.iloc[:, 0]) == [f"${symbol(tex)}$" for _, tex in LSTM_ROWS]
+    assert list(rows.iloc[:, 2]) == [vector(s[k], shown=8) for k, _ in LSTM_ROWS]
+    assert formulas(LSTM_ROWS) in at.latex[0].value  # the formulas once, above the step's numbers
+    assert 'Step t = 4, input "' in _md(at)
     heat = _fig(at, "Gate values over the sentence")
     assert len(heat["data"]) == 4
     assert np.allclose(np.asarray(heat["data"][1]["z"], float), tr.gates["f"].numpy().T, atol=1e-6)
@@ -103,6 +109,7 @@ def test_the_gru_switch_and_its_link_value():
     no_exception(at)
     assert len(_fig(at, "Gate values over the sentence")["data"]) == 3
     assert "update gate" in _md(at) and at.table[0].value.shape[0] == 9
+    assert formulas(GRU_ROWS) in at.latex[0].value
     from tests.conftest import APP
     linked = AppTest.from_file(APP, default_timeout=120)
     skip_checkpoints(linked)
@@ -280,3 +287,12 @@ def test_word_level_model_keeps_the_word_level_trio_and_names_its_tokenizer():
 def i18n_label(key: str) -> str:
     from ui import i18n
     return i18n.text_for("en", f"models.{key}.label", V=len(load_builtin(key)[1]))
+
+
+def test_the_cells_formulas_pair_each_pre_activation_with_its_gate():
+    lstm, gru = formulas(LSTM_ROWS), formulas(GRU_ROWS)
+    assert lstm.count("\\\\") == 4 and gru.count("\\\\") == 3  # 5 and 4 lines
+    assert r"A_f &= W_{xf} x_t + b_{xf} + W_{hf} h_{t-1} + b_{hf}, &\qquad f &= \sigma(A_f)" in lstm
+    assert r"c_t &= f \odot c_{t-1} + i \odot g, &\qquad h_t &= o \odot \tanh(c_t)" in lstm
+    assert gru.endswith(r"h_t &= (1 - z) \odot n + z \odot h_{t-1}\end{aligned}")
+    assert [symbol(tex) for _, tex in GRU_ROWS][:4] == ["A_r", "r", "A_z", "z"]

@@ -1,5 +1,8 @@
-"""Page 8: one gated step written out (LSTM or GRU): every gate's pre-activation, value and the
-new state, with the model choice next to the header."""
+"""Page 8: one gated step written out (LSTM or GRU): the cell's formulas once, then, for the step
+chosen, every gate's pre-activation, value and the new state, with the model choice next to the
+header. The formulas and the shapes follow the model choice only, so they are drawn outside the
+step's own fragment: a step move redraws the numbers, not the formulas (issue 24: the formulas
+were most of what Chromium redrew on a move, `python bench/bench_draw_work.py --pages gates`)."""
 
 from __future__ import annotations
 
@@ -26,21 +29,38 @@ GRU_ROWS = (("pre_r", "A_r = W_{xr} x_t + b_{xr} + W_{hr} h_{t-1} + b_{hr}"), ("
             ("pre_n", "A_n = W_{xn} x_t + b_{xn} + r \\odot (W_{hn} h_{t-1} + b_{hn})"),
             ("n", "n = \\tanh(A_n)"), ("h_prev", "h_{t-1}"),
             ("h", "h_t = (1 - z) \\odot n + z \\odot h_{t-1}"))
-LSTM_TEX = (r"c_t = f \odot c_{t-1} + i \odot g,\qquad h_t = o \odot \tanh(c_t)")
-GRU_TEX = r"h_t = (1 - z) \odot n + z \odot h_{t-1}"
+
+
+def symbol(tex: str) -> str:
+    """A row's quantity as the table names it: the left side of its formula ('A_i = ...' -> 'A_i')."""
+    return tex.split(" = ", 1)[0]
+
+
+def formulas(rows) -> str:
+    """The cell's formulas, two to a line (a pre-activation beside its gate), as one aligned LaTeX
+    block: every row of the table that is defined by a formula."""
+    defined = [tex.replace(" = ", " &= ", 1) for _, tex in rows if " = " in tex]
+    lines = [", &\\qquad ".join(defined[k:k + 2]) for k in range(0, len(defined), 2)]
+    return "\\begin{aligned}" + " \\\\ ".join(lines) + "\\end{aligned}"
+
+
+def the_cell(run: Run) -> None:
+    """What the chosen gated model computes at every step: its blocks and shapes, and its formulas."""
+    H, d = run.model.cfg.hidden_size, run.model.cfg.embed_dim
+    lstm = run.model.cfg.cell == "lstm"
+    st.markdown(prose(PAGE, "step_lstm" if lstm else "step_gru", H=H, d=d, G=4 * H if lstm else 3 * H))
+    st.latex(formulas(LSTM_ROWS if lstm else GRU_ROWS))
 
 
 def one_step(run: Run) -> None:
     """Step t of the chosen gated model: every pre-activation and gate with its shape, and one
     unit's update written with numbers."""
-    H, d = run.model.cfg.hidden_size, run.model.cfg.embed_dim
+    H = run.model.cfg.hidden_size
     t1 = shared_step(t("gates.step"), run.trace.T, run.has_bos, key="gates_step")
     s = gates.gated_step(run.model, run.trace, t1 - 1)
     lstm = run.model.cfg.cell == "lstm"
-    st.markdown(prose(PAGE, "step_lstm" if lstm else "step_gru", t=t1, tok=md_escape(run.tokens[t1 - 1]),
-                      H=H, d=d, G=4 * H if lstm else 3 * H))
-    st.latex(LSTM_TEX if lstm else GRU_TEX)
-    rows = [{t("gates.col.quantity"): f"${tex}$", t("gates.col.shape"): f"({H},)",
+    st.markdown(prose(PAGE, "step_at", t=t1, tok=md_escape(run.tokens[t1 - 1]), H=H))
+    rows = [{t("gates.col.quantity"): f"${symbol(tex)}$", t("gates.col.shape"): f"({H},)",
              t("gates.col.values"): vector(s[k], shown=8)} for k, tex in (LSTM_ROWS if lstm else GRU_ROWS)]
     st.table(counted_frame(pd.DataFrame(rows)))
     u = s["peak"]
@@ -67,6 +87,8 @@ def step_section(cur: session.Current, runs: dict) -> Run:
     """The 'one step' section: header, the model choice next to it, the step written out."""
     st.subheader(t("gates.step_header"), anchor="step")
     run = gated_run(cur, runs)
+    with guard():
+        the_cell(run)
     inner_part(_written_out, run)  # its step slider reruns this part alone
     return run
 
