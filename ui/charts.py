@@ -207,9 +207,12 @@ FAILED_LAST = ', "failed": '
 
 def _payload(fig: LookedFigure) -> bytes:
     """What the chart element carries, as UTF-8 bytes: {"figure": Plotly's JSON as st.plotly_chart
-    writes it, "failed": the message shown if Plotly.js cannot be loaded}."""
+    writes it, "failed": the message shown if Plotly.js cannot be loaded, "full" and "close": the
+    labels of the full-screen button}."""
     figure = pio.to_json(fig.to_dict(), validate=False)
-    return f'{FIGURE_FIRST}{figure}{FAILED_LAST}{json.dumps(t("widgets.chart_failed"))}}}'.encode()
+    words = json.dumps({"full": t("widgets.chart_fullscreen"), "close": t("widgets.chart_fullscreen_close")})
+    return (f'{FIGURE_FIRST}{figure}{FAILED_LAST}{json.dumps(t("widgets.chart_failed"))}, '
+            f'{words[1:]}').encode()
 
 
 def payload_figure(payload: bytes) -> str:

@@ -31,3 +31,36 @@ def test_a_step_move_updates_the_charts_it_changes_in_place(server, browser):
         changed = [b["title"] for b, a in zip(before, after) if a["title"] != b["title"]]
         assert any(title.startswith("Step Jacobian J") for title in changed), changed
         assert not exceptions_on(pg)
+
+
+FULL = "() => { const d = document.querySelector('.st-key-hid_fig_terms_chart .rnnviz-chart'); " \
+       "return d && d._fullLayout ? [d.getBoundingClientRect().width, d._fullLayout.width, " \
+       "d._fullLayout.height, window.innerWidth, window.innerHeight] : null; }"
+
+
+def test_a_chart_drawn_in_place_has_streamlits_full_screen_button(server, browser):
+    """As st.plotly_chart's toolbar has it: on hover above the chart, a button (labelled from the
+    catalogue) makes the chart fill the window, its height too; the button or Escape brings it back."""
+    with page_at(browser, f"{server}/hidden?model=default&text={TEXT}&lang=zh") as pg:
+        box = pg.locator(".st-key-hid_fig_terms_chart")
+        box.scroll_into_view_if_needed()
+        pg.wait_for_function(FULL, timeout=120_000)
+        width, drawn_width, height, _, _ = pg.evaluate(FULL)
+        button = box.locator(".rnnviz-chart-full")
+        assert button.get_attribute("aria-label") == "全屏查看"
+        box.hover()
+        button.click()
+        pg.wait_for_function(f"() => ({FULL})()[1] > {drawn_width + 100}", timeout=30_000)
+        _, full_width, full_height, window_width, window_height = pg.evaluate(FULL)
+        assert full_width >= window_width - 100 and full_height >= window_height - 100 > height
+        assert button.get_attribute("aria-label") == "退出全屏"
+        pg.keyboard.press("Escape")
+        pg.wait_for_function(f"() => ({FULL})()[2] === {height}", timeout=30_000)
+        assert pg.evaluate(FULL)[:3] == [width, drawn_width, height]
+        assert button.get_attribute("aria-label") == "全屏查看"
+        box.hover()
+        button.click()  # and the button itself brings it back
+        pg.wait_for_function(f"() => ({FULL})()[2] > {height}", timeout=30_000)
+        button.click()
+        pg.wait_for_function(f"() => ({FULL})()[2] === {height}", timeout=30_000)
+        assert not exceptions_on(pg)

@@ -64,6 +64,8 @@ def test_a_chart_is_drawn_in_place_with_the_json_st_plotly_chart_sends(monkeypat
     assert chart_json(drawn) == reference.proto.spec  # the same bytes of figure
     payload = json.loads(drawn.proto.bytes)
     assert payload["failed"] == charts.t("widgets.chart_failed")  # what the chart says if Plotly.js fails
+    # the full-screen button's labels, from the catalogue
+    assert (payload["full"], payload["close"]) == ("View fullscreen", "Close fullscreen")
     loader = drawn.proto.js_content  # what every element carries: small, no comments
     assert len(loader) < 1000 and "//" not in loader.replace("://", "")
     assert f'"./app/static/{CODE_NAME}"' in loader  # it loads the chart's code that serve_plotly wrote
