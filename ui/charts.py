@@ -210,9 +210,9 @@ def _payload(fig: LookedFigure) -> bytes:
     writes it, "failed": the message shown if Plotly.js cannot be loaded, "full" and "close": the
     labels of the full-screen button}."""
     figure = pio.to_json(fig.to_dict(), validate=False)
-    words = json.dumps({"full": t("widgets.chart_fullscreen"), "close": t("widgets.chart_fullscreen_close")})
-    return (f'{FIGURE_FIRST}{figure}{FAILED_LAST}{json.dumps(t("widgets.chart_failed"))}, '
-            f'{words[1:]}').encode()
+    words = json.dumps({"failed": t("widgets.chart_failed"), "full": t("widgets.chart_fullscreen"),
+                        "close": t("widgets.chart_fullscreen_close")})
+    return f"{FIGURE_FIRST}{figure}, {words[1:]}".encode()
 
 
 def payload_figure(payload: bytes) -> str:

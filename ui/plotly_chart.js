@@ -24,15 +24,17 @@ function plotly() {
     document.head.appendChild(s);
   });
 }
-// The full-screen button, as Streamlit's chart toolbar has it: shown on hover above the chart's
-// top right; the chart then fills the window (its height too) until the button or Escape.
+// The full-screen button, as Streamlit's chart toolbar has it: shown on hover (or keyboard focus)
+// above the chart's top right once the chart is drawn; the chart then fills the window (its height
+// too) until the button or Escape. One chart at a time is in full screen.
 const STYLE = `.rnnviz-chart-frame{position:relative}
-.rnnviz-chart-full{position:absolute;top:-2.1rem;right:0;z-index:3;opacity:0;display:flex;
-align-items:center;justify-content:center;width:2rem;height:2rem;padding:0;border:none;
+.rnnviz-chart-full{position:absolute;top:-2.1rem;right:0;z-index:3;opacity:0;pointer-events:none;
+display:none;align-items:center;justify-content:center;width:2rem;height:2rem;padding:0;border:none;
 border-radius:.5rem;background:#fff;color:#31333F;cursor:pointer}
+.rnnviz-chart-drawn .rnnviz-chart-full{display:flex}
 .rnnviz-chart-full:hover{background:#f0f2f6}
 .rnnviz-chart-frame:hover .rnnviz-chart-full,.rnnviz-chart-full:focus-visible,
-.rnnviz-chart-fullscreen .rnnviz-chart-full{opacity:1}
+.rnnviz-chart-fullscreen .rnnviz-chart-full{opacity:1;pointer-events:auto}
 .rnnviz-chart-fullscreen{position:fixed;inset:0;z-index:1000100;background:#fff;
 padding:3.5rem 2.5rem 1.5rem;overflow:auto}
 .rnnviz-chart-fullscreen .rnnviz-chart-full{top:.75rem;right:1.5rem}`;
@@ -40,8 +42,13 @@ const ICON = {  // Material Symbols "fullscreen" and "fullscreen_exit" (24 x 24)
   full: "M5 19v-5h2v3h3v2H5Zm0-9V5h5v2H7v3H5Zm9 9v-2h3v-3h2v5h-5Zm3-9V7h-3V5h5v5h-2Z",
   close: "M8 19v-3H5v-2h5v5H8Zm6 0v-5h5v2h-3v3h-2Zm-9-9V8h3V5h2v5H5Zm9 0V5h2v3h3v2h-5Z",
 };
-const FULL_PAD = 80;  // the padding above and below the chart in full screen (3.5rem + 1.5rem)
-function fullHeight() { return Math.max(300, window.innerHeight - FULL_PAD); }
+let fullFrame = null;  // the chart in full screen, if any
+function fullSize(frame, div) {
+  // the chart's size in full screen: the frame's width and the window's height, less its padding
+  const pad = getComputedStyle(frame);
+  return { width: div.getBoundingClientRect().width,
+           height: Math.max(300, window.innerHeight - parseFloat(pad.paddingTop) - parseFloat(pad.paddingBottom)) };
+}
 function frameOf(parentElement) {
   let frame = parentElement.querySelector(".rnnviz-chart-frame");
   if (frame) return frame;
@@ -58,13 +65,17 @@ function frameOf(parentElement) {
   const div = frame.appendChild(document.createElement("div"));
   div.className = "rnnviz-chart";
   button.addEventListener("click", () => setFull(frame, !frame.__full));
-  frame.__onKey = event => { if (event.key === "Escape" && frame.__full) setFull(frame, false); };
+  frame.__onKey = event => {
+    if (event.key === "Escape" && frame.__full && !event.defaultPrevented) setFull(frame, false);
+  };
   frame.__onResize = () => { if (frame.__full) relayoutSize(frame); };
   return frame;
 }
 function drawButton(frame) {
-  const button = frame.querySelector(".rnnviz-chart-full");
   const label = frame.__full ? frame.__labels.close : frame.__labels.full;
+  if (frame.__buttonLabel === label) return;  // drawn already
+  frame.__buttonLabel = label;
+  const button = frame.querySelector(".rnnviz-chart-full");
   button.setAttribute("aria-label", label);
   button.title = label;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -80,18 +91,32 @@ function relayoutSize(frame) {
   // in full screen, the window's size; back, the figure's own height and the width Streamlit gives
   const div = frame.querySelector(".rnnviz-chart");
   if (!div.__plotly || !div._fullLayout) return;
-  div.__width = div.getBoundingClientRect().width;
-  div.__plotly.relayout(div, frame.__full ? { width: div.__width, height: fullHeight() }
-                                          : { width: null, height: div.__height ?? null });
+  if (frame.__full) {
+    const size = fullSize(frame, div);
+    div.__width = size.width;
+    div.__plotly.relayout(div, size);
+  } else {  // a null width is the first draw's: then measured again, as the sidebar may have moved
+    div.__plotly.relayout(div, { width: null, height: div.__height ?? null });
+    div.__width = div.getBoundingClientRect().width;
+    div.__plotly.Plots.resize(div);
+  }
+}
+function listen(frame, on) {
+  const how = on ? "addEventListener" : "removeEventListener";
+  document[how]("keydown", frame.__onKey);
+  window[how]("resize", frame.__onResize);
+  frame.classList.toggle("rnnviz-chart-fullscreen", on);
+  if (on) { frame.setAttribute("role", "dialog"); frame.setAttribute("aria-modal", "true"); }
+  else { frame.removeAttribute("role"); frame.removeAttribute("aria-modal"); }
+  frame.__full = on;
+  if (on) fullFrame = frame; else if (fullFrame === frame) fullFrame = null;
 }
 function setFull(frame, on) {
-  frame.__full = on;
-  frame.classList.toggle("rnnviz-chart-fullscreen", on);
-  const listen = on ? "addEventListener" : "removeEventListener";
-  document[listen]("keydown", frame.__onKey);
-  window[listen]("resize", frame.__onResize);
+  if (on && fullFrame && fullFrame !== frame) setFull(fullFrame, false);
+  listen(frame, on);
   drawButton(frame);
   relayoutSize(frame);
+  frame.querySelector(".rnnviz-chart-full").focus();
 }
 export default function ({ parentElement, data }) {
   const { figure, failed, full, close } = JSON.parse(
@@ -107,9 +132,10 @@ export default function ({ parentElement, data }) {
     if (gone || div.__calls !== call) return;
     parentElement.querySelector(".rnnviz-chart-failed")?.remove();
     div.__plotly = Plotly;
-    div.__height = figure.layout.height;  // the figure's own height, for leaving full screen
-    const layout = frame.__full ? { ...figure.layout, width: div.__width, height: fullHeight() } : figure.layout;
+    div.__height = figure.layout?.height;  // the figure's own height, for leaving full screen
+    const layout = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
     Plotly.react(div, figure.data, layout, { displaylogo: false });
+    frame.classList.add("rnnviz-chart-drawn");  // the full-screen button: for a drawn chart only
     // follow the width Streamlit gives the chart (a sidebar opened or closed, the window resized)
     div.__width = div.getBoundingClientRect().width;
     div.__resize ||= new ResizeObserver(([seen]) => {
@@ -130,7 +156,7 @@ export default function ({ parentElement, data }) {
   return () => {
     gone = true;
     if (div.__calls !== call) return;
-    if (frame.__full) setFull(frame, false);
+    if (frame.__full) listen(frame, false);  // the chart leaves the page: no redraw, only the listeners
     if (div.__resize) div.__resize.disconnect();
     if (div.__plotly) div.__plotly.purge(div);
   };

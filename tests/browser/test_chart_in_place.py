@@ -48,7 +48,10 @@ def test_a_chart_drawn_in_place_has_streamlits_full_screen_button(server, browse
         width, drawn_width, height, _, _ = pg.evaluate(FULL)
         button = box.locator(".rnnviz-chart-full")
         assert button.get_attribute("aria-label") == "全屏查看"
+        shown = "(b) => [getComputedStyle(b).opacity, getComputedStyle(b).pointerEvents]"
+        assert button.evaluate(shown) == ["0", "none"]  # hidden until the pointer is on the chart
         box.hover()
+        assert button.evaluate(shown) == ["1", "auto"]
         button.click()
         pg.wait_for_function(f"() => ({FULL})()[1] > {drawn_width + 100}", timeout=30_000)
         _, full_width, full_height, window_width, window_height = pg.evaluate(FULL)

@@ -56,6 +56,7 @@ def test_page8_step_move_keeps_the_gates_over_the_sentence_and_the_cell_choice_r
         content = pg.evaluate(f"() => {MAIN}.textContent")
         assert 'Step t = 2, input "Arrive"' not in content and "forget gate near 1" in content
         assert pg.locator('.js-plotly-plot').count() >= 3  # the maps and both gate charts
+        assert pg.locator(".katex-error").count() == 0  # KaTeX read every formula (the cell's block too)
         pg.wait_for_function("() => location.search.includes('gates_step=3')", timeout=60_000)
         pg.locator(".st-key-gates_cell").get_by_text("gru", exact=True).click()
         _has(pg, "the GRU computes three blocks")

@@ -92,7 +92,8 @@ def test_step_written_out_is_the_models_own_and_follows_the_slider():
     rows = at.table[0].value
     assert rows.shape[0] == 11 and "(32,)" in set(rows.iloc[:, 1])
     # each row: the quantity's symbol and its first 8 entries at step 4, from gated_step
-    assert list(rows.iloc[:, 0]) == [f"${symbol(tex)}$" for _, tex in LSTM_ROWS]
+    assert list(rows.iloc[:, 0]) == ["$A_i$", "$i$", "$A_f$", "$f$", "$A_g$", "$g$", "$A_o$", "$o$", "$c_{t-1}$",
+                                     "$c_t$", "$h_t$"]
     assert list(rows.iloc[:, 2]) == [vector(s[k], shown=8) for k, _ in LSTM_ROWS]
     assert formulas(LSTM_ROWS) in at.latex[0].value  # the formulas once, above the step's numbers
     assert 'Step t = 4, input "' in _md(at)
