@@ -3,7 +3,8 @@
 // <div> takes each new figure through Plotly.react, 1.9-2.9x less of a step move's drawing
 // (bench/bench_chart_in_place.py). data: {"figure": Plotly's JSON as st.plotly_chart sends it,
 // "failed": the message shown if Plotly.js cannot be loaded, "full" and "close": the labels of
-// the full-screen button, as Streamlit's charts have one}, as UTF-8 bytes (ui/charts._payload).
+// the full-screen button, as Streamlit's charts have one, "steady": which figures keep the chart's
+// margins (ui/charts.steady_margins)}, as UTF-8 bytes (ui/charts._payload).
 // A module served beside Plotly.js (ui/charts.serve_plotly), loaded once per tab by the small
 // code every chart element carries (ui/chart_loader.js), which calls its default export.
 // Plotly.js: plotly.py's copy, served by the app (ui/charts puts the served file's name, with its
@@ -118,8 +119,28 @@ function setFull(frame, on) {
   relayoutSize(frame);
   frame.querySelector(".rnnviz-chart-full").focus();
 }
+// Steady margins: while "steady" stays the same (one model, sentence and language), a new figure
+// starts from the margins the chart has, and Plotly's automargin only grows them. The plot area
+// stays put as the step moves, and tick labels wider or narrower than the last no longer make
+// Plotly draw the whole chart a second time (bench/bench_chart_react.py). Tick labels push the
+// left and bottom margins, and overhang by a few pixels on the right and top; a colour bar or a
+// legend that comes and goes there is placed within one draw, so the right and top margins keep
+// at most EDGE pixels more than the figure's own: no wide blank where a colour bar was. Another
+// sentence, a new chart: Plotly's own margins, as st.plotly_chart draws them.
+const EDGE = 32;
+function withMargins(div, layout, steady) {
+  if (div.__steady !== steady) { div.__steady = steady; div.__margins = null; }
+  return div.__margins ? { ...layout, margin: { ...layout.margin, ...div.__margins } } : layout;
+}
+function keepMargins(div) {
+  const full = div._fullLayout;
+  if (!full?._size) return;
+  if (!div.__margins) div.__own = { r: full.margin.r, t: full.margin.t };  // the figure's own
+  const size = full._size, own = div.__own;
+  div.__margins = { l: size.l, b: size.b, r: Math.min(size.r, own.r + EDGE), t: Math.min(size.t, own.t + EDGE) };
+}
 export default function ({ parentElement, data }) {
-  const { figure, failed, full, close } = JSON.parse(
+  const { figure, failed, full, close, steady } = JSON.parse(
     typeof data === "string" ? data : new TextDecoder().decode(data));
   const frame = frameOf(parentElement);
   frame.__labels = { full, close };
@@ -133,8 +154,9 @@ export default function ({ parentElement, data }) {
     parentElement.querySelector(".rnnviz-chart-failed")?.remove();
     div.__plotly = Plotly;
     div.__height = figure.layout?.height;  // the figure's own height, for leaving full screen
-    const layout = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
-    Plotly.react(div, figure.data, layout, { displaylogo: false });
+    const own = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
+    Plotly.react(div, figure.data, withMargins(div, own, steady), { displaylogo: false })
+      .then(() => { if (div.__calls === call) keepMargins(div); });
     frame.classList.add("rnnviz-chart-drawn");  // the full-screen button: for a drawn chart only
     // follow the width Streamlit gives the chart (a sidebar opened or closed, the window resized)
     div.__width = div.getBoundingClientRect().width;

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, page_at
+from tests.browser.conftest import exceptions_on, page_at, wait_ready
 from tests.browser.test_step_fragment import TEXT, step_right
 
 pytestmark = pytest.mark.browser
@@ -66,4 +66,44 @@ def test_a_chart_drawn_in_place_has_streamlits_full_screen_button(server, browse
         pg.wait_for_function(f"() => ({FULL})()[2] > {height}", timeout=30_000)
         button.click()
         pg.wait_for_function(f"() => ({FULL})()[2] === {height}", timeout=30_000)
+        assert not exceptions_on(pg)
+
+
+PATHS = ".st-key-bptt_paths_chart .rnnviz-chart"
+COUNT_DRAWS = f"""() => {{ const d = document.querySelector('{PATHS}');
+  d.__draws = 0; d.on('plotly_beforeplot', () => {{ d.__draws += 1; }}); }}"""
+DRAWS_AND_MARGINS = f"""() => {{ const d = document.querySelector('{PATHS}'), s = d._fullLayout._size;
+  const n = d.__draws; d.__draws = 0; return [n, [s.l, s.b], d._fullLayout.title.text]; }}"""
+
+
+def step_left(pg, key: str) -> None:
+    thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
+    thumb.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_timeout(500)
+    wait_ready(pg)
+
+
+def test_step_moves_keep_a_charts_margins_and_draw_it_once(server, browser):
+    """Steady margins (ui/plotly_chart.js, ui/charts.steady_margins): on the start sentence, page 4's
+    chart of dL/dh_t by source loss has y tick labels of another width at steps 2 and 3. Plotly's
+    automargin then drew it twice per move (the margin changed, so the whole chart again: Plotly's
+    "plotly_beforeplot" fires for each draw) and slid the plot area sideways. Now a move starts
+    from the chart's left and bottom margins, which only grow: back and forth between the two
+    steps, each move draws the chart once and its plot area stays put."""
+    with page_at(browser, f"{server}/bptt?bptt_step=2&lang=en") as pg:
+        pg.wait_for_function(JACOBIAN_AT % "J₂", timeout=120_000)
+        pg.locator(PATHS).scroll_into_view_if_needed()
+        pg.evaluate(COUNT_DRAWS)
+        seen = []
+        for move in (step_right, step_left, step_right, step_left, step_right):
+            move(pg, "bptt_step")
+            pg.wait_for_function(f"() => document.querySelector('{PATHS}').__draws > 0", timeout=60_000)
+            seen.append(pg.evaluate(DRAWS_AND_MARGINS))
+        titles = [title for _, _, title in seen]
+        assert [t.startswith("∂L/∂h₃") for t in titles] == [True, False, True, False, True], titles
+        margins = [m for _, m, _ in seen]
+        assert all(all(b >= a for a, b in zip(m0, m1)) for m0, m1 in zip(margins, margins[1:])), margins
+        assert margins[2:] == [margins[2]] * 3, margins  # grown to both steps' labels, then put
+        assert [n for n, _, _ in seen[2:]] == [1, 1, 1], seen  # one draw per move
         assert not exceptions_on(pg)

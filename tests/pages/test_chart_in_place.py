@@ -47,10 +47,12 @@ def in_place_script():
     chart(fig, key="clicked", on_select=lambda: None, selection_mode="points")
 
 
-def _run(monkeypatch, serve: bool, k: int = 1) -> AppTest:
+def _run(monkeypatch, serve: bool, k: int = 1, text: str | None = None) -> AppTest:
     monkeypatch.setenv("CHART_TEST_SERVE", "1" if serve else "0")
     at = AppTest.from_function(in_place_script, default_timeout=60)
     at.session_state["k"] = k
+    if text is not None:
+        at.session_state["text"] = text  # the sidebar's sentence (ui.widgets.page_inputs)
     return at.run()
 
 
@@ -80,6 +82,18 @@ def test_a_changed_figure_keeps_the_element_and_changes_its_data(monkeypatch):
     assert chart_json(a) != chart_json(b)
     fa, fb = figures(first)[0], figures(second)[0]
     assert list(fb["data"][0]["x"]) == [2 * v for v in fa["data"][0]["x"]]  # the slopes, doubled
+
+
+def test_a_chart_keeps_its_margins_for_one_sentence_only(monkeypatch):
+    """ui/plotly_chart.js keeps a chart's margins while the payload's "steady" stays the same
+    (bench/bench_chart_react.py): a step move on one sentence keeps it, another sentence does not."""
+    def steady(at):
+        return json.loads(chart_elements(at)[0].proto.bytes)["steady"]
+    one, moved = _run(monkeypatch, True, k=1, text="the cat sat"), _run(monkeypatch, True, k=2, text="the cat sat")
+    other = _run(monkeypatch, True, k=2, text="a dog ran")
+    assert chart_json(chart_elements(one)[0]) != chart_json(chart_elements(moved)[0])  # another figure,
+    assert steady(one) == steady(moved) != steady(other)  # the same margins; another sentence: its own
+    assert re.fullmatch(r"[0-9a-f]{12}", steady(one))
 
 
 def test_without_plotly_served_every_chart_is_st_plotly_chart(monkeypatch):

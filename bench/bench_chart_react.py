@@ -1,0 +1,107 @@
+"""What one changed chart costs Chromium on a step move, drawn in place (Plotly.react), with and
+without steady margins (ui/plotly_chart.js: a new figure of the same sentence starts from the
+margins the chart has, and Plotly's automargin only grows them).
+
+    python bench/bench_chart_react.py [--pages hidden,output,bptt] [--repeat 12]
+
+The figures: each page's charts at its start step t and at t + 1, from AppTest runs of the app
+(the start model and sentence, English), as JSON the way the chart element carries them. Per
+chart that the move changes, in one 940-px-wide div: the figure at t drawn, then --repeat
+Plotly.react calls alternating t + 1, t, t + 1, ... (the first two not counted), each with a fresh
+copy of its figure. Printed per chart: the median ms of a react and the number of Plotly draws
+(`plotly_beforeplot` events: automargin's second draw is one more) as sent and with steady
+margins, and the ratio. Plotly.js is plotly.py's bundle, opened from a file; the system Chromium
+only (tools/server.py). Not a test: it asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
+
+STEP_KEYS = {"hidden": "hid_step", "output": "out_step", "bptt": "bptt_step", "embedding": "emb_step",
+             "gates": "gates_step"}
+# reacts alternating two figures, as ui/plotly_chart.js draws them (steady: its withMargins and
+# keepMargins, EDGE = 32)
+REACT = """async ([first, second, repeat, steady]) => {
+  const div = document.getElementById('c'); Plotly.purge(div);
+  let draws = 0, kept = null, own = null;
+  const draw = async (figure) => {
+    const layout = steady && kept ? {...figure.layout, margin: {...figure.layout.margin, ...kept}}
+                                  : figure.layout;
+    const t0 = performance.now(); draws = 0;
+    await Plotly.react(div, figure.data, layout);
+    const full = div._fullLayout, size = full._size;
+    if (!kept) own = {r: full.margin.r, t: full.margin.t};
+    kept = {l: size.l, b: size.b, r: Math.min(size.r, own.r + 32), t: Math.min(size.t, own.t + 32)};
+    return [performance.now() - t0, draws];
+  };
+  await draw(JSON.parse(first));
+  div.on('plotly_beforeplot', () => { draws += 1; });
+  const out = [];
+  for (let k = 0; k < repeat + 2; k++) out.push(await draw(JSON.parse(k % 2 ? first : second)));
+  return out.slice(2);
+}"""
+
+
+def page_charts(page: str) -> tuple[list[str], list[str]]:
+    """The page's charts (figure JSON) at its start step and the step after."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import chart_elements, chart_json
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    start = at.slider(key=STEP_KEYS[page]).value
+    before = [chart_json(el) for el in chart_elements(at)]
+    at.slider(key=STEP_KEYS[page]).set_value(start + 1).run()
+    return before, [chart_json(el) for el in chart_elements(at)]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", default="hidden,output,bptt")
+    ap.add_argument("--repeat", type=int, default=12)
+    args = ap.parse_args(argv)
+    import plotly
+    from playwright.sync_api import sync_playwright
+    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    charts = []
+    for page in args.pages.split(","):
+        before, after = page_charts(page)
+        charts += [(page, a, b) for a, b in zip(before, after) if a != b]
+    print(f"# {len(charts)} charts a step move changes; medians of {args.repeat} reacts; Chromium {CHROMIUM}")
+    print(f"{'page':8s} {'chart':52s} {'as sent ms':>10s} {'draws':>5s} {'steady ms':>9s} {'draws':>5s} "
+          f"{'ratio':>6s}")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
+        pg = browser.new_page(viewport={"width": 1400, "height": 900})
+        pg.set_content("<html><body><div id=c style='width:940px'></div></body></html>")
+        pg.add_script_tag(path=str(plotly_js))
+        pg.evaluate(REACT, [charts[0][1], charts[0][2], 4, False])  # warm the JIT
+        total = {False: 0.0, True: 0.0}
+        for page, first, second in charts:
+            row = {}
+            for steady in (False, True):
+                runs = pg.evaluate(REACT, [first, second, args.repeat, steady])
+                row[steady] = (statistics.median(ms for ms, _ in runs), statistics.median(n for _, n in runs))
+                total[steady] += row[steady][0]
+            title = (json.loads(first)["layout"].get("title") or {}).get("text", "")[:52]
+            (sent, sent_n), (kept, kept_n) = row[False], row[True]
+            print(f"{page:8s} {title:52s} {sent:10.1f} {sent_n:5.0f} {kept:9.1f} {kept_n:5.0f} "
+                  f"{sent / kept:6.2f}")
+        browser.close()
+    print(f"all charts: as sent {total[False]:.1f} ms, steady {total[True]:.1f} ms "
+          f"({total[False] / total[True]:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
