@@ -158,8 +158,9 @@ export default function ({ parentElement, data }) {
     Plotly.react(div, figure.data, withMargins(div, own, steady), { displaylogo: false })
       .then(() => { if (div.__calls === call) keepMargins(div); });
     frame.classList.add("rnnviz-chart-drawn");  // the full-screen button: for a drawn chart only
-    // follow the width Streamlit gives the chart (a sidebar opened or closed, the window resized)
-    div.__width = div.getBoundingClientRect().width;
+    // follow the width Streamlit gives the chart (a sidebar opened or closed, the window resized),
+    // from the width Plotly just drew at: measuring the <div> here would lay out the page again
+    div.__width = div._fullLayout?.width ?? div.getBoundingClientRect().width;
     div.__resize ||= new ResizeObserver(([seen]) => {
       const width = seen.contentRect.width;
       if (width && Math.abs(width - div.__width) >= 1 && div._fullLayout) {

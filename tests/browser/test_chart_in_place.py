@@ -107,3 +107,27 @@ def test_step_moves_keep_a_charts_margins_and_draw_it_once(server, browser):
         assert margins[2:] == [margins[2]] * 3, margins  # grown to both steps' labels, then put
         assert [n for n, _, _ in seen[2:]] == [1, 1, 1], seen  # one draw per move
         assert not exceptions_on(pg)
+
+
+TERMS = ".st-key-hid_fig_terms_chart .rnnviz-chart"
+WIDTHS = f"""() => {{ const d = document.querySelector('{TERMS}');
+  return d && d._fullLayout ? [Math.round(d.getBoundingClientRect().width), d._fullLayout.width] : null; }}"""
+
+
+def test_a_chart_drawn_in_place_follows_its_width(server, browser):
+    """The chart is drawn at the width Streamlit gives it, and drawn again when that changes (the
+    window resized, the sidebar closed): ui/plotly_chart.js compares the <div>'s new width with the
+    width Plotly drew at."""
+    with page_at(browser, f"{server}/hidden?model=default&text={TEXT}&lang=en") as pg:
+        pg.locator(TERMS).scroll_into_view_if_needed()
+        pg.wait_for_function(WIDTHS, timeout=120_000)
+        box, drawn = pg.evaluate(WIDTHS)
+        assert abs(box - drawn) <= 1, (box, drawn)
+        pg.set_viewport_size({"width": 1766, "height": 1000})
+        pg.wait_for_function(f"() => ({WIDTHS})()[1] > {drawn + 200}", timeout=30_000)
+        wide_box, wide = pg.evaluate(WIDTHS)
+        assert abs(wide_box - wide) <= 1, (wide_box, wide)
+        pg.set_viewport_size({"width": 1366, "height": 1000})
+        pg.wait_for_function(f"() => ({WIDTHS})()[1] < {wide - 200}", timeout=30_000)
+        assert abs(pg.evaluate(WIDTHS)[1] - drawn) <= 1
+        assert not exceptions_on(pg)
