@@ -209,21 +209,28 @@ def _payload(fig: LookedFigure) -> bytes:
     """What the chart element carries, as UTF-8 bytes: {"figure": Plotly's JSON as st.plotly_chart
     writes it, "failed": the message shown if Plotly.js cannot be loaded, "full" and "close": the
     labels of the full-screen button, "steady": steady_margins()}."""
-    figure = pio.to_json(fig.to_dict(), validate=False)
+    plain = fig.to_dict()
+    figure = pio.to_json(plain, validate=False)
     words = json.dumps({"failed": t("widgets.chart_failed"), "full": t("widgets.chart_fullscreen"),
-                        "close": t("widgets.chart_fullscreen_close"), "steady": steady_margins()})
+                        "close": t("widgets.chart_fullscreen_close"), "steady": steady_margins(plain)})
     return f"{FIGURE_FIRST}{figure}, {words[1:]}".encode()
 
 
-def steady_margins() -> str:
+def steady_margins(plain: dict) -> str:
     """Which figures a chart drawn in place keeps its margins for (ui/plotly_chart.js): those of one
-    model, sentence and language (ui.widgets.page_inputs), as a short digest. While it stays the
-    same, a new figure (a step move, another control) starts from the margins the chart has, and
-    Plotly's automargin only grows them: the plot area stays put as the step moves, and a tick
-    label a little wider or narrower than the last no longer makes Plotly draw the whole chart a
-    second time (bench/bench_chart_react.py). Another sentence starts from Plotly's own margins."""
+    model, sentence and language (ui.widgets.page_inputs) and of one kind (the trace types, the
+    axes and their types), as a short digest. While it stays the same, a new figure (a step move)
+    starts from the margins the chart has, and Plotly's automargin only grows them: the plot area
+    stays put as the step moves, and a tick label a little wider or narrower than the last no
+    longer makes Plotly draw the whole chart a second time (bench/bench_chart_react.py). Another
+    sentence, or a control that puts another kind of figure in the chart, starts from Plotly's own
+    margins."""
     from .widgets import page_inputs  # (ui.widgets imports this module)
-    return hashlib.sha256(repr(page_inputs()).encode()).hexdigest()[:12]
+    layout = plain.get("layout") or {}
+    kind = (sorted({str(tr.get("type", "scatter")) for tr in plain.get("data") or ()}),
+            sorted((name, str((layout[name] or {}).get("type", ""))) for name in layout
+                   if _AXIS.match(name) or _COLOR_AXIS.match(name)))
+    return hashlib.sha256(repr((page_inputs(), kind)).encode()).hexdigest()[:12]
 
 
 def payload_figure(payload: bytes) -> str:

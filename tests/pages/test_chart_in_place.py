@@ -42,15 +42,19 @@ def in_place_script():
         st.session_state["folder"] = os.path.dirname(os.path.abspath(__file__))
     k = int(st.session_state.get("k", 1))
     fig = jacobian_parts(np.linspace(0, 1, 3) * k, np.eye(3), 0.5 * k * np.eye(3), 1)
-    chart(fig, key="drawn")  # the app's way
+    if st.session_state.get("bars"):  # another kind of figure in the same chart
+        chart(looked({"data": [{"type": "bar", "y": [1.0, 2.0 * k]}], "layout": {}}), key="drawn")
+    else:
+        chart(fig, key="drawn")  # the app's way
     st.plotly_chart(looked(fig), theme=None, key="reference")  # what st.plotly_chart sends
     chart(fig, key="clicked", on_select=lambda: None, selection_mode="points")
 
 
-def _run(monkeypatch, serve: bool, k: int = 1, text: str | None = None) -> AppTest:
+def _run(monkeypatch, serve: bool, k: int = 1, text: str | None = None, bars: bool = False) -> AppTest:
     monkeypatch.setenv("CHART_TEST_SERVE", "1" if serve else "0")
     at = AppTest.from_function(in_place_script, default_timeout=60)
     at.session_state["k"] = k
+    at.session_state["bars"] = bars
     if text is not None:
         at.session_state["text"] = text  # the sidebar's sentence (ui.widgets.page_inputs)
     return at.run()
@@ -86,7 +90,8 @@ def test_a_changed_figure_keeps_the_element_and_changes_its_data(monkeypatch):
 
 def test_a_chart_keeps_its_margins_for_one_sentence_only(monkeypatch):
     """ui/plotly_chart.js keeps a chart's margins while the payload's "steady" stays the same
-    (bench/bench_chart_react.py): a step move on one sentence keeps it, another sentence does not."""
+    (bench/bench_chart_react.py): a step move on one sentence keeps it; another sentence, or
+    another kind of figure in the same chart, does not."""
     def steady(at):
         return json.loads(chart_elements(at)[0].proto.bytes)["steady"]
     one, moved = _run(monkeypatch, True, k=1, text="the cat sat"), _run(monkeypatch, True, k=2, text="the cat sat")
@@ -94,6 +99,8 @@ def test_a_chart_keeps_its_margins_for_one_sentence_only(monkeypatch):
     assert chart_json(chart_elements(one)[0]) != chart_json(chart_elements(moved)[0])  # another figure,
     assert steady(one) == steady(moved) != steady(other)  # the same margins; another sentence: its own
     assert re.fullmatch(r"[0-9a-f]{12}", steady(one))
+    bars, more_bars = (_run(monkeypatch, True, k=k, text="the cat sat", bars=True) for k in (1, 2))
+    assert steady(bars) == steady(more_bars) != steady(moved)  # heatmaps, then bars: Plotly's margins
 
 
 def test_without_plotly_served_every_chart_is_st_plotly_chart(monkeypatch):
