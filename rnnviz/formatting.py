@@ -54,7 +54,7 @@ def vector_rows(named, name_header: str = "vector") -> list[dict]:
 
 _SUB = str.maketrans(dict(zip("0123456789+−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")))
 _SUBBABLE = set("0123456789+-−=()aehijklmnoprstuvx")
-_SUB_RE = re.compile(r"_\{([^{}]*)\}|_([A-Za-z0-9])")
+_SUB_RE = re.compile(r"_\{([^{}]*)\}|_(\d+|[A-Za-z])")
 _SUP = str.maketrans(dict(zip("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")))
 _SUP_RE = re.compile(r"\^\{?(\d+)\}?")
 
@@ -70,7 +70,8 @@ def sub(text) -> str:
 
 def plain_math(text: str) -> str:
     """LaTeX-style subscripts written for a plain-text place (a code block, table, legend or
-    button), where they would show raw: 'h_{t-1}' -> 'hₜ₋₁', 'W_h^2' -> 'Wₕ²', 'x_2' -> 'x₂'."""
+    button), where they would show raw: 'h_{t-1}' -> 'hₜ₋₁', 'W_h^2' -> 'Wₕ²', 'x_2' -> 'x₂'. A
+    number filled into a template ('L_{s}' with s = 11 gives 'L_11') is one subscript: 'L₁₁'."""
     text = _SUB_RE.sub(lambda m: sub(m.group(1) if m.group(1) is not None else m.group(2)), text)
     return _SUP_RE.sub(lambda m: m.group(1).translate(_SUP), text)
 

@@ -30,3 +30,12 @@ def test_one_number_format_four_significant_digits():
     assert formatting.vector(torch.tensor([[0.5, -2.0]])) == "[0.5, -2]"
     assert formatting.vector(np.arange(8.0), shown=3) == "[0, 1, 2, … (8 in all)]"
     assert formatting.vector([0.123456, 1.0]) == formatting.vector([0.123456, 1.0]) == "[0.1235, 1]"
+
+
+def test_a_filled_in_number_is_one_subscript():
+    """Labels fill numbers into templates ('from L_{s}', s = 11, gives 'from L_11'): the whole number
+    is the subscript, as on a sentence of 11 or more tokens (page 4's legend read 'L₁1')."""
+    plain = formatting.plain_math
+    assert plain("from L_3 … L_11 (9 later losses)") == "from L₃ … L₁₁ (9 later losses)"
+    assert plain("J_5..J_12") == "J₅..J₁₂" and plain("1 - h_12^2") == "1 - h₁₂²"
+    assert plain("x_2") == "x₂" and plain("W_h h_{t-1} + b_h") == "Wₕ hₜ₋₁ + bₕ" and plain("x_t1") == "xₜ1"
