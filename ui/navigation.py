@@ -65,13 +65,17 @@ def available_pages() -> list:
 # On a phone (390 px): long equations scroll sideways instead of overflowing the page, titles
 # wrap and shrink to fit, the top toolbar does not cover the first title, wide tables scroll
 # sideways and plotly's own toolbar (over the chart titles) is hidden: each chart keeps its
-# "Download chart as HTML" button.
+# "Download chart as HTML" button. On a wider screen a table's text wraps at the table's width
+# (Streamlit wraps each cell at 400 px: page 8's vectors took two lines beside empty space).
 PHONE_CSS = """
 <style>
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
 h1, h2, h3 { overflow-wrap: anywhere; }
 [data-testid="stTable"] { overflow-x: auto; }
 [class*="st-key-phone_only"] { display: none !important; }  /* cues that only a phone needs */
+@media (min-width: 641px) {  /* a table's cell wraps at the table's width, not at 400 px */
+  [data-testid="stTable"] td [data-testid="stMarkdownContainer"] { max-width: none; }
+}
 @media (max-width: 640px) {
   [class*="st-key-phone_only"] { display: block !important; }
   [data-testid="stTable"] table { min-width: 600px; }

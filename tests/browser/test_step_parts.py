@@ -63,3 +63,22 @@ def test_page8_step_move_keeps_the_gates_over_the_sentence_and_the_cell_choice_r
         _has(pg, "An update gate")  # the GRU's gates over the sentence
         _has(pg, 'Step t = 3, input "Taipei"')  # the step kept
         assert not exceptions_on(pg)
+
+
+VALUE_LINES = """() => [...document.querySelector('[data-testid="stTable"]').querySelectorAll('tbody tr')].map(tr => {
+  const p = tr.lastElementChild.querySelector('p'), range = document.createRange();
+  range.selectNodeContents(p);
+  return [p.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; })"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page8_step_table_shows_each_vector_on_one_line(server, browser, lang):
+    """Page 8's step table (11 vectors, their first 8 entries each): on a wide screen each vector
+    reads on one line. Streamlit wraps a table's cell at 400 px, which put every vector on two
+    lines beside the table's empty space (ui/navigation.PHONE_CSS lifts that above phone width)."""
+    with page_at(browser, f"{server}/gates?gates_step=2&lang={lang}") as pg:
+        pg.locator('[data-testid="stTable"]').first.scroll_into_view_if_needed()
+        rows = pg.evaluate(VALUE_LINES)
+        assert len(rows) == 11 and all("…" in text for text, _ in rows), rows
+        assert all(lines == 1 for _, lines in rows), rows
+        assert not exceptions_on(pg)
