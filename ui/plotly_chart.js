@@ -119,14 +119,15 @@ function setFull(frame, on) {
   relayoutSize(frame);
   frame.querySelector(".rnnviz-chart-full").focus();
 }
-// Steady margins: while "steady" stays the same (one model, sentence and language), a new figure
-// starts from the margins the chart has, and Plotly's automargin only grows them. The plot area
-// stays put as the step moves, and tick labels wider or narrower than the last no longer make
-// Plotly draw the whole chart a second time (bench/bench_chart_react.py). Tick labels push the
-// left and bottom margins, and overhang by a few pixels on the right and top; a colour bar or a
-// legend that comes and goes there is placed within one draw, so the right and top margins keep
-// at most EDGE pixels more than the figure's own: no wide blank where a colour bar was. Another
-// sentence, a new chart: Plotly's own margins, as st.plotly_chart draws them.
+// Steady margins: while "steady" stays the same (one model, sentence and language, and one kind
+// of figure: ui/charts.steady_margins), a new figure starts from the margins the chart has, and
+// Plotly's automargin only grows them. The plot area stays put as the step moves, and tick labels
+// wider or narrower than the last no longer make Plotly draw the whole chart a second time
+// (bench/bench_chart_react.py). Tick labels push the left and bottom margins, and overhang by a
+// few pixels on the right and top; a colour bar or a legend that comes and goes there is placed
+// within one draw, so the right and top margins keep at most EDGE pixels more than the figure's
+// own: no wide blank where a colour bar was. Another sentence, another kind of figure, a new
+// chart: Plotly's own margins, as st.plotly_chart draws them.
 const EDGE = 32;
 function withMargins(div, layout, steady) {
   if (div.__steady !== steady) { div.__steady = steady; div.__margins = null; }
@@ -137,7 +138,8 @@ function keepMargins(div) {
   if (!full?._size) return;
   if (!div.__margins) div.__own = { r: full.margin.r, t: full.margin.t };  // the figure's own
   const size = full._size, own = div.__own;
-  div.__margins = { l: size.l, b: size.b, r: Math.min(size.r, own.r + EDGE), t: Math.min(size.t, own.t + EDGE) };
+  div.__margins = { l: size.l, b: size.b,
+                    r: Math.min(size.r, own.r + EDGE), t: Math.min(size.t, own.t + EDGE) };
 }
 export default function ({ parentElement, data }) {
   const { figure, failed, full, close, steady } = JSON.parse(
