@@ -28,19 +28,17 @@ from tools.server import CHROME_ARGS, CHROMIUM  # noqa: E402
 
 STEP_KEYS = {"hidden": "hid_step", "output": "out_step", "bptt": "bptt_step", "embedding": "emb_step",
              "gates": "gates_step"}
-# reacts alternating two figures, as ui/plotly_chart.js draws them (steady: its withMargins and
-# keepMargins, EDGE = 32)
+# reacts alternating two figures, as ui/plotly_chart.js draws them: steady, through its own
+# withMargins and keepMargins (window.__steady, see load_chart_code), with one key per call
 REACT = """async ([first, second, repeat, steady]) => {
   const div = document.getElementById('c'); Plotly.purge(div);
-  let draws = 0, kept = null, own = null;
+  const key = String(performance.now());  // a new chart: no margins kept from the last call
+  let draws = 0;
   const draw = async (figure) => {
-    const layout = steady && kept ? {...figure.layout, margin: {...figure.layout.margin, ...kept}}
-                                  : figure.layout;
+    const layout = steady ? window.__steady.withMargins(div, figure.layout, key) : figure.layout;
     const t0 = performance.now(); draws = 0;
     await Plotly.react(div, figure.data, layout);
-    const full = div._fullLayout, size = full._size;
-    if (!kept) own = {r: full.margin.r, t: full.margin.t};
-    kept = {l: size.l, b: size.b, r: Math.min(size.r, own.r + 32), t: Math.min(size.t, own.t + 32)};
+    if (steady) window.__steady.keepMargins(div);
     return [performance.now() - t0, draws];
   };
   await draw(JSON.parse(first));
@@ -49,6 +47,14 @@ REACT = """async ([first, second, repeat, steady]) => {
   for (let k = 0; k < repeat + 2; k++) out.push(await draw(JSON.parse(k % 2 ? first : second)));
   return out.slice(2);
 }"""
+
+
+def load_chart_code(pg) -> None:
+    """The app's chart code (ui/plotly_chart.js) in the page, its steady-margin functions on
+    window.__steady: the bench measures the code the app runs, not a copy of it."""
+    code = (ROOT / "ui" / "plotly_chart.js").read_text(encoding="utf-8")
+    pg.add_script_tag(content=code + "\nwindow.__steady = { withMargins, keepMargins };\n", type="module")
+    pg.wait_for_function("() => !!window.__steady")
 
 
 def page_charts(page: str) -> tuple[list[str], list[str]]:
@@ -86,6 +92,7 @@ def main(argv=None) -> None:
         pg = browser.new_page(viewport={"width": 1400, "height": 900})
         pg.set_content("<html><body><div id=c style='width:940px'></div></body></html>")
         pg.add_script_tag(path=str(plotly_js))
+        load_chart_code(pg)
         pg.evaluate(REACT, [charts[0][1], charts[0][2], 4, False])  # warm the JIT
         total = {False: 0.0, True: 0.0}
         for page, first, second in charts:

@@ -156,8 +156,8 @@ export default function ({ parentElement, data }) {
     parentElement.querySelector(".rnnviz-chart-failed")?.remove();
     div.__plotly = Plotly;
     div.__height = figure.layout?.height;  // the figure's own height, for leaving full screen
-    const own = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
-    Plotly.react(div, figure.data, withMargins(div, own, steady), { displaylogo: false })
+    const layout = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
+    Plotly.react(div, figure.data, withMargins(div, layout, steady), { displaylogo: false })
       .then(() => { if (div.__calls === call) keepMargins(div); });
     frame.classList.add("rnnviz-chart-drawn");  // the full-screen button: for a drawn chart only
     // follow the width Streamlit gives the chart (a sidebar opened or closed, the window resized),

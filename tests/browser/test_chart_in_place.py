@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import exceptions_on, page_at, wait_ready
-from tests.browser.test_step_fragment import TEXT, step_right
+from tests.browser.conftest import exceptions_on, page_at
+from tests.browser.test_step_fragment import TEXT, step_left, step_right
 
 pytestmark = pytest.mark.browser
 
@@ -74,14 +74,6 @@ COUNT_DRAWS = f"""() => {{ const d = document.querySelector('{PATHS}');
   d.__draws = 0; d.on('plotly_beforeplot', () => {{ d.__draws += 1; }}); }}"""
 DRAWS_AND_MARGINS = f"""() => {{ const d = document.querySelector('{PATHS}'), s = d._fullLayout._size;
   const n = d.__draws; d.__draws = 0; return [n, [s.l, s.b], d._fullLayout.title.text]; }}"""
-
-
-def step_left(pg, key: str) -> None:
-    thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
-    thumb.focus()
-    pg.keyboard.press("ArrowLeft")
-    pg.wait_for_timeout(500)
-    wait_ready(pg)
 
 
 def test_step_moves_keep_a_charts_margins_and_draw_it_once(server, browser):

@@ -34,14 +34,19 @@ def _move_with_the_box_open(pg, key: str, at_3: list[str], at_4: list[str]) -> N
     _link_has(pg, f"{key}=4")
 
 
-def step_right(pg, key: str = "hid_step") -> None:
+def step_right(pg, key: str = "hid_step", arrow: str = "ArrowRight") -> None:
     """The step slider one step right, from the keyboard (as a learner without a mouse does)."""
     thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
     thumb.scroll_into_view_if_needed()
     thumb.focus()
-    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press(arrow)
     pg.wait_for_timeout(500)
     wait_ready(pg)
+
+
+def step_left(pg, key: str = "hid_step") -> None:
+    """The step slider one step left, from the keyboard."""
+    step_right(pg, key, "ArrowLeft")
 
 
 @pytest.mark.parametrize("folded_open", [True, False])
