@@ -26,9 +26,9 @@ comes back as a small reference, as in Chromium. The link's query string is `lan
 only: the start model and sentence.
 
 --profile runs the server under bench/profile_server.py (cProfile around each script run) and
-prints, per page, the top cumulative costs of its step-slider move (averaged over the repeats)
-and the self time by library. Profiled timings are inflated; the table of a --profile run is
-not the before / after table.
+prints, per page, the top cumulative costs of its step-slider move (or of each of --controls;
+averaged over the repeats) and the self time by library. Profiled timings are inflated; the
+table of a --profile run is not the before / after table.
 
 Bounded: at most 20 repeats, --max-seconds (default 1,800 s) of measuring per run, after which
 the remaining measurements are skipped and marked; every run times out after --timeout s.
@@ -309,7 +309,7 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
                 if prof:
                     profs += sorted(set(prof.glob("run-*.prof")) - before)
             rows.append(row(root_name, lang, page, what, times, sizes, f"{key}: {describe(kind, body)}"))
-            if prof and profs and what == "step slider":
+            if prof and profs and what in (args.controls or ["step slider"]):
                 rows[-1]["profile"] = summarise_profile(profs, len(times), args.top)
         if args.list:
             for key, (kind, body) in sorted(s.elements.items()):
@@ -453,7 +453,8 @@ def main(argv=None) -> list:
     ap.add_argument("--timeout", type=float, default=180, help="seconds per run at most")
     ap.add_argument("--max-seconds", type=float, default=1800, help="measuring time per app root")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON here")
-    ap.add_argument("--profile", action="store_true", help="cProfile each run; print the slider's top costs")
+    ap.add_argument("--profile", action="store_true",
+                    help="cProfile each run; print the top costs of the step slider (or of --controls)")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--list", action="store_true", help="list every widget key of each page instead")
     ap.add_argument("--elements", action="store_true",

@@ -225,6 +225,24 @@ def _inner_part(draw: Callable, inputs: tuple, args: tuple):
     return _draw_fresh(draw, inputs, args)
 
 
+def named_part(key: str, draw: Callable, *args):
+    """draw(*args) as the fragment named `key`, for a section outside the page's step fragment: a
+    control inside reruns it alone (give the control on_change=follow_part, args=(key,), so that
+    an open share box follows too), and, as inner_part, only with the inputs it was drawn for."""
+    return st.fragment(_draw_fresh, key=key)(draw, page_inputs(), args)
+
+
+def follow_part(key: str) -> None:
+    """A control's callback in the fragment `key` (named_part): its change reruns that fragment
+    alone, and the sidebar's share link with it while the link's box is open (closed, the box
+    computes the link from the URL when it is opened)."""
+    if st.session_state.get(SHARE_BOX):
+        try:
+            st.rerun([key, SHARE_VIEW])
+        except StreamlitAPIException:  # no such fragment drawn in this session
+            pass
+
+
 def hand_on(name: str, value):
     """From a page's first step-view part to its later parts (see step_view): `value`, kept in
     this session for handed(name). Returns value."""

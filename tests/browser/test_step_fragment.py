@@ -107,3 +107,21 @@ def test_page8_step_in_its_inner_part_moves_an_open_share_box(server, browser):
         _move_with_the_box_open(pg, "gates_step", ['Step t = 3, input "Taipei"'], ['Step t = 4, input "on"'])
         _main_has(pg, "forget gate near 1")  # the gates over the sentence still drawn
         assert not exceptions_on(pg)
+
+
+def test_page2_cell_kind_redraws_its_section_and_an_open_share_box(server, browser):
+    """Page 2's Elman / Jordan / bidirectional section, open, is a fragment of its own
+    (widgets.named_part): choosing Jordan redraws it with Jordan's words, and the open share box
+    follows (widgets.follow_part), box still open."""
+    with page_at(browser, f"{server}/hidden?model=default&text={TEXT}&hid_variants=true") as pg:
+        _main_has(pg, "Step 2 of ")
+        assert "hid_variants=true" in share_link(pg)  # opens the box
+        jordan = pg.locator('.st-key-hid_cell label:has-text("Jordan")').first
+        jordan.scroll_into_view_if_needed()
+        jordan.click()
+        _main_has(pg, "the state fed back is the previous output")
+        _link_has(pg, "hid_cell=jordan")
+        pg.wait_for_function("() => location.search.includes('hid_cell=jordan')", timeout=60_000)
+        box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
+        assert box.locator("details[open]").count() == 1
+        assert not exceptions_on(pg)

@@ -86,3 +86,35 @@ def test_a_step_move_is_one_run_that_draws_every_part():
         for words in NOT_REDRAWN.get(page, ()):
             assert _index(full.markdown, words) >= 0, (page, words)
             assert _index(moved.markdown, words) == -1, (page, words, moved.markdown)
+
+
+async def cell_kind_change(url: str) -> tuple:
+    s = Session(url, timeout=120, browser=True, query="model=default&hid_variants=true")
+    await s.connect()
+    await s.rerun("")  # the overview first, as a browser opening the link does
+    full = await s.rerun("hidden")
+    s.set_widget("hid_cell", "Jordan")
+    chosen = await s.rerun()
+    link = s.query
+    await s.close()
+    return full, chosen, link
+
+
+def test_page2_cell_kind_redraws_its_own_section_alone():
+    """Page 2's Elman / Jordan / bidirectional section, open, is a fragment of its own
+    (widgets.named_part): choosing Jordan is one run that draws the Jordan equations and
+    heatmap, writes hid_cell=jordan into the link, and draws nothing of the step view above."""
+    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
+        seen = []
+
+        async def go():
+            seen.append(await cell_kind_change(url))
+        run_in_own_thread(go())
+    full, chosen, link = seen[0]
+    assert full.starts == 1 and chosen.starts == 1
+    assert not chosen.exceptions
+    assert _index(full.markdown, "**Step 2 of ") >= 0  # the full run drew the step view
+    assert _index(chosen.markdown, "**Step 2 of ") == -1  # the choice did not
+    assert _index(chosen.markdown, "Jordan") >= 0, chosen.markdown
+    assert 0 < len(chosen.markdown) < len(full.markdown)
+    assert "hid_cell=jordan" in link

@@ -14,7 +14,7 @@ from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels, folded
-from ...widgets import code_radio, show_figure
+from ...widgets import code_radio, follow_part, named_part, show_figure
 from .common import PAGE, folds_drew, heat_labels
 
 
@@ -63,18 +63,28 @@ def params_labels() -> dict:
     )
 
 
+VARIANTS_VIEW = "hid_variants_view"  # fragment key: the cell-kind radio reruns its section alone
+
+
 def variants(cur: session.Current, t1: int) -> None:
-    """Folded: the chosen cell kind on the same sentence (weights shared where names match)."""
+    """Folded: the chosen cell kind on the same sentence (weights shared where names match). Open,
+    it is a fragment of its own: choosing another kind redraws this section, not the page."""
     st.header(t("hidden.h_variants"), anchor="hid-variants")
-    def _folded():  # the expander's content: computed only when it is open (issue 24)
-        kind = code_radio(t("hidden.cell"), hd.VARIANTS, "hid_cell", lambda k: t(f"hidden.kind_{k}"))
-        for eq in hd.variant_equations(kind):
-            st.latex(eq)
-        H = cur.model.cfg.hidden_size
-        st.markdown(prose(PAGE, f"variant-{kind}", K=cur.model.cfg.K, H=H, H2=2 * H))
-        folds_drew(t1)
-        variant_compare(cur, kind, t1)
-    folded(t("hidden.variants_expander"), "hid_variants", _folded, opens_for=('hid_cell',))
+    folded(t("hidden.variants_expander"), "hid_variants", named_part, VARIANTS_VIEW, variants_view, cur, t1,
+           opens_for=("hid_cell",))
+
+
+def variants_view(cur: session.Current, t1: int) -> None:
+    """The expander's content (computed only when it is open, issue 24): the radio, the
+    equations and prose of the chosen kind, and its heatmap beside the sentence's own."""
+    kind = code_radio(t("hidden.cell"), hd.VARIANTS, "hid_cell", lambda k: t(f"hidden.kind_{k}"),
+                      on_change=follow_part, args=(VARIANTS_VIEW,))
+    for eq in hd.variant_equations(kind):
+        st.latex(eq)
+    H = cur.model.cfg.hidden_size
+    st.markdown(prose(PAGE, f"variant-{kind}", K=cur.model.cfg.K, H=H, H2=2 * H))
+    folds_drew(t1)
+    variant_compare(cur, kind, t1)
 
 
 def variant_compare(cur: session.Current, kind: str, t1: int) -> None:
