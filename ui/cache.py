@@ -23,7 +23,7 @@ import streamlit as st
 import torch
 
 from rnnviz import limits
-from rnnviz.engine import cellpath, gradcheck, jacobians, jacwindow, units
+from rnnviz.engine import cellpath, gradcheck, jacobians, jacwindow, taggers, units
 from rnnviz.engine.generation import generate as _generate
 from rnnviz.engine.model import RNNConfig, RNNModel
 from rnnviz.engine.trace import Trace, trace
@@ -288,6 +288,31 @@ def heldout_scores(model, _data) -> dict:
 def shifted_scores(model, _data) -> dict:
     """A tagger's scores on slots.shifted_heldout(...) (the shifted split is the only one)."""
     return slots.evaluate(model, _data)
+
+
+@kept("tagged")
+def tagged_sentence(model, vocab, text: str):
+    """slots.tag_sentence once per (tagger, vocabulary, sentence): every tagger's tags of the
+    chosen sentence, and of the page's fixed example sentences, on every rerun of page 5."""
+    return slots.tag_sentence(model, vocab, text)
+
+
+@kept("word_pair")
+def word_pair(model, vocab, text_a: str, text_b: str, word: str):
+    """slots.compare_word once per (tagger, the two sentences, the word)."""
+    return slots.compare_word(model, vocab, text_a, text_b, word)
+
+
+@kept("streaming")
+def streaming_tags(model, ids) -> list:
+    """slots.streaming_tags once per (tagger, ids): the tags as the words arrive."""
+    return slots.streaming_tags(model, ids)
+
+
+@kept("reach")
+def context_reach(model, ids):
+    """taggers.context_reach once per (tagger, ids): ||dz_t/dx_s|| for every pair of steps."""
+    return taggers.context_reach(model, ids)
 
 
 # ---- page 7 (origins) and page 8 (gates) -----------------------------------------------------

@@ -125,3 +125,19 @@ def test_page2_cell_kind_redraws_its_section_and_an_open_share_box(server, brows
         box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
         assert box.locator("details[open]").count() == 1
         assert not exceptions_on(pg)
+
+
+def test_page5_sentence_choice_redraws_its_parts_and_an_open_share_box(server, browser):
+    """Page 5's sentence sections are one fragment in parts (widgets.StepParts): choosing another
+    sentence redraws the grid's words and Jordan's forced step for it, and the open share box
+    follows (widgets.follow_share)."""
+    with page_at(browser, f"{server}/slots?model=default") as pg:
+        _main_has(pg, "Arrive Taipei on November 2nd")
+        assert "slot_source" not in share_link(pg)  # opens the box
+        box = pg.locator('.st-key-slot_source input[role="combobox"]').first
+        box.scroll_into_view_if_needed()
+        box.click()
+        pg.locator('[role="option"]', has_text="Leave Taipei").first.click()
+        _main_has(pg, '("Leave")')  # Jordan's forced step names the new sentence's first word
+        _link_has(pg, "slot_source=leave")
+        assert not exceptions_on(pg)

@@ -118,3 +118,45 @@ def test_page2_cell_kind_redraws_its_own_section_alone():
     assert _index(chosen.markdown, "Jordan") >= 0, chosen.markdown
     assert 0 < len(chosen.markdown) < len(full.markdown)
     assert "hid_cell=jordan" in link
+
+
+REACH = "**How far each tag can see.**"  # page 5's reach prose, a part of its sentence fragment
+
+
+async def slot_choices(url: str) -> tuple:
+    s = Session(url, timeout=120, browser=True)
+    await s.connect()
+    await s.rerun("")  # the overview first, as a browser opening the link does
+    full = await s.rerun("slots")
+    s.set_widget("slot_source", "Notes: Leave Taipei on November 2nd")
+    sentence = await s.rerun()
+    link = s.query
+    s.set_widget("slot_cm_tagger", "Jordan RNN")
+    matrix = await s.rerun()
+    await s.close()
+    return full, sentence, link, matrix
+
+
+def test_page5_sentence_and_confusion_choices_redraw_only_what_they_drive():
+    """Page 5's sections that show the chosen sentence are one fragment in parts (ui/widgets.
+    StepParts): another sentence is one run that draws the grid, the reach and Jordan's forced tag
+    for it, and none of the held-out sections between them. The confusion matrix's tagger is a
+    fragment of its own (widgets.named_part): choosing Jordan draws that matrix alone."""
+    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
+        seen = []
+
+        async def go():
+            seen.append(await slot_choices(url))
+        run_in_own_thread(go())
+    full, sentence, link, matrix = seen[0]
+    assert full.starts == sentence.starts == matrix.starts == 1
+    assert not (full.exceptions or sentence.exceptions or matrix.exceptions)
+    held_out = "**On the "  # the held-out section's prose, between the sentence's parts
+    found = [_index(sentence.markdown, w) for w in ("**Your sentence, tagged by all four.**", REACH,
+                                                     "**Jordan's risk: a wrong tag travels on.**")]
+    assert _index(full.markdown, held_out) >= 0
+    assert _index(sentence.markdown, held_out) == -1, sentence.markdown
+    assert all(i >= 0 for i in found) and found == sorted(found), (found, sentence.markdown)
+    assert 0 < len(sentence.markdown) < len(full.markdown)
+    assert "slot_source=leave" in link
+    assert _index(matrix.markdown, held_out) == -1 and _index(matrix.markdown, REACH) == -1, matrix.markdown

@@ -2,9 +2,9 @@
 
 from .common import SlotSetup, setup
 from .compare import heldout, heldout_accuracy, pair, right_context
-from .flat import flat_fnn
-from .practice import by_hand, jordan_risk, retrain
-from .sentence import choose, form, grid, intro, look, toc
+from .flat import flat_fnn, reach, shifted
+from .practice import by_hand, jordan_part, retrain
+from .sentence import choose, form, grid, intro, look, sentence_parts, toc
 
 __all__ = [
     "SlotSetup",
@@ -17,11 +17,14 @@ __all__ = [
     "heldout_accuracy",
     "look",
     "intro",
-    "jordan_risk",
+    "jordan_part",
     "look",
     "pair",
+    "reach",
     "retrain",
     "right_context",
+    "sentence_parts",
     "setup",
+    "shifted",
     "toc",
 ]

@@ -149,6 +149,8 @@ def tag_names() -> dict:
     return {tag: tag_name(tag) for tag in TAGS}
 
 
+SENTENCE = "slot_sentence"  # handed on by the sentence's first part: (text, {label: Tagged})
+
 PAGE = Page(P, heading="slots.h.", anchor="slots-", level="subheader")
 text, anchor = PAGE.text, PAGE.header
 

@@ -14,6 +14,7 @@ from rnnviz.text.tokenize import prepare
 from ... import cache
 from ...charts import chart
 from ...i18n import t
+from ...widgets import follow_part, named_part
 from ...widgets import labelled_choice as coded
 from .common import (
     SlotSetup,
@@ -33,7 +34,7 @@ def pair(s: SlotSetup) -> None:
     Taipei (at 北, the last character of 台北, whose state has read all of it)."""
     anchor("pair")
     a, b, word = s.pair
-    pairs = {k: slots.compare_word(m, s.data.vocab, a, b, word) for k, m in s.shipped.items()}
+    pairs = {k: cache.word_pair(m, s.data.vocab, a, b, word) for k, m in s.shipped.items()}
     nums = {f"d_{k}": num(p.distance) for k, p in pairs.items()}
     text(
         "pair",
@@ -63,7 +64,8 @@ def pair(s: SlotSetup) -> None:
                  "slot_pair_tagger", index=1)
     p = pairs[kind]
     chart(
-        figs.hidden_pair(
+        cache.figure(
+            figs.hidden_pair,
             p.h_a,
             p.h_b,
             t("slots.in_sentence", s=a),
@@ -104,11 +106,22 @@ def heldout(s: SlotSetup) -> dict:
     cols = {"tagger": t("slots.col.tagger"), "accuracy": t("slots.col.accuracy")}
     cols |= {f"F1 {name}": f"F1 {t(f'slots.slot.{key}')}" for key, name in slots.SLOTS.items()}
     st.dataframe(fmt_table(slots.score_rows(scores), fixed=True).rename(columns=cols), hide_index=True)
-    names = list(models)  # the shipped taggers in order, then this session's own one
-    codes = [*s.shipped, "own"][: len(names)]
-    label = names[codes.index(coded(st.selectbox, t("slots.cm_tagger"), codes, names, "slot_cm_tagger"))]
+    named_part(CONFUSION_VIEW, confusion, scores, [*s.shipped, "own"][: len(models)])
+    return acc
+
+
+CONFUSION_VIEW = "slot_confusion_view"  # fragment key: choosing the tagger redraws its matrix alone
+
+
+def confusion(scores: dict, codes: list) -> None:
+    """The confusion matrix of the tagger chosen (its held-out scores in `scores`, by label;
+    codes: the taggers' codes in the same order)."""
+    names = list(scores)
+    label = names[codes.index(coded(st.selectbox, t("slots.cm_tagger"), codes, names, "slot_cm_tagger",
+                                    on_change=follow_part, args=(CONFUSION_VIEW,)))]
     chart(
-        figs.confusion_figure(
+        cache.figure(
+            figs.confusion_figure,
             scores[label]["confusion"],
             t("slots.fig.confusion", tagger=label),
             labels=_axes(),
@@ -117,7 +130,6 @@ def heldout(s: SlotSetup) -> dict:
         width="stretch",
         key="slot_confusion_chart",
     )
-    return acc
 
 
 def right_context(s: SlotSetup, acc: dict) -> None:
@@ -125,7 +137,7 @@ def right_context(s: SlotSetup, acc: dict) -> None:
     anchor("right")
     ra, rb, word = s.right
     right = {
-        label: (slots.tag_sentence(m, s.data.vocab, ra), slots.tag_sentence(m, s.data.vocab, rb))
+        label: (cache.tagged_sentence(m, s.data.vocab, ra), cache.tagged_sentence(m, s.data.vocab, rb))
         for label, m in labelled(s).items()
     }
 
@@ -153,7 +165,7 @@ def right_context(s: SlotSetup, acc: dict) -> None:
 def _stream(s: SlotSetup, sentence: str) -> None:
     """The bidirectional tagger re-tagging the sentence as its tokens arrive."""
     prep = prepare(sentence, s.data.vocab)
-    rows = slots.streaming_tags(s.shipped["bi"], prep.ids)
+    rows = cache.streaming_tags(s.shipped["bi"], prep.ids)
     text("stream", sentence=sentence, n_changes=slots.revisions(rows))
     st.dataframe(
         pd.DataFrame(

@@ -14,11 +14,14 @@ from rnnviz.text.tokenize import prepare
 from ... import cache
 from ...charts import chart
 from ...i18n import error_text, t
-from .common import SlotSetup, anchor, fmt_table, tagger_label, text
+from ...widgets import handed
+from .common import SENTENCE, SlotSetup, anchor, fmt_table, tagger_label, text
 from .sentence import _axes
 
 
-def flat_fnn(s: SlotSetup, sentence: str) -> None:
+def flat_fnn(s: SlotSetup) -> None:
+    """What the flattened FNN is and how many weights it has (its reach on the sentence, reach(),
+    is a part of the page's sentence fragment; the shifted split, shifted(), is not)."""
     anchor("flat")
     text(
         "flat",
@@ -27,8 +30,11 @@ def flat_fnn(s: SlotSetup, sentence: str) -> None:
         n_fnn=taggers.param_count(s.shipped["fnn"]),
         n_elman=taggers.param_count(s.shipped["elman"]),
     )
-    _reach(s, sentence)
-    _shifted(s)
+
+
+def reach(s: SlotSetup) -> None:
+    """A part of the page's sentence fragment: the two FNNs' reach on the sentence handed on."""
+    _reach(s, handed(SENTENCE)[0])
 
 
 def _reach(s: SlotSetup, sentence: str) -> None:
@@ -40,7 +46,7 @@ def _reach(s: SlotSetup, sentence: str) -> None:
         ids = prepare(sentence, s.data.vocab).ids
     try:
         reach = {
-            tagger_label(k): taggers.context_reach(m, ids)
+            tagger_label(k): cache.context_reach(m, ids)
             for k, m in (("fnn", s.shipped["fnn"]), ("flat", s.flat))
         }
     except InputError as err:
@@ -48,19 +54,19 @@ def _reach(s: SlotSetup, sentence: str) -> None:
         return
     tokens = prepare(sentence, s.data.vocab).tokens
     text("reach")
-    chart(figs.reach_heatmaps(tokens, reach, t("slots.fig.reach"), labels=_axes()), width="stretch",
-          key="slot_reach_chart")
+    chart(cache.figure(figs.reach_heatmaps, tokens, reach, t("slots.fig.reach"), labels=_axes()),
+          width="stretch", key="slot_reach_chart")
 
 
-def _shifted(s: SlotSetup) -> None:
+def shifted(s: SlotSetup) -> None:
     """Held-out accuracy as written and with "please" (请) in front: every slot one place later."""
     moved = slots.shifted_heldout(s.data, s.shift)
     models = {**{tagger_label(k): m for k, m in s.shipped.items()}, tagger_label("flat"): s.flat}
-    rows, acc, shifted = [], {}, t("slots.col.acc_shifted", prefix=s.sep.join(s.shift))
+    rows, acc, shifted_col = [], {}, t("slots.col.acc_shifted", prefix=s.sep.join(s.shift))
     for label, m in models.items():
         a, b = cache.heldout_scores(m, s.data)["accuracy"], cache.shifted_scores(m, moved)["accuracy"]
         acc[label] = (a, b)
-        rows.append({t("slots.col.tagger"): label, t("slots.col.acc"): a, shifted: b})
+        rows.append({t("slots.col.tagger"): label, t("slots.col.acc"): a, shifted_col: b})
     flat_a, flat_b = acc[tagger_label("flat")]
     el_a, el_b = acc[tagger_label("elman")]
     text(

@@ -15,13 +15,19 @@ from rnnviz.text.tokenize import prepare
 from ... import cache
 from ...charts import chart
 from ...i18n import t
-from ...widgets import exercise, exercise_number, md_escape
+from ...widgets import exercise, exercise_number, handed, md_escape
 from ...widgets import labelled_choice as coded
-from .common import BIND, SlotSetup, anchor, own_tagger, tag_name, tagger_label, text
+from .common import BIND, SENTENCE, SlotSetup, anchor, own_tagger, tag_name, tagger_label, text
 from .sentence import _axes
 
 
-@st.fragment
+def jordan_part(s: SlotSetup) -> None:
+    """The last part of the page's sentence fragment, a fragment of its own inside it
+    (ui/widgets.StepParts): its step slider and tag redraw it alone."""
+    sentence, tagged = handed(SENTENCE)
+    jordan_risk(s, sentence, next(iter(tagged.values())).tokens)
+
+
 def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
     """Force the output at step t to a wrong tag: Jordan feeds it on, Elman does not."""
     anchor("jordan")
@@ -48,8 +54,9 @@ def jordan_risk(s: SlotSetup, sentence: str, tokens: tuple) -> None:
         st.info(t("slots.force_same", t=step + 1, tag=tag_name(tag)))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     chart(
-        figs.forced_change(
-            tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag_name(tag)), labels=_axes()
+        cache.figure(
+            figs.forced_change, tokens, changes, step, t("slots.fig.forced", t=step + 1, tag=tag_name(tag)),
+            labels=_axes(),
         ),
         width="stretch",
         key="slot_forced_chart",  # keyed: a step move updates the chart in place

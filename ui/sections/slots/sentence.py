@@ -11,16 +11,17 @@ from rnnviz.explain import slots
 from rnnviz.figures import slots as figs
 from rnnviz.text.tokenize import prepare
 
-from ... import session
+from ... import cache, session
 from ...charts import chart
 from ...i18n import current_lang, error_text, t
 from ...page import figure_labels
+from ...widgets import follow_share, hand_on, md_escape
 from ...widgets import labelled_choice as coded
-from ...widgets import md_escape
 from .common import (
     BIND,
     DATA_LANG_KEY,
     DATA_LANGS,
+    SENTENCE,
     SlotSetup,
     anchor,
     labelled,
@@ -47,11 +48,23 @@ def toc() -> None:
     st.markdown(f"**{t('slots.toc')}** {links}")
 
 
+def sentence_parts(cur: session.Current, s: SlotSetup, acc: dict) -> None:
+    """The page's sentence fragment, first part (ui/widgets.StepParts): the sentence chosen and
+    what the taggers make of it (what to look at, the grid, the forms). Choosing another sentence
+    reruns this fragment's parts alone; (sentence, tagged) is handed on to the later parts."""
+    sentence, tagged = choose(cur, s)
+    hand_on(SENTENCE, (sentence, tagged))
+    look(tagged, (acc["fnn"], acc["bi"]))
+    grid(tagged)
+    form(tagged, s)
+
+
 def choose(cur: session.Current, s: SlotSetup):
     """(text, {label: Tagged}): the sentence to tag (a preset, the sidebar's, or typed) and every
     tagger's tags; an unusable sentence is explained and the notes' sentence shown instead."""
     source = coded(st.selectbox, t("slots.source"), SOURCES, [t(f"slots.source.{k}") for k in SOURCES],
-                   "slot_source", help=t("slots.source_help"), index=SOURCES.index(s.start))
+                   "slot_source", help=t("slots.source_help"), index=SOURCES.index(s.start),
+                   on_change=follow_share)
     if source == "own":
         sentence = st.text_input(
             t("slots.your_sentence"),
@@ -59,17 +72,18 @@ def choose(cur: session.Current, s: SlotSetup):
             key="slot_text",
             **BIND,
             max_chars=limits.MAX_TEXT_CHARS,
+            on_change=follow_share,
         )
     else:
         sentence = cur.text if source == "sidebar" else s.presets[source]
     models = labelled(s)
     try:
-        tagged = {label: slots.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
+        tagged = {label: cache.tagged_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     except InputError as err:
         st.error(md_escape(error_text(err)))
         st.info(t("slots.fallback"))
         sentence = s.presets["arrive"]
-        tagged = {label: slots.tag_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
+        tagged = {label: cache.tagged_sentence(m, s.data.vocab, sentence) for label, m in models.items()}
     st.code(sentence[:2000], language=None, wrap_lines=True)
     _notices(sentence, s)
     return sentence, tagged
@@ -106,7 +120,8 @@ def grid(tagged: dict) -> None:
     if unknown:
         text("unknown", unknown=md_escape(t("slots.list_sep").join(dict.fromkeys(unknown))))
     chart(
-        figs.tag_grid(
+        cache.figure(
+            figs.tag_grid,
             first.tokens,
             {k: v.probs for k, v in tagged.items()},
             title=t("slots.fig.grid"),
