@@ -141,3 +141,17 @@ def test_page5_sentence_choice_redraws_its_parts_and_an_open_share_box(server, b
         _main_has(pg, '("Leave")')  # Jordan's forced step names the new sentence's first word
         _link_has(pg, "slot_source=leave")
         assert not exceptions_on(pg)
+
+
+def test_page3_sum_or_mean_redraws_the_batch_and_an_open_share_box(server, browser):
+    """Page 3's padded batch is a fragment of its own (widgets.named_part): choosing the mean
+    redraws it, and the open share box follows (widgets.follow_part)."""
+    with page_at(browser, f"{server}/output?model=default&text={TEXT}") as pg:
+        _main_has(pg, "A padded batch.")
+        assert "out_batch_red" not in share_link(pg)  # opens the box
+        mean = pg.locator('.st-key-out_batch_red label:has(input:not(:checked))').first
+        mean.scroll_into_view_if_needed()
+        mean.click()
+        _link_has(pg, "out_batch_red=mean")
+        pg.wait_for_function("() => location.search.includes('out_batch_red=mean')", timeout=60_000)
+        assert not exceptions_on(pg)

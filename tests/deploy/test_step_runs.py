@@ -160,3 +160,35 @@ def test_page5_sentence_and_confusion_choices_redraw_only_what_they_drive():
     assert 0 < len(sentence.markdown) < len(full.markdown)
     assert "slot_source=leave" in link
     assert _index(matrix.markdown, held_out) == -1 and _index(matrix.markdown, REACH) == -1, matrix.markdown
+
+
+async def batch_choice(url: str) -> tuple:
+    s = Session(url, timeout=120, browser=True)
+    await s.connect()
+    await s.rerun("")  # the overview first, as a browser opening the link does
+    full = await s.rerun("output")
+    s.set_widget("out_batch_red", "mean")
+    chosen = await s.rerun()
+    link = s.query
+    await s.close()
+    return full, chosen, link
+
+
+def test_page3_sum_or_mean_redraws_the_padded_batch_alone():
+    """Page 3's padded batch is a fragment of its own (widgets.named_part): choosing the mean is
+    one run that draws that section, writes out_batch_red=mean into the link, and draws nothing
+    of the step view above it."""
+    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
+        seen = []
+
+        async def go():
+            seen.append(await batch_choice(url))
+        run_in_own_thread(go())
+    full, chosen, link = seen[0]
+    assert full.starts == chosen.starts == 1 and not chosen.exceptions
+    step, batch = "**Step 2: input ", "**A padded batch.**"
+    assert _index(full.markdown, step) >= 0 and _index(full.markdown, batch) >= 0
+    assert _index(chosen.markdown, step) == -1, chosen.markdown
+    assert _index(chosen.markdown, batch) >= 0
+    assert 0 < len(chosen.markdown) < len(full.markdown)
+    assert "out_batch_red=mean" in link

@@ -16,7 +16,7 @@ from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import guard, labelled_choice, md_escape, show_figure
+from ...widgets import follow_part, guard, labelled_choice, md_escape, named_part, show_figure
 from .common import BIND, PAGE, table
 
 
@@ -96,9 +96,17 @@ def reduction(cur: session.Current) -> None:
     )
 
 
+BATCH_VIEW = "out_batch_view"  # fragment key: the second sentence and sum / mean redraw this section alone
+
+
 def padded_batch(cur: session.Current) -> None:
-    """Two sentences in one batch: padding, the mask, IGNORE targets, sum vs mean."""
+    """Two sentences in one batch: padding, the mask, IGNORE targets, sum vs mean. Its controls
+    redraw it alone (a fragment of its own: nothing else on the page depends on them)."""
     st.header(t("output.h_batch"), anchor="out-batch")
+    named_part(BATCH_VIEW, _padded_batch, cur)
+
+
+def _padded_batch(cur: session.Current) -> None:
     vocab = cur.vocab
     half = out.first_half_text(cur.prepared.tokens, cur.level)
     other = (
@@ -109,6 +117,8 @@ def padded_batch(cur: session.Current) -> None:
             placeholder=half,
             max_chars=2000,
             help=t("output.batch2_help"),
+            on_change=follow_part,
+            args=(BATCH_VIEW,),
         )
         or half
     )
@@ -120,7 +130,7 @@ def padded_batch(cur: session.Current) -> None:
         pairs = [(list(cur.input_ids), list(cur.target_ids)), lm_pair(list(prep2.ids), vocab)]
         reds = ("sum", "mean")
         red = labelled_choice(st.radio, t("output.reduction"), reds, [t(f"output.red_{r}") for r in reds],
-                              "out_batch_red", horizontal=True)
+                              "out_batch_red", horizontal=True, on_change=follow_part, args=(BATCH_VIEW,))
         batch = out.padded_batch(cur.model, pairs, vocab.stoi.get(PAD, 0), red)
         batch_view(cur, pairs, batch, red)
 
