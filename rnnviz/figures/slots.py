@@ -9,7 +9,7 @@ from rnnviz.conventions import TAGS
 from rnnviz.figures.common import heatmap, step_labels, style
 from rnnviz.formatting import num
 
-from .grid import subplots
+from .grid import plain_figure, subplots
 
 TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
                "date": "#54a24b", "time": "#b279a2"}
@@ -42,7 +42,8 @@ def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
              labels: dict | None = None, tag_names: dict | None = None) -> go.Figure:
     """Rows = words, columns = taggers; each cell shows the chosen tag, coloured by tag,
     with every tag's probability on hover. probs_by_tagger: label -> (T, K) array;
-    tag_names: code -> the name shown (目的地 for destination), the codes by default."""
+    tag_names: code -> the name shown (目的地 for destination), the codes by default.
+    Built from plain dicts (grid.plain_figure): a new sentence on page 5 builds it anew."""
     A, names = _axes(labels), _names(tag_names)
     labels = list(probs_by_tagger)
     P = np.stack([np.asarray(probs_by_tagger[k]) for k in labels], axis=1)  # (T, n, K)
@@ -50,20 +51,19 @@ def tag_grid(tokens, probs_by_tagger: dict, title: str = "Tags by tagger",
     text = [[f"{names[b]} ({P[t, j, b]:.2f})" for j, b in enumerate(row)] for t, row in enumerate(best)]
     hover = [["<br>".join(f"p({tag}) = {num(P[t, j, k], 3)}" for k, tag in enumerate(names))
               for j in range(len(labels))] for t in range(P.shape[0])]
-    fig = go.Figure(go.Heatmap(
-        z=best + 0.5, x=labels, y=step_labels(tokens), zmin=0, zmax=len(TAGS),
-        colorscale=_discrete_scale(), showscale=False, text=text, texttemplate="%{text}",
-        customdata=hover, xgap=2, ygap=2,
-        hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>"))
-    for tag, name in zip(TAGS, names):  # a legend for the colours
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
-                                 marker={"size": 12, "color": TAG_COLOURS[tag], "symbol": "square"}))
-    fig.update_layout(title={"text": title}, xaxis_title=A["tagger"], yaxis_title=A["step"],
-                      height=140 + 38 * len(tokens),
-                      legend={"title": {"text": A["tag"]}}, plot_bgcolor="white")
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", side="top", tickangle=0)
-    return style(fig)
+    data = [{"colorscale": _discrete_scale(), "customdata": hover,
+             "hovertemplate": "%{y} · %{x}<br>%{customdata}<extra></extra>", "showscale": False, "text": text,
+             "texttemplate": "%{text}", "x": labels, "xgap": 2, "y": step_labels(tokens), "ygap": 2,
+             "z": best + 0.5, "zmax": len(TAGS), "zmin": 0, "type": "heatmap"}]
+    data += [{"marker": {"color": TAG_COLOURS[tag], "size": 12, "symbol": "square"}, "mode": "markers",
+              "name": name, "x": [None], "y": [None], "type": "scatter"}  # a legend for the colours
+             for tag, name in zip(TAGS, names)]
+    layout = {"title": {"text": title},
+              "xaxis": {"title": {"text": A["tagger"]}, "type": "category", "side": "top", "tickangle": 0},
+              "yaxis": {"title": {"text": A["step"]}, "autorange": "reversed", "type": "category"},
+              "height": 140 + 38 * len(tokens), "legend": {"title": {"text": A["tag"]}},
+              "plot_bgcolor": "white"}
+    return style(plain_figure(data, layout))
 
 
 def hidden_pair(h_a, h_b, name_a: str, name_b: str, title: str, labels: dict | None = None) -> go.Figure:
@@ -93,20 +93,18 @@ def confusion_figure(cm, title: str, labels: dict | None = None,
 
 def forced_change(tokens, changes: dict, t_forced: int, title: str, labels: dict | None = None) -> go.Figure:
     """How far each step's tag distribution moved (half the L1 distance, 0..1) after the
-    output at step t_forced was forced to a wrong tag; one bar group per tagger."""
+    output at step t_forced was forced to a wrong tag; one bar group per tagger. Built from plain
+    dicts (grid.plain_figure): a new sentence or step on page 5 builds it anew."""
     A = _axes(labels)
     x = step_labels(tokens)
-    fig = go.Figure()
-    for name, ch in changes.items():
-        fig.add_trace(go.Bar(x=x, y=np.asarray(ch), name=name,
-                             hovertemplate="%{x}<br>" + A["moved"] + ": %{y:.3f}<extra>" + name + "</extra>"))
-    fig.add_vline(x=t_forced, line_dash="dot", line_color="red")
-    fig.update_layout(title={"text": title}, xaxis_title=A["step"],
-                      yaxis_title=A["moved"], yaxis_range=[0, 1.05],
-                      barmode="group",
-                      legend={"orientation": "h", "y": -0.3})
-    fig.update_xaxes(type="category")
-    return style(fig)
+    data = [{"hovertemplate": "%{x}<br>" + A["moved"] + ": %{y:.3f}<extra>" + name + "</extra>", "name": name,
+             "x": x, "y": np.asarray(ch), "type": "bar"} for name, ch in changes.items()]
+    layout = {"shapes": [{"line": {"color": "red", "dash": "dot"}, "type": "line", "x0": t_forced,
+                          "x1": t_forced, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}],
+              "title": {"text": title}, "xaxis": {"title": {"text": A["step"]}, "type": "category"},
+              "yaxis": {"title": {"text": A["moved"]}, "range": [0, 1.05]}, "barmode": "group",
+              "legend": {"orientation": "h", "y": -0.3}}
+    return style(plain_figure(data, layout))
 
 
 def loss_curve(history, title: str = "Training loss", labels: dict | None = None) -> go.Figure:
