@@ -9,7 +9,7 @@ from plotly.colors import sample_colorscale
 from rnnviz.figures.common import merged, native, step_labels, style, validated_colorscale
 from rnnviz.formatting import num, plain_math, sub
 
-from .grid import plain_figure, subplots
+from .grid import cell_axes, grid_layout, plain_figure
 
 # Legends below the plot, in rows: on a phone (390 px) a legend at the side squeezed the plot to
 # a sliver; below it the plot keeps the whole width (at 1366 px it costs a line or two).
@@ -20,18 +20,6 @@ def _math(template: str, **numbers) -> str:
     """A label filled with numbers, its subscripts rendered for plotly's plain text: J_{t} with
     t = 3 reads J₃, never J_3."""
     return plain_math(template.format(**numbers))
-
-
-def _grid_layout(*args, **kw) -> dict:
-    """The layout of grid.subplots(*args, **kw) (make_subplots' grid, kept once per process) as a
-    plain dict to write a builder's settings into (no template: a new figure gets the default)."""
-    return {k: v for k, v in subplots(*args, **kw).layout.to_plotly_json().items() if k != "template"}
-
-
-def _axes(n: int) -> dict:
-    """The x and y axis of subplot n (1-based) of a one-row or one-column grid, as
-    add_trace(row, col) names them on a trace."""
-    return {"xaxis": f"x{n if n > 1 else ''}", "yaxis": f"y{n if n > 1 else ''}"}
 
 
 def _log10(v) -> np.ndarray:
@@ -124,18 +112,19 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     act, deriv = _SLOPE_NAMES[nonlinearity]
     deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
     diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
-    layout = _grid_layout(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
+    layout = grid_layout(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
                           subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
                                           plain_math(L["W_title"]),
                                           _math(L["J_title"], t=t + 1, diag=diag)))
     # plain trace dicts (nested keys in plotly's own order, as validation wrote them)
     data = [{"type": "bar", "hovertemplate": "%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>",
              "marker": {"color": "#888"}, "orientation": "h", "showlegend": False,
-             "x": np.asarray(slope, float), "y": units, **_axes(1)}]  # x (H,)
+             "x": np.asarray(slope, float), "y": units, **cell_axes(1)}]  # x (H,)
     # Each matrix gets its own symmetric scale: the slopes can shrink J far below W_h, and
     # on W_h's scale J would be a blank square. Both colour bars stay so sizes can be compared.
     for col, M, name in ((2, W_h, "W_h"), (3, J, "J")):
-        data.append(_jacobian_map(M, units, plain_math(name), layout[f"xaxis{col}"]["domain"]) | _axes(col))
+        domain = layout[f"xaxis{col}"]["domain"]
+        data.append(_jacobian_map(M, units, plain_math(name), domain) | cell_axes(col))
     # the rows are the slope panel's units: their names once, at the left (on a phone the
     # repeated u1 ... u96 ran into the next panel); W_h and J share their axes: one x title
     update = {"xaxis": {"title": {"text": L["slope"]}, "range": [0, 1]},
@@ -421,21 +410,21 @@ def factor_strip(rows, s: int, t: int, largest_drop, start: float, what_if=None,
     L = {**STRIP_LABELS, **(labels or {})}
     L |= {k: plain_math(L[k]) for k in ("factor", "slope", "running", "x")}  # ‖Jₖ ⋯ Jₜ₊₁‖, not J_{t+1}
     ks = [f"J{sub(r['k'] + 1)}" for r in rows]
-    layout = _grid_layout(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+    layout = grid_layout(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                           row_heights=[0.28, 0.22, 0.5])
     data = [{"type": "scatter", "marker": {"color": "#555", "size": 8, "symbol": "square"}, "mode": "markers",
-             "name": L["factor"], "x": ks, "y": _log10([r["factor"] for r in rows]), **_axes(1)},
+             "name": L["factor"], "x": ks, "y": _log10([r["factor"] for r in rows]), **cell_axes(1)},
             {"type": "scatter", "marker": {"color": "#2ca02c", "size": 8}, "mode": "markers",
-             "name": L["slope"], "x": ks, "y": _column(rows, "slope"), **_axes(2)},
+             "name": L["slope"], "x": ks, "y": _column(rows, "slope"), **cell_axes(2)},
             {"type": "scatter", "line": {"color": "#1f77b4"}, "mode": "lines+markers", "name": L["running"],
-             "x": ks, "y": _column(rows, "log10"), **_axes(3)}]
+             "x": ks, "y": _column(rows, "log10"), **cell_axes(3)}]
     if what_if is not None:
         data.append({"type": "scatter", "line": {"color": "#ff7f0e", "dash": "dash"}, "mode": "lines",
-                     "name": L["what_if"], "x": ks, "y": _column(what_if, "log10"), **_axes(3)})
+                     "name": L["what_if"], "x": ks, "y": _column(what_if, "log10"), **cell_axes(3)})
     if largest_drop is not None:
         data.append({"type": "scatter", "marker": {"color": "#d62728", "size": 14, "symbol": "x"},
                      "mode": "markers", "name": L["drop"], "x": [ks[largest_drop]],
-                     "y": native([rows[largest_drop]["log10"]]), **_axes(3)})
+                     "y": native([rows[largest_drop]["log10"]]), **cell_axes(3)})
     # the line at log10 ||I|| across the lowest panel: the shape add_hline(row=3, col=1) writes
     start_line = {"line": {"color": "#999", "dash": "dot"}, "type": "line", "x0": 0, "x1": 1,
                   "y0": start, "y1": start, "xref": "x3 domain", "yref": "y3"}

@@ -71,6 +71,18 @@ def subplots(*args, data: list[dict] | None = None, **kw) -> go.Figure:
 _STAND_IN = "\x00subplot title "  # a kept grid's title, replaced by the caller's
 
 
+def grid_layout(*args, **kw) -> dict:
+    """The layout of subplots(*args, **kw) (make_subplots' grid, kept once per process) as a
+    plain dict to write a builder's settings into (no template: a new figure gets the default)."""
+    return {k: v for k, v in subplots(*args, **kw).layout.to_plotly_json().items() if k != "template"}
+
+
+def cell_axes(n: int) -> dict:
+    """The x and y axis of subplot n (1-based) of a one-row or one-column grid, as
+    add_trace(row, col) names them on a trace."""
+    return {"xaxis": f"x{n if n > 1 else ''}", "yaxis": f"y{n if n > 1 else ''}"}
+
+
 def plain_figure(data: list[dict], layout: dict | None = None) -> go.Figure:
     """A figure from plain trace dicts (each names its "type"; nested dicts, no magic
     underscores) and a layout dict, built without plotly's per-property validation: a bar

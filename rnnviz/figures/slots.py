@@ -6,10 +6,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rnnviz.conventions import TAGS
-from rnnviz.figures.common import heatmap, step_labels, style
+from rnnviz.figures.common import heatmap, step_labels, style, updated, validated_colorscale
 from rnnviz.formatting import num
 
-from .grid import plain_figure, subplots
+from .grid import cell_axes, grid_layout, plain_figure
 
 TAG_COLOURS = {"other": "#d9d9d9", "destination": "#4c78a8", "departure": "#f58518",
                "date": "#54a24b", "time": "#b279a2"}
@@ -121,24 +121,30 @@ def loss_curve(history, title: str = "Training loss", labels: dict | None = None
 def reach_heatmaps(tokens, reach_by_tagger: dict, title: str, labels: dict | None = None) -> go.Figure:
     """One panel per tagger: R[t, s] = ||dz_t/dx_s|| (rows the tagged word, columns the input
     word), each panel on its own colour scale (a flattened FNN spreads a small reach over the
-    whole square; on a per-word FNN's scale it would look blank), with its own colour bar."""
+    whole square; on a per-word FNN's scale it would look blank), with its own colour bar.
+    Built from plain dicts on the kept grid (grid.grid_layout): a new sentence builds it anew."""
     A = _axes(labels)
     names = list(reach_by_tagger)
     steps = step_labels(tokens)
     # room between the panels for the first colour bar AND the second panel's word labels
-    fig = subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
+    layout = grid_layout(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
+    data = []
     for j, name in enumerate(names):
         R = np.asarray(reach_by_tagger[name], dtype=float)
-        right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]
-        fig.add_heatmap(z=R, x=steps, y=steps, zmin=0, zmax=float(np.nanmax(R)) or 1.0,
-                        colorscale="Blues", row=1, col=j + 1,
-                        colorbar={"title": {"text": A["reach_bar"], "side": "right"}, "x": right + 0.005,
-                                  "xanchor": "left",
-                                  "thickness": 10, "len": 0.8},
-                        hovertemplate=A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
-                                      + "%{z:.4g}<extra>" + name + "</extra>")
-        fig.update_xaxes(title_text=A["reach_x"], type="category", row=1, col=j + 1)
-        fig.update_yaxes(autorange="reversed", type="category", row=1, col=j + 1,
-                         title_text=A["reach_y"] if j == 0 else None)
-    fig.update_layout(title={"text": title}, height=200 + 30 * len(tokens))
-    return style(fig, top=70)
+        x_name, y_name = (f"{axis}axis{j + 1 if j else ''}" for axis in "xy")
+        right = layout[x_name]["domain"][1]
+        bar = {"len": 0.8, "thickness": 10, "title": {"side": "right", "text": A["reach_bar"]},
+               "x": right + 0.005, "xanchor": "left"}
+        data.append({"colorbar": bar,
+                     "colorscale": validated_colorscale("Blues"),
+                     "hovertemplate": A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
+                                      + "%{z:.4g}<extra>" + name + "</extra>",
+                     "x": steps, "y": steps, "z": R, "zmax": float(np.nanmax(R)) or 1.0, "zmin": 0,
+                     "type": "heatmap", **cell_axes(j + 1)})
+        y_axis = {"autorange": "reversed", "type": "category"}
+        if j == 0:
+            y_axis["title"] = {"text": A["reach_y"]}
+        x_axis = {"title": {"text": A["reach_x"]}, "type": "category"}
+        layout = updated(layout, {x_name: x_axis, y_name: y_axis})
+    layout = updated(layout, {"title": {"text": title}, "height": 200 + 30 * len(tokens)})
+    return style(plain_figure(data, layout), top=70)

@@ -1,4 +1,4 @@
-"""Page 5's tag grid and forced-change bars are built from plain dicts (rnnviz/figures/slots.py),
+"""Page 5's tag grid, forced-change bars and reach heatmaps are built from plain dicts (rnnviz/figures/slots.py),
 without plotly's per-property validation. Each is held here to the very JSON (same string: values
 and key order) the validated API gave: a reference built the old, validated way in this file,
 under plotly's default template and under Streamlit's."""
@@ -13,6 +13,7 @@ from rnnviz.conventions import TAGS
 from rnnviz.figures import slots
 from rnnviz.figures.common import step_labels, style
 from rnnviz.formatting import num
+from tests.core.figures.test_grid import validated_subplots
 
 RNG = np.random.default_rng(5)
 ZH = {"tagger": "标注器", "step": "第 t 步，字", "tag": "标签", "moved": "标签变化（0 到 1）"}
@@ -74,6 +75,27 @@ def validated_forced_change(tokens, changes, t_forced, title, labels=None):
     return style(fig)
 
 
+def validated_reach_heatmaps(tokens, reach_by_tagger, title, labels=None):
+    A = slots._axes(labels)
+    names = list(reach_by_tagger)
+    steps = step_labels(tokens)
+    fig = validated_subplots(1, len(names), subplot_titles=names, horizontal_spacing=0.22)
+    for j, name in enumerate(names):
+        R = np.asarray(reach_by_tagger[name], dtype=float)
+        right = fig.layout[f"xaxis{j + 1 if j else ''}"].domain[1]
+        fig.add_heatmap(z=R, x=steps, y=steps, zmin=0, zmax=float(np.nanmax(R)) or 1.0,
+                        colorscale="Blues", row=1, col=j + 1,
+                        colorbar={"title": {"text": A["reach_bar"], "side": "right"}, "x": right + 0.005,
+                                  "xanchor": "left", "thickness": 10, "len": 0.8},
+                        hovertemplate=A["reach_y"] + ": %{y}<br>" + A["reach_x"] + ": %{x}<br>"
+                                      + "%{z:.4g}<extra>" + name + "</extra>")
+        fig.update_xaxes(title_text=A["reach_x"], type="category", row=1, col=j + 1)
+        fig.update_yaxes(autorange="reversed", type="category", row=1, col=j + 1,
+                         title_text=A["reach_y"] if j == 0 else None)
+    fig.update_layout(title={"text": title}, height=200 + 30 * len(tokens))
+    return style(fig, top=70)
+
+
 def probs(T: int, n: int, dtype=float) -> dict:
     return {f"tagger {j}": RNG.dirichlet(np.ones(len(TAGS)), T).astype(dtype) for j in range(n)}
 
@@ -88,6 +110,13 @@ CASES = {  # name: (plain builder, validated reference, arguments)
     "forced_zh_f32_last": (slots.forced_change, validated_forced_change,
                            (list("离开台北"), {"Jordan": RNG.random(4).astype(np.float32)}, 3, "强制", ZH)),
     "forced_one_word": (slots.forced_change, validated_forced_change, (["<unk>"], {"J": [0.0]}, 0, "one")),
+    "reach": (slots.reach_heatmaps, validated_reach_heatmaps,
+              (["Arrive", "Taipei", "on", "<unk>"], {"FNN": np.diag(RNG.random(4)), "flat": RNG.random((4, 4))},
+               "reach")),
+    "reach_zh_one_zero": (slots.reach_heatmaps, validated_reach_heatmaps,
+                          (list("离开台北"), {"单字 FNN": np.zeros((4, 4), np.float32)}, "可及", {"reach_x": "字 s"})),
+    "reach_one_word": (slots.reach_heatmaps, validated_reach_heatmaps,
+                       (["x" * 80], {"a": [[0.5]], "b": [[2.0]], "c": [[0.0]]}, "one")),
 }
 
 
