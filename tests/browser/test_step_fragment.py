@@ -34,6 +34,21 @@ def _move_with_the_box_open(pg, key: str, at_3: list[str], at_4: list[str]) -> N
     _link_has(pg, f"{key}=4")
 
 
+def _choose(pg, key: str, option: str | None = None) -> None:
+    """Another value in the widget `key`, as a learner picks it: in a select box, the option
+    holding `option`; in a radio, the label holding `option` (none: its first one not chosen)."""
+    box = pg.locator(f'.st-key-{key} input[role="combobox"]')
+    if box.count():
+        box.first.scroll_into_view_if_needed()
+        box.first.click()
+        pg.locator('[role="option"]', has_text=option).first.click()
+        return
+    shown = f':has-text("{option}")' if option else ":has(input:not(:checked))"
+    label = pg.locator(f".st-key-{key} label{shown}").first
+    label.scroll_into_view_if_needed()
+    label.click()
+
+
 def step_right(pg, key: str = "hid_step", arrow: str = "ArrowRight") -> None:
     """The step slider one step right, from the keyboard (as a learner without a mouse does)."""
     thumb = pg.locator(f'.st-key-{key} input[type="range"]').first
@@ -116,9 +131,7 @@ def test_page2_cell_kind_redraws_its_section_and_an_open_share_box(server, brows
     with page_at(browser, f"{server}/hidden?model=default&text={TEXT}&hid_variants=true") as pg:
         _main_has(pg, "Step 2 of ")
         assert "hid_variants=true" in share_link(pg)  # opens the box
-        jordan = pg.locator('.st-key-hid_cell label:has-text("Jordan")').first
-        jordan.scroll_into_view_if_needed()
-        jordan.click()
+        _choose(pg, "hid_cell", "Jordan")
         _main_has(pg, "the state fed back is the previous output")
         _link_has(pg, "hid_cell=jordan")
         pg.wait_for_function("() => location.search.includes('hid_cell=jordan')", timeout=60_000)
@@ -134,10 +147,7 @@ def test_page5_sentence_choice_redraws_its_parts_and_an_open_share_box(server, b
     with page_at(browser, f"{server}/slots?model=default") as pg:
         _main_has(pg, "Arrive Taipei on November 2nd")
         assert "slot_source" not in share_link(pg)  # opens the box
-        box = pg.locator('.st-key-slot_source input[role="combobox"]').first
-        box.scroll_into_view_if_needed()
-        box.click()
-        pg.locator('[role="option"]', has_text="Leave Taipei").first.click()
+        _choose(pg, "slot_source", "Leave Taipei")
         _main_has(pg, '("Leave")')  # Jordan's forced step names the new sentence's first word
         _link_has(pg, "slot_source=leave")
         assert not exceptions_on(pg)
@@ -149,9 +159,7 @@ def test_page3_sum_or_mean_redraws_the_batch_and_an_open_share_box(server, brows
     with page_at(browser, f"{server}/output?model=default&text={TEXT}") as pg:
         _main_has(pg, "A padded batch.")
         assert "out_batch_red" not in share_link(pg)  # opens the box
-        mean = pg.locator('.st-key-out_batch_red label:has(input:not(:checked))').first
-        mean.scroll_into_view_if_needed()
-        mean.click()
+        _choose(pg, "out_batch_red")
         _link_has(pg, "out_batch_red=mean")
         pg.wait_for_function("() => location.search.includes('out_batch_red=mean')", timeout=60_000)
         assert not exceptions_on(pg)

@@ -88,29 +88,38 @@ def test_a_step_move_is_one_run_that_draws_every_part():
             assert _index(moved.markdown, words) == -1, (page, words, moved.markdown)
 
 
-async def cell_kind_change(url: str) -> tuple:
-    s = Session(url, timeout=120, browser=True, query="model=default&hid_variants=true")
+async def _choices(url: str, page: str, changes: list, query: str) -> list:
+    """A session as a browser's page drives it opens `page` (after the overview, as a browser
+    opening the link does), then makes each (widget key, value) change in turn: [(the full run,
+    the link), then (each change's run, the link after it)]."""
+    s = Session(url, timeout=120, browser=True, query=query)
     await s.connect()
-    await s.rerun("")  # the overview first, as a browser opening the link does
-    full = await s.rerun("hidden")
-    s.set_widget("hid_cell", "Jordan")
-    chosen = await s.rerun()
-    link = s.query
+    await s.rerun("")
+    runs = [(await s.rerun(page), s.query)]
+    for key, value in changes:
+        s.set_widget(key, value)
+        runs.append((await s.rerun(), s.query))
     await s.close()
-    return full, chosen, link
+    return runs
+
+
+def served_choices(page: str, changes: list, query: str = "model=default") -> list:
+    """_choices on a fresh `streamlit run` of this checkout."""
+    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
+        seen = []
+
+        async def go():
+            seen.extend(await _choices(url, page, changes, query))
+        run_in_own_thread(go())
+    return seen
 
 
 def test_page2_cell_kind_redraws_its_own_section_alone():
     """Page 2's Elman / Jordan / bidirectional section, open, is a fragment of its own
     (widgets.named_part): choosing Jordan is one run that draws the Jordan equations and
     heatmap, writes hid_cell=jordan into the link, and draws nothing of the step view above."""
-    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
-        seen = []
-
-        async def go():
-            seen.append(await cell_kind_change(url))
-        run_in_own_thread(go())
-    full, chosen, link = seen[0]
+    (full, _), (chosen, link) = served_choices("hidden", [("hid_cell", "Jordan")],
+                                               "model=default&hid_variants=true")
     assert full.starts == 1 and chosen.starts == 1
     assert not chosen.exceptions
     assert _index(full.markdown, "**Step 2 of ") >= 0  # the full run drew the step view
@@ -123,32 +132,13 @@ def test_page2_cell_kind_redraws_its_own_section_alone():
 REACH = "**How far each tag can see.**"  # page 5's reach prose, a part of its sentence fragment
 
 
-async def slot_choices(url: str) -> tuple:
-    s = Session(url, timeout=120, browser=True)
-    await s.connect()
-    await s.rerun("")  # the overview first, as a browser opening the link does
-    full = await s.rerun("slots")
-    s.set_widget("slot_source", "Notes: Leave Taipei on November 2nd")
-    sentence = await s.rerun()
-    link = s.query
-    s.set_widget("slot_cm_tagger", "Jordan RNN")
-    matrix = await s.rerun()
-    await s.close()
-    return full, sentence, link, matrix
-
-
 def test_page5_sentence_and_confusion_choices_redraw_only_what_they_drive():
     """Page 5's sections that show the chosen sentence are one fragment in parts (ui/widgets.
     StepParts): another sentence is one run that draws the grid, the reach and Jordan's forced tag
     for it, and none of the held-out sections between them. The confusion matrix's tagger is a
     fragment of its own (widgets.named_part): choosing Jordan draws that matrix alone."""
-    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
-        seen = []
-
-        async def go():
-            seen.append(await slot_choices(url))
-        run_in_own_thread(go())
-    full, sentence, link, matrix = seen[0]
+    (full, _), (sentence, link), (matrix, _) = served_choices(
+        "slots", [("slot_source", "Notes: Leave Taipei on November 2nd"), ("slot_cm_tagger", "Jordan RNN")])
     assert full.starts == sentence.starts == matrix.starts == 1
     assert not (full.exceptions or sentence.exceptions or matrix.exceptions)
     held_out = "**On the "  # the held-out section's prose, between the sentence's parts
@@ -162,29 +152,11 @@ def test_page5_sentence_and_confusion_choices_redraw_only_what_they_drive():
     assert _index(matrix.markdown, held_out) == -1 and _index(matrix.markdown, REACH) == -1, matrix.markdown
 
 
-async def batch_choice(url: str) -> tuple:
-    s = Session(url, timeout=120, browser=True)
-    await s.connect()
-    await s.rerun("")  # the overview first, as a browser opening the link does
-    full = await s.rerun("output")
-    s.set_widget("out_batch_red", "mean")
-    chosen = await s.rerun()
-    link = s.query
-    await s.close()
-    return full, chosen, link
-
-
 def test_page3_sum_or_mean_redraws_the_padded_batch_alone():
     """Page 3's padded batch is a fragment of its own (widgets.named_part): choosing the mean is
     one run that draws that section, writes out_batch_red=mean into the link, and draws nothing
     of the step view above it."""
-    with app_server(ROOT, "test-step-runs.log") as (url, _proc):
-        seen = []
-
-        async def go():
-            seen.append(await batch_choice(url))
-        run_in_own_thread(go())
-    full, chosen, link = seen[0]
+    (full, _), (chosen, link) = served_choices("output", [("out_batch_red", "mean")])
     assert full.starts == chosen.starts == 1 and not chosen.exceptions
     step, batch = "**Step 2: input ", "**A padded batch.**"
     assert _index(full.markdown, step) >= 0 and _index(full.markdown, batch) >= 0

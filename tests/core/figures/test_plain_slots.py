@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
 import pytest
 
 from rnnviz.conventions import TAGS
@@ -14,23 +13,11 @@ from rnnviz.figures import slots
 from rnnviz.figures.common import step_labels, style
 from rnnviz.formatting import num
 from tests.core.figures.test_grid import validated_subplots
+from tests.core.figures.test_plain_output import template, text  # noqa: F401 - template: autouse fixture
 
 RNG = np.random.default_rng(5)
 ZH = {"tagger": "标注器", "step": "第 t 步，字", "tag": "标签", "moved": "标签变化（0 到 1）"}
 ZH_TAGS = {"other": "其他", "destination": "目的地", "departure": "出发地", "date": "日期", "time": "时间"}
-
-
-@pytest.fixture(params=["plotly", "streamlit"], autouse=True)
-def template(request, monkeypatch):
-    """Every test under plotly's default template and Streamlit's (the default once it is imported)."""
-    import streamlit.elements.plotly_chart  # noqa: F401 - registers the "streamlit" template
-
-    monkeypatch.setattr(pio.templates, "default", request.param)
-    return request.param
-
-
-def text(fig) -> str:
-    return pio.to_json(fig, validate=False)
 
 
 # ---- the references: the validated code the plain builders replaced ------------------------------
