@@ -290,7 +290,7 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
                 rows.append(row(root_name, lang, page, what, [], [], f"no widget {key!r} on the page"))
                 continue
             kind, body = s.elements[key]
-            times, sizes, profs = [], [], []
+            times, sizes, profs, largest = [], [], [], []
             for i in range(args.repeat):
                 if not budget.left():
                     budget.skipped += 1
@@ -304,11 +304,15 @@ async def measure_page(base, root_name, lang, page, path, args, budget, rows, pr
                 else:
                     s.set_widget(key, value)
                     run = await s.rerun()
+                if run.bytes > max(sizes, default=-1):
+                    largest = list(s.sizes)
                 times.append(run.seconds)
                 sizes.append(run.bytes)
                 if prof:
                     profs += sorted(set(prof.glob("run-*.prof")) - before)
             rows.append(row(root_name, lang, page, what, times, sizes, f"{key}: {describe(kind, body)}"))
+            if args.elements and largest:
+                print_elements(f"{root_name} {lang} {page} {what} (its largest change)", largest, args.top)
             if prof and profs and what in (args.controls or ["step slider"]):
                 rows[-1]["profile"] = summarise_profile(profs, len(times), args.top)
         if args.list:
@@ -458,7 +462,8 @@ def main(argv=None) -> list:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--list", action="store_true", help="list every widget key of each page instead")
     ap.add_argument("--elements", action="store_true",
-                    help="print (to stderr) the --top largest elements of each warm visit")
+                    help="print (to stderr) the --top largest elements of each warm visit, "
+                         "and of each control's largest change")
     args = ap.parse_args(argv)
     if not 1 <= args.repeat <= MAX_REPEAT or not 0 <= args.warm_repeat <= MAX_REPEAT:
         ap.error(f"--repeat and --warm-repeat must be at most {MAX_REPEAT}")

@@ -168,3 +168,13 @@ def tokenizer_comparison(lang: str = "en") -> list:
 def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
     """The window pairs of a built-in corpus (the arguments are the key)."""
     return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
+
+
+@st.cache_resource(show_spinner=False)
+def builtin_pairs_warmed(radius: int, max_vocab: int) -> bool:
+    """Once per process and window: every built-in corpus's pairs made (about 0.1 s in all), so
+    that a learner switching corpus on page 7 never waits for one (issue 24: the first switch to
+    the English corpus took 0.2 s)."""
+    for code in origins.CORPORA:
+        w2v_builtin_pairs(code, radius, max_vocab)
+    return True

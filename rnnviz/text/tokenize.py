@@ -25,6 +25,11 @@ _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u3040-\u30ff\u
 _GRAPHEME = regex.compile(r"\X")  # an extended grapheme cluster (Unicode UAX #29)
 _DROPPED = ("Cc", "Cf", "Cs", "Co", "Cn")  # control, format, surrogate, private, unassigned
 _JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ: kept inside a cluster, dropped when left dangling
+# ASCII text (most of the English corpora) takes a shortcut with the same result: there every
+# character is its own cluster but "\r\n", and its word characters are letters, digits and "_"
+_ASCII_SPACE = regex.compile(r"\r\n|[\n\t]")
+_ASCII_DROPPED = regex.compile(r"[\x00-\x1f\x7f]")  # control characters (category Cc)
+_ASCII_TOKEN = regex.compile(r"[A-Za-z0-9_]+|[^A-Za-z0-9_\t\n\x0b\x0c\r\x1c-\x1f ]")  # not str.isspace
 
 
 def graphemes(text: str) -> list[str]:
@@ -37,6 +42,13 @@ def clean_text(text: str) -> str:
     """NFC, then drop control and zero-width characters (they are invisible and confuse
     tokens), keeping what belongs to a cluster: a ZWJ inside an emoji sequence, a variation
     selector, a combining mark. Newlines and tabs become spaces."""
+    if text.isascii():
+        return _ASCII_DROPPED.sub("", _ASCII_SPACE.sub(" ", text))
+    return _clean_clusters(text)
+
+
+def _clean_clusters(text: str) -> str:
+    """clean_text cluster by cluster (any text)."""
     kept = []
     for cluster in graphemes(unicodedata.normalize("NFC", text)):
         if cluster in ("\n", "\t", " ", "\r\n"):
@@ -63,6 +75,13 @@ def _kind(cluster: str) -> str:
 def _word_tokens(text: str) -> list[str]:
     """Runs of word clusters are one token; each CJK character and each symbol (punctuation,
     emoji with its modifiers) is one token; spaces separate."""
+    if text.isascii():
+        return _ASCII_TOKEN.findall(text)
+    return _cluster_tokens(text)
+
+
+def _cluster_tokens(text: str) -> list[str]:
+    """_word_tokens cluster by cluster (any text)."""
     out, run = [], []
     for cluster in graphemes(text):
         kind = _kind(cluster)

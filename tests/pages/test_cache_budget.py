@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 
 # st.cache_* functions allowed outside the budget: read-only built-ins and settings-only results
 SHARED = {"budget", "builtin", "pretrained_taggers", "tagging_data", "notes_check", "clipping",
-          "subword_table", "subword_corpus", "tokenizer_comparison", "w2v_builtin_pairs", "tied_model",
+          "subword_table", "subword_corpus", "tokenizer_comparison", "w2v_builtin_pairs", "builtin_pairs_warmed", "tied_model",
           "longrange_results", "note003_gradient_check", "flat_tagger", "zh_taggers", "zh_tagging_data",
           "zh_flat_tagger", "attention_twin", "builtin_vocab_size"}
 

@@ -2,6 +2,8 @@
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from rnnviz import limits
 from rnnviz.errors import InputError
@@ -11,6 +13,7 @@ from rnnviz.text.tokenize import (
     PAD,
     UNK,
     Vocab,
+    clean_text,
     decode_upload,
     hash_word,
     letter_trigrams,
@@ -151,3 +154,29 @@ def test_invisible_characters_still_dropped_but_not_inside_clusters():
     assert tokenize("ca\u200bts\u0000 like\u202e") == ["cats", "like"]
     assert tokenize("x\u200d y") == ["x", "y"]  # a dangling joiner is dropped
     assert tokenize("\ufeffhi\u00ad") == ["hi"]
+
+
+# ASCII text takes a shortcut (issue 24: the English Word2Vec corpus, 3,304 sentences, was read in
+# 0.12 s); it must cut exactly as the cluster-by-cluster path does, which handles any text
+_ASCII = hst.text(hst.characters(max_codepoint=127), max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ASCII)
+def test_ascii_shortcut_cleans_as_the_cluster_path(text):
+    from rnnviz.text.tokenize import _clean_clusters
+    assert clean_text(text) == _clean_clusters(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ASCII)
+def test_ascii_shortcut_cuts_words_as_the_cluster_path(text):
+    from rnnviz.text.tokenize import _clean_clusters, _cluster_tokens, _word_tokens
+    assert _word_tokens(text) == _cluster_tokens(text)  # on raw text too (spaces of every kind)
+    cleaned = clean_text(text)
+    assert tokenize(text) == _cluster_tokens(_clean_clusters(text)) == _word_tokens(cleaned)
+
+
+def test_ascii_shortcut_keeps_the_hard_cases():
+    assert tokenize("a\r\nb\rc\td\x00e\x7ff_g-2.5") == ["a", "bc", "def_g", "-", "2", ".", "5"]
+    assert tokenize("x\x1cy \x0bz") == ["xy", "z"]  # control characters go, as in any text

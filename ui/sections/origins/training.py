@@ -54,6 +54,7 @@ def pairs(src: tuple[str, list | None], radius: int):
     code, sentences = src
     with guard():
         if sentences is None and code in origins.CORPORA:
+            resources.builtin_pairs_warmed(radius, MAX_VOCAB)  # all three, the first time
             return resources.w2v_builtin_pairs(code, radius, MAX_VOCAB)
         if sentences is not None:
             return cache.w2v_text_pairs(tuple(map(tuple, sentences)), radius, MAX_VOCAB)
