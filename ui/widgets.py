@@ -53,8 +53,10 @@ def show_figure(fig, name: str, key: str | None = None) -> None:
 
 
 def download_figure(fig, name: str, key: str | None = None) -> None:
-    """The button that downloads a figure as standalone HTML (made only on click)."""
-    st.download_button(t("widgets.download_chart"), data=lambda: export.figure_html(fig),
+    """The button that downloads a figure as standalone HTML (made only on click). fig: the
+    figure, or a function that builds it (then the figure too is made only on click)."""
+    st.download_button(t("widgets.download_chart"),
+                       data=lambda: export.figure_html(fig() if callable(fig) else fig),
                        file_name=export.safe_filename(name, "html"), mime="text/html",
                        key=f"{key or export.safe_filename(name, 'html')}_html", on_click="ignore",
                        icon=":material/download:")

@@ -136,6 +136,66 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     return style(plain_figure(data, merged(layout, update)), top=80, bottom=110)
 
 
+# Page 4 draws J_t's parts as two charts side by side (issue 24): W_h, the same at every step,
+# and what a step changes, the slopes and J_t. So W_h is sent once, not with every step move (its
+# 96 x 96 map was 48 KB of a 149 KB move), and not redrawn. The two share their height and their
+# top and bottom margins, which nothing pushes out (margin.autoexpand off): their rows of units
+# line up across the row.
+ROW_HEIGHT = 500
+_ROW_MARGIN = {"t": 60, "b": 150, "autoexpand": False}
+_SLOPE_LEFT = 72  # room for the u1 ... uH ticks and the axis title of the slopes
+
+
+def jacobian_title(t: int, nonlinearity: str = "tanh", labels: dict | None = None) -> str:
+    """The row's title: "Step Jacobian J₂: tanh slopes and Wₕ" (t 0-based)."""
+    L = {**JACOBIAN_LABELS, **(labels or {})}
+    return _math(L["title"], t=t + 1, act=_SLOPE_NAMES[nonlinearity][0])
+
+
+def jacobian_weights(W_h, labels: dict | None = None) -> go.Figure:
+    """The row's first chart: W_h on its own symmetric colour scale (the same at every step)."""
+    L = {**JACOBIAN_LABELS, **(labels or {})}
+    units = [f"u{j + 1}" for j in range(len(W_h))]
+    data = [_jacobian_map(W_h, units, plain_math("W_h"), [0.0, 1.0])]
+    update = {"title": {"text": plain_math(L["W_title"])},
+              "xaxis": {"title": {"text": plain_math(L["from"])}},
+              "yaxis": {"autorange": "reversed", "showticklabels": False}}
+    return _row_chart(data, update, left=10)
+
+
+def jacobian_step(slope, J, t: int, nonlinearity: str = "tanh", labels: dict | None = None) -> go.Figure:
+    """The row's second chart, titled for the row (jacobian_title): the slopes phi'(a_t) (one bar
+    per unit, u1 at the top) and their product with W_h, J_t = diag(phi'(a_t)) W_h, on its own
+    symmetric colour scale (the slopes can shrink it far below W_h: on W_h's scale it would be a
+    blank square). The slopes' title names the model's own derivative (1 - h_t^2, 1[a_t > 0] or 1)."""
+    L = {**JACOBIAN_LABELS, **(labels or {})}
+    units = [f"u{j + 1}" for j in range(len(slope))]
+    act, deriv = _SLOPE_NAMES[nonlinearity]
+    deriv = plain_math(deriv.format(t=t + 1))
+    diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
+    layout = grid_layout(1, 2, column_widths=[0.28, 0.72], horizontal_spacing=0.06,
+                         subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
+                                         _math(L["J_title"], t=t + 1, diag=diag)))
+    data = [{"type": "bar", "hovertemplate": "%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>",
+             "marker": {"color": "#888"}, "orientation": "h", "showlegend": False,
+             "x": np.asarray(slope, float), "y": units, **cell_axes(1)},  # x (H,)
+            _jacobian_map(J, units, "J", layout["xaxis2"]["domain"]) | cell_axes(2)]
+    update = {"title": {"text": jacobian_title(t, nonlinearity, labels)},
+              "xaxis": {"title": {"text": L["slope"]}, "range": [0, 1]},
+              "yaxis": {"autorange": "reversed", "title": {"text": plain_math(L["to"])}},
+              "xaxis2": {"title": {"text": plain_math(L["from"])}},
+              "yaxis2": {"autorange": "reversed", "showticklabels": False}}
+    return _row_chart(data, merged(layout, update), left=_SLOPE_LEFT)
+
+
+def _row_chart(data: list[dict], layout: dict, left: int) -> go.Figure:
+    fig = style(plain_figure(data, {**layout, "height": ROW_HEIGHT}), top=_ROW_MARGIN["t"],
+                bottom=_ROW_MARGIN["b"])
+    margin = {**fig.layout.margin.to_plotly_json(), **_ROW_MARGIN, "l": left}
+    return go.Figure({"data": fig.data, "layout": merged(fig.layout.to_plotly_json(), {"margin": margin})},
+                     _validate=False)
+
+
 def _jacobian_map(M, units: list[str], name: str, domain) -> dict:
     """One H x H matrix as a plain heatmap trace on its own symmetric colour scale, its colour
     bar lying flat under its panel (domain: the panel's x domain; beside it, on a phone, it ran

@@ -370,3 +370,39 @@ def test_over_budget_bidirectional_backward_map_is_windowed(monkeypatch):
     want = backward_jacobian_norms(model, tr, 2, start=tr.T - 15).numpy()
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
     assert list(hm["data"][0]["y"])[0].startswith(f"{tr.T - 14} ")
+
+
+def by_panels(at, titles):
+    return [f for f in figures(at) if [a.get("text") for a in f["layout"].get("annotations") or []] == titles]
+
+
+def test_step_jacobian_row_is_autograd_and_the_weights_chart_stays(app):
+    """J_t's row of two charts (issue 24: W_h in a chart of its own, sent once): W_h, then the
+    slopes and J_t, against autograd's dh_t/dh_{t-1} in float64; a step move changes the second
+    chart, never W_h's (its figure is the same, so the browser keeps its copy)."""
+    at = page(app, "I like cats you", model="default")
+    model, vocab, meta = load_builtin("default")
+    ids, _ = lm_pair(list(prepare("I like cats you", vocab, meta.get("level", "word")).ids), vocab)
+    W = model.W_h.detach().double()
+    x = model.E.detach().double()[torch.tensor(ids)]  # (T, d)
+    W_x, b = model.W_x.detach().double(), model.b_h.detach().double()
+    before = None
+    for step in (2, 3):
+        at.slider(key="bptt_step").set_value(step).run()
+        no_exception(at)
+        [weights] = fig_by_title(at, "Wₕ")
+        [jac] = by_panels(at, [f"1 - h{'₂₃'[step - 2]}²", f"J{'₂₃'[step - 2]} (own scale)"])
+        h = torch.zeros(W.shape[0], dtype=torch.float64)
+        for t in range(step - 1):  # h_{step-1}, by hand
+            h = torch.tanh(W_x @ x[t] + W @ h + b)
+        prev = h.clone().requires_grad_(True)
+        x_t = x[step - 1]
+        J = torch.autograd.functional.jacobian(lambda p, x_t=x_t: torch.tanh(W_x @ x_t + W @ p + b), prev)
+        h_t = torch.tanh(W_x @ x_t + W @ h + b)
+        np.testing.assert_allclose(jac["data"][0]["x"], (1 - h_t ** 2).numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(jac["data"][1]["z"], J.numpy(), rtol=1e-5, atol=1e-6)  # float32 on the wire
+        np.testing.assert_allclose(weights["data"][0]["z"], W.numpy(), rtol=1e-6, atol=1e-7)
+        if before is not None:  # the same figure at the next step
+            assert weights["layout"] == before["layout"]
+            np.testing.assert_array_equal(weights["data"][0]["z"], before["data"][0]["z"])
+        before = weights

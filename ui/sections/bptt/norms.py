@@ -17,11 +17,12 @@ from rnnviz.formatting import num
 
 from ... import cache, session
 from ...cellpick import pick_cell
+from ...charts import chart
 from ...i18n import t
 from ...model_text import prose_values
 from ...page import folded
+from ...widgets import download_figure, show_figure
 from ...widgets import labelled_choice as coded
-from ...widgets import show_figure
 from .common import BIND, P, anchor, elman_1d, labels, text, window_caption, window_note
 
 SCALES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]
@@ -111,15 +112,19 @@ def jacobian_view(cur: session.Current, view: View, t_: int) -> None:
         jmax=num(jf["max_J"]),
         **pv,
     )
-    fig = cache.figure(figs.jacobian_parts,  # once per step and model: a step moved back to pays nothing
-        jf["slope"].numpy(),
-        jf["W_h"].numpy(),
-        jf["J"].numpy(),
-        t_,
-        nonlinearity=cur.model.cfg.nonlinearity,
-        labels=labels("jacobian", *figs.JACOBIAN_LABELS),
-    )
-    show_figure(fig, "bptt-jacobian", key="bptt_jacobian")
+    phi, L = cur.model.cfg.nonlinearity, labels("jacobian", *figs.JACOBIAN_LABELS)
+    slope, W_h, J = jf["slope"].numpy(), jf["W_h"].numpy(), jf["J"].numpy()  # (H,), (H, H), (H, H)
+    # two charts in a row, each built once per input: W_h's is the same at every step, so a
+    # step move sends it as a reference to the copy the browser has (not its 48 KB again)
+    for col, fig, key in zip(st.columns([0.4, 0.6], gap="small"),
+                             (cache.figure(figs.jacobian_weights, W_h, labels=L),
+                              cache.figure(figs.jacobian_step, slope, J, t_, phi, labels=L)),
+                             ("bptt_jacobian_weights", "bptt_jacobian")):
+        with col:
+            chart(fig, width="stretch", key=f"{key}_chart")
+    # the download is the three parts as one figure, made on click
+    download_figure(lambda: figs.jacobian_parts(slope, W_h, J, t_, nonlinearity=phi, labels=L),
+                    "bptt-jacobian", key="bptt_jacobian")
 
 
 def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
