@@ -164,9 +164,10 @@ def tokenizer_comparison(lang: str = "en") -> list:
     return origins.tokenizer_rows(lang, subword_table(lang))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=len(origins.CORPORA) * limits.W2V_MAX_RADIUS, show_spinner=False)
 def w2v_builtin_pairs(code: str, radius: int, max_vocab: int):
-    """The window pairs of a built-in corpus (the arguments are the key)."""
+    """The window pairs of a built-in corpus (the arguments are the key): room for every corpus
+    at every radius (about 8 MB in all), so none that builtin_pairs_warmed made is dropped."""
     return word2vec.pair_corpus(origins.corpus_sentences(code), radius, max_vocab)
 
 
