@@ -3,6 +3,7 @@ has finished and the page is drawn, and how many bytes a page visit receives.
 
     python bench/bench_browser_slider.py [BASE_ROOT [CURRENT_ROOT]] [--repeat 5] [--one-server]
                                          [--pages embedding,hidden,output,bptt,gates] [--lang en]
+                                         [--answered]
 
 Defaults: BASE_ROOT /work/wt/base (commit 6134da8, the "before"), CURRENT_ROOT this checkout.
 Both servers are started (`streamlit run` on 127.0.0.1, free ports, bench/appserver.py) and
@@ -25,6 +26,10 @@ new browser context:
   script_finished to the websocket (the servers run under bench/answer_server.py, which notes
   the time; same machine, same clock). "finished" minus "answered" is the browser's own delay:
   its renderer handles the frame only once it has drawn the frames before it;
+
+--answered: after the visit, every predict-first checkpoint's Skip is clicked before the moves,
+so a move redraws the figures they guard, as for a learner who answered them (6134da8 had no
+checkpoints: it always drew them).
 
 Prints per page and root the medians, and the ratio base / current (> 1: current faster).
 Bounded: at most 20 repeats and --max-seconds overall (then it stops and says so).
@@ -114,6 +119,22 @@ def open_step_slider(pg, frames: Frames, url: str, page: str, timeout_s: float):
     return slider
 
 
+def skip_checkpoints(pg, frames: Frames, timeout_s: float) -> int:
+    """--answered: click every predict-first checkpoint's Skip (as a learner who answered them
+    sees the page: the figures they guard drawn, and redrawn by each move); returns how many."""
+    skipped = 0
+    for _ in range(6):
+        buttons = pg.locator('[class*="st-key-checkpoint_"][class*="_skip"] button')
+        if buttons.count() == 0:
+            break
+        n = len(frames.finished)
+        buttons.first.click(timeout=timeout_s * 1000)
+        wait_finished(pg, frames, n, timeout_s)
+        settle(pg, timeout_s)
+        skipped += 1
+    return skipped
+
+
 def measure(browser, base: str, page: str, args, answers: Path | None = None) -> dict:
     """One page on one server: the visit, then --repeat step moves. answers: the server's answer
     log (bench/answer_server.py), for "answered"."""
@@ -130,6 +151,10 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
             out["error"] = "no script_finished on the visit"
             return out
         out["visit_s"], out["visit_bytes"] = time.perf_counter() - t0, frames.bytes
+        if getattr(args, "answered", False):
+            out["skipped"] = skip_checkpoints(pg, frames, args.timeout)
+            slider.scroll_into_view_if_needed()
+            pg.wait_for_timeout(500)
         for i in range(args.repeat):
             pg.wait_for_timeout(300)
             slider.focus()  # again each time: a rerun may have replaced the element
@@ -179,6 +204,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--timeout", type=float, default=120, help="seconds per wait at most")
     ap.add_argument("--max-seconds", type=float, default=1200)
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--answered", action="store_true",
+                    help="skip every predict-first checkpoint after the visit, before the moves "
+                         "(the figures they guard are drawn then; 6134da8 had no checkpoints)")
     ap.add_argument("--one-server", action="store_true",
                     help="one server at a time: every page on the base root, then on the current one")
     args = ap.parse_args(argv)
@@ -244,6 +272,7 @@ def main(argv=None) -> dict:
             print(f"{page:<10} {name:<8} {vs:>8} {vb:>9} {med(r['finished_s']):>11.3f} "
                   f"{med(r['drawn_s']):>8.3f} {med(r['move_bytes']) / 1024:>8.0f} "
                   f"{med(r.get('request_s', [])):>10.3f} {med(r.get('answered_s', [])):>11.3f}"
+                  + (f"  {r['skipped']} checkpoint(s) skipped" if "skipped" in r else "")
                   + (f"  {r['error']}" if r.get("error") else ""))
         b, c = results["base"].get(page), results["current"].get(page)
         if b and c and b["drawn_s"] and c["drawn_s"]:

@@ -3,8 +3,10 @@
 The figure gets rnnviz.figures.pick's invisible marker layer (Streamlit reports clicks on scatter
 points, not on heatmap cells); a click writes the cell into two number inputs, which are the
 keyboard path; the chosen cell travels in the share link as one parameter (cell=s,t on a
-Jacobian map, unit=k,t on a hidden map; an old link's two parameters still open it). Everything
-about how a click is caught is here: when Streamlit reports heatmap cells, only this file changes.
+Jacobian map, unit=k,t on a hidden map; an old link's two parameters still open it). The chart
+is ui.charts.chart with on_select: drawn in place, it reports a click on a marker as its "select"
+event (ui/plotly_chart.js), else st.plotly_chart reports it as a selection; charts.selected_points
+reads either. Everything else about how a click is caught is here.
 """
 from __future__ import annotations
 
@@ -21,11 +23,7 @@ from .widgets import clamp_kept, download_figure, md_escape
 
 def _take(chart: str, keys: tuple[str, str], first: tuple[int, int], bounds, panels=None) -> None:
     """on_select: the clicked marker's (row, col) -> the two number inputs (1-based numbers)."""
-    event = st.session_state.get(chart)
-    points = getattr(getattr(event, "selection", None), "points", None)
-    if points is None and isinstance(event, dict):
-        points = event.get("selection", {}).get("points")
-    cell = picked(points)
+    cell = picked(charts.selected_points(st.session_state.get(chart)))
     if cell is None:
         return
     for key, index, start, (lo, hi) in zip(keys, cell[:2], first, bounds):

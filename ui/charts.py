@@ -11,8 +11,10 @@ to Plotly.react: 1.9-2.9x less of a step move's drawing per changed chart. The b
 Plotly.js and that code once per tab: app.py puts plotly.py's Plotly.js and plotly_chart.js in
 static/ beside the script Streamlit runs (serve_plotly), which Streamlit serves at /app/static/
 (`server.enableStaticServing`); each element carries only chart_loader.js (0.7 KB). A chart
-that reports clicks (on_select: ui/cellpick) and every chart of a page that did not serve
-Plotly.js go to st.plotly_chart(..., theme=None).
+that reports clicks (on_select: ui/cellpick) is drawn in place too and sends a click on a point
+as its "select" event (nineteenth session: st.plotly_chart mounted page 2's hidden-state map
+anew on every step move, 0.47 -> 0.37 s drawn for a learner past its checkpoint). Every chart of
+a page that did not serve Plotly.js goes to st.plotly_chart(..., theme=None).
 
 Why (issue 24, `python bench/bench_chart_draw.py --why-twice`): st.plotly_chart's default theme
 ("streamlit") makes its chart component copy each new figure through JSON after it first drew
@@ -105,6 +107,7 @@ _COLOR_AXIS = re.compile(r"^coloraxis\d*$")
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"  # plotly.py's Plotly.js
 IN_PLACE_OPTIONS = frozenset({"key", "width"})  # what the chart drawn in place takes
+CLICK_OPTIONS = frozenset({"on_select", "selection_mode"})  # ... and, for clicks on points
 _served: set[str] = set()  # folders of main scripts whose static/ holds served_files()
 _serving = threading.Lock()
 
@@ -112,12 +115,31 @@ _serving = threading.Lock()
 def chart(fig, **kw) -> None:
     """The figure in Streamlit's look, without Streamlit's theme pass: drawn in place (the same
     chart takes each new figure, see ui/plotly_chart.js) once app.py has served Plotly.js
-    (serve_plotly), else, and for a chart that reports clicks (on_select), st.plotly_chart."""
+    (serve_plotly), else st.plotly_chart. A chart that reports clicks (on_select=callback,
+    selection_mode="points", a key: ui/cellpick) is drawn in place too: a click on a point sends
+    {"points": [{"customdata": ...}]} as its "select" event, st.session_state[key]["select"], and
+    calls the callback (as st.plotly_chart's selection would, whose points carry customdata too)."""
     fig = fig if isinstance(fig, LookedFigure) else looked(fig)
-    if set(kw) <= IN_PLACE_OPTIONS and _plotly_served():
-        _in_place_chart()(data=_payload(fig), key=kw.get("key"), width=kw.get("width", "stretch"))
+    clicks = kw.get("on_select") is not None and kw.get("key") is not None \
+        and kw.get("selection_mode", "points") == "points"
+    shown = {k: v for k, v in kw.items() if k not in CLICK_OPTIONS} if clicks else kw
+    if set(shown) <= IN_PLACE_OPTIONS and _plotly_served():
+        events = {"on_select_change": kw["on_select"]} if clicks else {}
+        _in_place_chart()(data=_payload(fig, clicks), key=kw.get("key"), width=kw.get("width", "stretch"),
+                          **events)
     else:
         st.plotly_chart(fig, theme=None, **kw)
+
+
+def selected_points(event) -> list | None:
+    """The points of a click on a chart (ui/cellpick): as the chart drawn in place reports them
+    ({"select": {"points": [...]}}) or as st.plotly_chart's selection does."""
+    if isinstance(event, dict) and isinstance(event.get("select"), dict):
+        return event["select"].get("points")
+    points = getattr(getattr(event, "selection", None), "points", None)
+    if points is None and isinstance(event, dict):
+        points = (event.get("selection") or {}).get("points")
+    return points
 
 
 def serve_plotly(app_dir=None) -> bool:
@@ -205,14 +227,16 @@ FIGURE_FIRST = '{"figure": '
 FAILED_LAST = ', "failed": '
 
 
-def _payload(fig: LookedFigure) -> bytes:
+def _payload(fig: LookedFigure, clicks: bool = False) -> bytes:
     """What the chart element carries, as UTF-8 bytes: {"figure": Plotly's JSON as st.plotly_chart
     writes it, "failed": the message shown if Plotly.js cannot be loaded, "full" and "close": the
-    labels of the full-screen button, "steady": steady_margins()}."""
+    labels of the full-screen button, "steady": steady_margins(), "clicks": whether a click on a
+    point is reported}."""
     plain = fig.to_dict()
     figure = pio.to_json(plain, validate=False)
     words = json.dumps({"failed": t("widgets.chart_failed"), "full": t("widgets.chart_fullscreen"),
-                        "close": t("widgets.chart_fullscreen_close"), "steady": steady_margins(plain)})
+                        "close": t("widgets.chart_fullscreen_close"), "steady": steady_margins(plain),
+                        "clicks": clicks})
     return f"{FIGURE_FIRST}{figure}, {words[1:]}".encode()
 
 

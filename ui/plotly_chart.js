@@ -141,8 +141,21 @@ function keepMargins(div) {
   div.__margins = { l: size.l, b: size.b,
                     r: Math.min(size.r, own.r + EDGE), t: Math.min(size.t, own.t + EDGE) };
 }
-export default function ({ parentElement, data }) {
-  const { figure, failed, full, close, steady } = JSON.parse(
+// A chart that reports clicks (data's "clicks", ui/cellpick): a click on a point that carries
+// customdata (rnnviz/figures/pick's marker over each heatmap cell) is sent as the "select" event,
+// {"points": [{"customdata": ...}]}, as st.plotly_chart's selection reports it.
+function reportClicks(div, setTriggerValue) {
+  div.__report = setTriggerValue;  // the latest call's
+  if (div.__clicking) return;
+  div.__clicking = true;
+  div.on("plotly_click", event => {
+    const points = (event?.points || []).filter(p => Array.isArray(p.customdata))
+      .map(p => ({ customdata: p.customdata }));
+    if (points.length && div.__clicks && div.__report) div.__report("select", { points });
+  });
+}
+export default function ({ parentElement, data, setTriggerValue }) {
+  const { figure, failed, full, close, steady, clicks } = JSON.parse(
     typeof data === "string" ? data : new TextDecoder().decode(data));
   const frame = frameOf(parentElement);
   frame.__labels = { full, close };
@@ -157,8 +170,13 @@ export default function ({ parentElement, data }) {
     div.__plotly = Plotly;
     div.__height = figure.layout?.height;  // the figure's own height, for leaving full screen
     const layout = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
+    div.__clicks = Boolean(clicks);
     Plotly.react(div, figure.data, withMargins(div, layout, steady), { displaylogo: false })
-      .then(() => { if (div.__calls === call) keepMargins(div); });
+      .then(() => {
+        if (div.__calls !== call) return;
+        keepMargins(div);
+        if (clicks) reportClicks(div, setTriggerValue);  // div.on exists once Plotly has drawn
+      });
     frame.classList.add("rnnviz-chart-drawn");  // the full-screen button: for a drawn chart only
     // follow the width Streamlit gives the chart (a sidebar opened or closed, the window resized),
     // from the width Plotly just drew at: measuring the <div> here would lay out the page again
@@ -183,6 +201,7 @@ export default function ({ parentElement, data }) {
     if (div.__calls !== call) return;
     if (frame.__full) listen(frame, false);  // the chart leaves the page: no redraw, only the listeners
     if (div.__resize) div.__resize.disconnect();
-    if (div.__plotly) div.__plotly.purge(div);
+    if (div.__plotly) div.__plotly.purge(div);  // its click listener too
+    div.__clicking = false;
   };
 }

@@ -2,7 +2,8 @@
 served Plotly.js (serve_plotly), a chart is an st.components.v2 element ("rnnviz_chart",
 ui/plotly_chart.js) that carries the very JSON st.plotly_chart would have sent, keyed so that a
 changed figure updates the chart already drawn instead of mounting a new one. A chart that reports
-clicks, and every chart when Plotly.js is not served, stays st.plotly_chart.
+clicks is drawn in place too (nineteenth session: it sends a click on a point as its "select"
+event); every chart when Plotly.js is not served stays st.plotly_chart.
 tests/browser/test_chart_look.py checks in Chromium that both draw the same pixels."""
 from __future__ import annotations
 
@@ -65,10 +66,11 @@ def test_a_chart_is_drawn_in_place_with_the_json_st_plotly_chart_sends(monkeypat
     no_exception(at)
     assert at.session_state["served"] is True
     drawn, reference, clicked = chart_elements(at)
-    assert (drawn.type, reference.type, clicked.type) == ("bidi_component", "plotly_chart", "plotly_chart")
+    assert (drawn.type, reference.type, clicked.type) == ("bidi_component", "plotly_chart", "bidi_component")
     assert drawn.proto.component_name == "rnnviz_chart" and drawn.proto.id.endswith("-drawn")
-    assert chart_json(drawn) == reference.proto.spec  # the same bytes of figure
+    assert chart_json(drawn) == reference.proto.spec == chart_json(clicked)  # the same bytes of figure
     payload = json.loads(drawn.proto.bytes)
+    assert (payload["clicks"], json.loads(clicked.proto.bytes)["clicks"]) == (False, True)
     assert payload["failed"] == charts.t("widgets.chart_failed")  # what the chart says if Plotly.js fails
     # the full-screen button's labels, from the catalogue
     assert (payload["full"], payload["close"]) == ("View fullscreen", "Close fullscreen")
@@ -161,3 +163,18 @@ def test_the_app_draws_its_charts_in_place(app):
     assert all(el.proto.selection_mode for el in drawn if el.type == "plotly_chart")
     assert (ROOT / "static" / PLOTLY_NAME).stat().st_size == charts.PLOTLY_JS.stat().st_size
     assert any(el.proto.id.endswith("-hid_fig_terms_chart") for el in drawn), [el.proto.id for el in drawn]
+
+
+def test_a_click_reaches_the_cell_as_either_chart_reports_it():
+    """ui/cellpick reads a click from the chart drawn in place ({"select": {"points": ...}}, the
+    component's event, ui/plotly_chart.js) and from st.plotly_chart's selection alike."""
+    points = [{"customdata": [2, 5]}]
+    assert charts.selected_points({"select": {"points": points}}) == points
+    assert charts.selected_points({"selection": {"points": points}}) == points
+
+    class Event:  # st.plotly_chart's event object
+        selection = type("Selection", (), {"points": points})
+
+    assert charts.selected_points(Event()) == points
+    assert charts.selected_points({"select": None}) is None
+    assert charts.selected_points(None) is None
