@@ -449,14 +449,15 @@ def figure(build, *args, **kw) -> CachedFigure:
 
 
 @kept("figure", copy=False)
-def _clickable(name: str, digest: str, chosen: tuple[int, int], panel: int, _build, _args: tuple,
-               _kw: dict) -> dict:
-    return streamlit_look(pick.clickable(_build(*_args, **_kw), chosen, panel).to_plotly_json())
+def _clickable(name: str, digest: str, chosen: tuple[int, int], panel: int, layer: bool, _build,
+               _args: tuple, _kw: dict) -> dict:
+    return streamlit_look(pick.clickable(_build(*_args, **_kw), chosen, panel, layer).to_plotly_json())
 
 
-def clickable(fig: CachedFigure, chosen: tuple[int, int], panel: int = 0) -> CachedFigure:
+def clickable(fig: CachedFigure, chosen: tuple[int, int], panel: int = 0, layer: bool = True) -> CachedFigure:
     """A cached heatmap made clickable (rnnviz.figures.pick.clickable) with a ring on `chosen`
-    (0-based row, col of heatmap `panel`), built once per (figure, chosen cell, panel): a step
-    move or a page visit that shows the same cell pays nothing."""
+    (0-based row, col of heatmap `panel`), built once per (figure, chosen cell, panel, layer): a
+    step move or a page visit that shows the same cell pays nothing. layer=False: without the
+    invisible markers (for a chart that reports heatmap clicks itself)."""
     name, digest, build, args, kw = fig._recipe
-    return CachedFigure(_clickable(name, digest, tuple(chosen), panel, build, args, kw))
+    return CachedFigure(_clickable(name, digest, tuple(chosen), panel, layer, build, args, kw))

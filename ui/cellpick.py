@@ -150,8 +150,8 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
     map's unit and step; unit=k alone keeps the step)."""
     chart = f"{key}_chart"
     slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
-    n = heatmap_cells(fig.to_dict())
-    st.caption(t("cellpick.how") if n <= MAX_POINTS else t("cellpick.too_many", n=n))
+    n, itself = heatmap_cells(fig.to_dict()), charts.clicks_in_place()  # itself: no marker layer
+    st.caption(t("cellpick.how") if itself or n <= MAX_POINTS else t("cellpick.too_many", n=n))
     lo_hi = [(max(lo, 1), hi) for lo, hi in bounds]
     read_link_cell(link, keys, lo_hi, 1 if link == "unit" else 2)
     value = numbers(keys, labels, bounds, default)
@@ -159,8 +159,9 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
     _full_run_if_asked()
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:
-        charts.chart(cache.clickable(fig, chosen, panels[2] if panels else 0), width="stretch", key=chart,
-                     on_select=_callback(chart, keys, first, bounds, panels), selection_mode="points")
+        shown = cache.clickable(fig, chosen, panels[2] if panels else 0, layer=not itself)
+        charts.chart(shown, width="stretch", key=chart, selection_mode="points",
+                     on_select=_callback(chart, keys, first, bounds, panels))
     download_figure(fig, name, key)
     return value
 

@@ -116,9 +116,10 @@ def chart(fig, **kw) -> None:
     """The figure in Streamlit's look, without Streamlit's theme pass: drawn in place (the same
     chart takes each new figure, see ui/plotly_chart.js) once app.py has served Plotly.js
     (serve_plotly), else st.plotly_chart. A chart that reports clicks (on_select=callback,
-    selection_mode="points", a key: ui/cellpick) is drawn in place too: a click on a point sends
-    {"points": [{"customdata": ...}]} as its "select" event, st.session_state[key]["select"], and
-    calls the callback (as st.plotly_chart's selection would, whose points carry customdata too)."""
+    selection_mode="points", a key: ui/cellpick) is drawn in place too: a click on a heatmap cell,
+    or on a point with customdata, sends {"points": [{"customdata": [row, col(, panel)]}]} as its
+    "select" event, st.session_state[key]["select"], and calls the callback (as st.plotly_chart's
+    selection of rnnviz.figures.pick's markers would)."""
     fig = fig if isinstance(fig, LookedFigure) else looked(fig)
     clicks = kw.get("on_select") is not None and kw.get("key") is not None \
         and kw.get("selection_mode", "points") == "points"
@@ -129,6 +130,12 @@ def chart(fig, **kw) -> None:
                           **events)
     else:
         st.plotly_chart(fig, theme=None, **kw)
+
+
+def clicks_in_place() -> bool:
+    """Will a chart that reports clicks be drawn in place (Plotly.js served)? Then it reports a
+    click on a heatmap cell itself, and needs no marker layer (rnnviz.figures.pick)."""
+    return _plotly_served()
 
 
 def selected_points(event) -> list | None:

@@ -141,17 +141,27 @@ function keepMargins(div) {
   div.__margins = { l: size.l, b: size.b,
                     r: Math.min(size.r, own.r + EDGE), t: Math.min(size.t, own.t + EDGE) };
 }
-// A chart that reports clicks (data's "clicks", ui/cellpick): a click on a point that carries
-// customdata (rnnviz/figures/pick's marker over each heatmap cell) is sent as the "select" event,
-// {"points": [{"customdata": ...}]}, as st.plotly_chart's selection reports it.
+// A chart that reports clicks (data's "clicks", ui/cellpick): a click on a heatmap cell is sent as
+// the "select" event {"points": [{"customdata": [row, col]}]} (0-based indices of z; [row, col,
+// panel] when the figure has several heatmaps, panel = the heatmap's order among them), as
+// st.plotly_chart reports a click on rnnviz/figures/pick's marker over that cell; a click on a
+// point that carries such customdata (that marker) is sent as it is.
+function cellOf(div, p) {
+  if (p.data?.type === "heatmap" && Array.isArray(p.pointNumber)) {
+    const maps = div.data.map((tr, k) => (tr.type === "heatmap" ? k : -1)).filter(k => k >= 0);
+    const cell = [p.pointNumber[0], p.pointNumber[1]];
+    return maps.length > 1 ? [...cell, maps.indexOf(p.curveNumber)] : cell;
+  }
+  return Array.isArray(p.customdata) ? p.customdata : null;
+}
 function reportClicks(div, setTriggerValue) {
   div.__report = setTriggerValue;  // the latest call's
   if (div.__clicking) return;
   div.__clicking = true;
   div.on("plotly_click", event => {
-    const points = (event?.points || []).filter(p => Array.isArray(p.customdata))
-      .map(p => ({ customdata: p.customdata }));
-    if (points.length && div.__clicks && div.__report) div.__report("select", { points });
+    const points = (event?.points || []).map(p => cellOf(div, p)).filter(Boolean)
+      .map(customdata => ({ customdata }));
+    if (points.length && div.__clicks && div.__report) div.__report("select", { points: points.slice(0, 1) });
   });
 }
 export default function ({ parentElement, data, setTriggerValue }) {

@@ -27,18 +27,20 @@ MAX_POINTS = 4096  # above this many cells the layer is left out (the page's siz
 #                    number inputs still choose any cell
 
 
-def clickable(fig: go.Figure, chosen: tuple[int, int] | None = None, panel: int = 0) -> go.Figure:
+def clickable(fig: go.Figure, chosen: tuple[int, int] | None = None, panel: int = 0,
+              layer: bool = True) -> go.Figure:
     """A copy of a heatmap figure with one invisible marker per cell (customdata [row, col] with
     0-based indices of z, and [row, col, panel] when the figure has several heatmaps side by side,
     panel = the heatmap's order among them) and, when `chosen` = (row, col) lies inside heatmap
-    `panel`, a ring on that cell. Too many cells: the copy has only the ring (see MAX_POINTS).
+    `panel`, a ring on that cell. Too many cells, or layer=False (a chart that reports clicks on
+    heatmap cells itself: ui/plotly_chart.js): the copy has only the ring (see MAX_POINTS).
     `fig` is left as it was."""
     maps = [tr for tr in fig.data if tr.type == "heatmap"]
     grids = [np.asarray(hm.z, dtype=float) for hm in maps]  # (rows, cols) each
     spec = fig.to_plotly_json()  # a copy, arrays base64-encoded (as a deep copy of the figure holds them)
     added = []
     several = len(maps) > 1
-    if sum(z.size for z in grids) <= MAX_POINTS:
+    if layer and sum(z.size for z in grids) <= MAX_POINTS:
         added += [_layer(hm, z, i if several else None) for i, (hm, z) in enumerate(zip(maps, grids))]
     if chosen is not None and 0 <= panel < len(maps):
         hm, (rows, cols) = maps[panel], grids[panel].shape

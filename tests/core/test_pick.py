@@ -30,3 +30,15 @@ def test_too_many_cells_keep_the_ring_only():
     assert len(fig.data) == 3 and fig.data[1].marker.symbol == "square-open"
     out = clickable(time_heatmap(np.zeros((3, 2)), ["a", "b", "c"]), chosen=(5, 5))  # outside: no ring
     assert len(out.data) == 2
+
+
+def test_a_chart_that_reports_cell_clicks_itself_gets_the_ring_only():
+    """layer=False (the chart drawn in place reports a heatmap cell's click: ui/plotly_chart.js):
+    no marker layer, whatever the size; the ring and the click mode as with it."""
+    N = np.tril(np.arange(1.0, 10.0).reshape(3, 3))
+    fig = clickable(log_norm_heatmap(N, ["a", "b", "c"], "T", "c", "h"), chosen=(2, 0), layer=False)
+    hm, *rings = fig.data
+    assert hm.type == "heatmap" and [r.marker.symbol for r in rings] == ["square-open", "square-open"]
+    assert rings[0].x == (hm.x[0],) and rings[0].y == (hm.y[2],)
+    assert fig.layout.clickmode == "event+select"
+    assert len(clickable(log_norm_heatmap(N, ["a", "b", "c"], "T", "c", "h"), (2, 0)).data) == 4  # with it
