@@ -1,12 +1,12 @@
 """Click a heatmap cell, or type its two numbers: the one helper behind every clickable map.
 
-The figure gets rnnviz.figures.pick's invisible marker layer (Streamlit reports clicks on scatter
-points, not on heatmap cells); a click writes the cell into two number inputs, which are the
-keyboard path; the chosen cell travels in the share link as one parameter (cell=s,t on a
-Jacobian map, unit=k,t on a hidden map; an old link's two parameters still open it). The chart
-is ui.charts.chart with on_select: drawn in place, it reports a click on a marker as its "select"
-event (ui/plotly_chart.js), else st.plotly_chart reports it as a selection; charts.selected_points
-reads either. Everything else about how a click is caught is here.
+A click writes the cell into two number inputs, which are the keyboard path; the chosen cell
+travels in the share link as one parameter (cell=s,t on a Jacobian map, unit=k,t on a hidden map;
+an old link's two parameters still open it). The chart is ui.charts.chart with on_select. Drawn
+in place (Plotly.js served), it reports a click on a heatmap cell itself, as its "select" event
+(ui/plotly_chart.js); else st.plotly_chart, which reports clicks on scatter points only, so the
+figure then gets rnnviz.figures.pick's invisible marker layer. charts.selected_points reads
+either. Everything else about how a click is caught is here.
 """
 from __future__ import annotations
 

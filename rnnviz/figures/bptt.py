@@ -107,19 +107,11 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
     """J_t = diag(phi'(a_t)) W_h: the diagonal factor, W_h, and their product side by side.
     The titles name the model's own derivative (1 - h_t^2, 1[a_t > 0] or 1)."""
     L = {**JACOBIAN_LABELS, **(labels or {})}
-    H = len(slope)
-    units = [f"u{j + 1}" for j in range(H)]
-    act, deriv = _SLOPE_NAMES[nonlinearity]
-    deriv = plain_math(deriv.format(t=t + 1))  # a subplot title is plain text: 1 - h₁²
-    diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
+    units = [f"u{j + 1}" for j in range(len(slope))]
+    slope_title, J_title = _panel_titles(t, nonlinearity, L)
     layout = grid_layout(1, 3, column_widths=[0.16, 0.42, 0.42], horizontal_spacing=0.06,
-                          subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
-                                          plain_math(L["W_title"]),
-                                          _math(L["J_title"], t=t + 1, diag=diag)))
-    # plain trace dicts (nested keys in plotly's own order, as validation wrote them)
-    data = [{"type": "bar", "hovertemplate": "%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>",
-             "marker": {"color": "#888"}, "orientation": "h", "showlegend": False,
-             "x": np.asarray(slope, float), "y": units, **cell_axes(1)}]  # x (H,)
+                         subplot_titles=(slope_title, plain_math(L["W_title"]), J_title))
+    data = [_slope_bar(slope, units, L) | cell_axes(1)]
     # Each matrix gets its own symmetric scale: the slopes can shrink J far below W_h, and
     # on W_h's scale J would be a blank square. Both colour bars stay so sizes can be compared.
     for col, M, name in ((2, W_h, "W_h"), (3, J, "J")):
@@ -132,8 +124,25 @@ def jacobian_parts(slope, W_h, J, t: int, nonlinearity: str = "tanh",
               "xaxis2": {"title": {"text": plain_math(L["from"])}},
               "yaxis2": {"autorange": "reversed", "showticklabels": False},
               "yaxis3": {"autorange": "reversed", "showticklabels": False},
-              "title": {"text": _math(L["title"], t=t + 1, act=act)}, "height": 500}
+              "title": {"text": jacobian_title(t, nonlinearity, labels)}, "height": 500}
     return style(plain_figure(data, merged(layout, update)), top=80, bottom=110)
+
+
+def _panel_titles(t: int, nonlinearity: str, L: dict) -> tuple[str, str]:
+    """The slopes' panel title, naming the model's own derivative (a subplot title is plain text:
+    1 - h₁²), and J_t's (t 0-based)."""
+    act, deriv = _SLOPE_NAMES[nonlinearity]
+    deriv = plain_math(deriv.format(t=t + 1))
+    diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
+    return L["slope_title"].format(deriv=deriv, act=act), _math(L["J_title"], t=t + 1, diag=diag)
+
+
+def _slope_bar(slope, units: list[str], L: dict) -> dict:
+    """The slopes phi'(a_t) as a plain bar trace, one bar per unit (nested keys in plotly's own
+    order, as validation wrote them)."""
+    return {"type": "bar", "hovertemplate": "%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>",
+            "marker": {"color": "#888"}, "orientation": "h", "showlegend": False,
+            "x": np.asarray(slope, float), "y": units}  # x (H,)
 
 
 # Page 4 draws J_t's parts as two charts side by side (issue 24): W_h, the same at every step,
@@ -170,15 +179,9 @@ def jacobian_step(slope, J, t: int, nonlinearity: str = "tanh", labels: dict | N
     blank square). The slopes' title names the model's own derivative (1 - h_t^2, 1[a_t > 0] or 1)."""
     L = {**JACOBIAN_LABELS, **(labels or {})}
     units = [f"u{j + 1}" for j in range(len(slope))]
-    act, deriv = _SLOPE_NAMES[nonlinearity]
-    deriv = plain_math(deriv.format(t=t + 1))
-    diag = "" if nonlinearity == "linear" else f"diag({deriv}) "
     layout = grid_layout(1, 2, column_widths=[0.28, 0.72], horizontal_spacing=0.06,
-                         subplot_titles=(L["slope_title"].format(deriv=deriv, act=act),
-                                         _math(L["J_title"], t=t + 1, diag=diag)))
-    data = [{"type": "bar", "hovertemplate": "%{y}: " + L["hover_slope"] + " %{x:.4g}<extra></extra>",
-             "marker": {"color": "#888"}, "orientation": "h", "showlegend": False,
-             "x": np.asarray(slope, float), "y": units, **cell_axes(1)},  # x (H,)
+                         subplot_titles=_panel_titles(t, nonlinearity, L))
+    data = [_slope_bar(slope, units, L) | cell_axes(1),
             _jacobian_map(J, units, "J", layout["xaxis2"]["domain"]) | cell_axes(2)]
     update = {"title": {"text": jacobian_title(t, nonlinearity, labels)},
               "xaxis": {"title": {"text": L["slope"]}, "range": [0, 1]},

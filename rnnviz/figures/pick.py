@@ -4,8 +4,8 @@
 Why markers: Streamlit 1.67's st.plotly_chart(on_select=...) reports nothing for heatmap cells
 (streamlit #8760, waiting on plotly.js #7920) but does report scatter points, with their
 customdata. The markers repeat the heatmap's hover (its text and value), so the learner sees the
-same label as before. Only ui/cellpick.py uses this: switching to native heatmap selection later
-is one change there.
+same label as before. Only ui/cellpick.py uses this. The app's own chart (ui/plotly_chart.js)
+reports a click on a heatmap cell itself: there the copy has the ring only (layer=False).
 
 The copy is built from plain dicts without plotly's validation (a copy of the figure and 768
 validated markers cost 20-25 ms a map); its JSON is what the validated way gave (a deep copy,
