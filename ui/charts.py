@@ -14,7 +14,11 @@ static/ beside the script Streamlit runs (serve_plotly), which Streamlit serves 
 that reports clicks (on_select: ui/cellpick) is drawn in place too and sends a click on a point
 as its "select" event (nineteenth session: st.plotly_chart mounted page 2's hidden-state map
 anew on every step move, 0.47 -> 0.37 s drawn for a learner past its checkpoint). Every chart of
-a page that did not serve Plotly.js goes to st.plotly_chart(..., theme=None).
+a page that did not serve Plotly.js goes to st.plotly_chart(..., theme=None). A chart drawn before
+that gets a new figure while it is far out of sight (below the fold, or in a closed expander)
+keeps its drawing and is drawn when it comes near the window (twentieth session: a step move
+drew every chart it changed, seen or not; page 3's three and page 2's terms chart were all below
+the fold).
 
 Why (issue 24, `python bench/bench_chart_draw.py --why-twice`): st.plotly_chart's default theme
 ("streamlit") makes its chart component copy each new figure through JSON after it first drew

@@ -164,6 +164,33 @@ function reportClicks(div, setTriggerValue) {
     if (points.length && div.__clicks && div.__report) div.__report("select", { points: points.slice(0, 1) });
   });
 }
+// Out of sight: a chart drawn before that gets a new figure while it is far from the window (more
+// than NEAR above or below it, or in a closed expander or tab) keeps its last drawing and takes
+// the newest figure when it comes near (an IntersectionObserver). A step move then draws the
+// charts a learner can see, not the ones below the fold; each waiting chart is drawn once, as it
+// is scrolled to. A chart's first figure is drawn at once, wherever it is.
+const NEAR = "400px 0px";
+let sight = null;
+function watch(div) {
+  sight ||= new IntersectionObserver(entries => {
+    for (const seen of entries) {
+      const d = seen.target;
+      d.__near = seen.isIntersecting;
+      if (d.__near && d.__waiting) {
+        const draw = d.__waiting;
+        d.__waiting = null;
+        draw();
+      }
+    }
+  }, { rootMargin: NEAR });
+  if (!div.__watched) { div.__watched = true; sight.observe(div); }
+}
+function unwatch(div) {
+  div.__waiting = null;
+  if (div.__watched && sight) sight.unobserve(div);
+  div.__watched = false;
+  div.__near = undefined;
+}
 export default function ({ parentElement, data, setTriggerValue }) {
   const { figure, failed, full, close, steady, clicks } = JSON.parse(
     typeof data === "string" ? data : new TextDecoder().decode(data));
@@ -176,6 +203,20 @@ export default function ({ parentElement, data, setTriggerValue }) {
   let gone = false;
   plotly().then(Plotly => {
     if (gone || div.__calls !== call) return;
+    const draw = () => { if (!gone && div.__calls === call) drawFigure(Plotly); };
+    if (div._fullLayout && div.__near === false && !frame.__full) {  // drawn before, out of sight
+      div.__waiting = draw;
+      return;
+    }
+    div.__waiting = null;
+    draw();
+  }, () => {
+    if (gone || parentElement.querySelector(".rnnviz-chart-failed")) return;
+    const note = parentElement.insertBefore(document.createElement("p"), frame);
+    note.className = "rnnviz-chart-failed";
+    note.textContent = failed;
+  });
+  function drawFigure(Plotly) {
     parentElement.querySelector(".rnnviz-chart-failed")?.remove();
     div.__plotly = Plotly;
     div.__height = figure.layout?.height;  // the figure's own height, for leaving full screen
@@ -199,18 +240,15 @@ export default function ({ parentElement, data, setTriggerValue }) {
       }
     });
     div.__resize.observe(div);
-  }, () => {
-    if (gone || parentElement.querySelector(".rnnviz-chart-failed")) return;
-    const note = parentElement.insertBefore(document.createElement("p"), frame);
-    note.className = "rnnviz-chart-failed";
-    note.textContent = failed;
-  });
+    watch(div);
+  }
   // Streamlit calls this when the chart leaves the page, and for a call it replaced at once
   return () => {
     gone = true;
     if (div.__calls !== call) return;
     if (frame.__full) listen(frame, false);  // the chart leaves the page: no redraw, only the listeners
     if (div.__resize) div.__resize.disconnect();
+    unwatch(div);
     if (div.__plotly) div.__plotly.purge(div);  // its click listener too
     div.__clicking = false;
   };

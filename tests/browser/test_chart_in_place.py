@@ -1,6 +1,7 @@
 """The app's charts are drawn in place (ui/charts.py, ui/plotly_chart.js): in a real browser, a step
 move on page 4 updates its step Jacobian chart in the <div> it already has (no chart is torn down
-and drawn anew, as st.plotly_chart would), and the chart shows the new step."""
+and drawn anew, as st.plotly_chart would), and the chart shows the new step. A chart far out of
+sight keeps its drawing until it is scrolled to, then shows the newest step."""
 from __future__ import annotations
 
 import pytest
@@ -17,14 +18,20 @@ JACOBIAN_AT = "() => [...document.querySelectorAll('.rnnviz-chart')].some(d => d
               "d._fullLayout.title.text.startsWith('Step Jacobian J') && d._fullLayout.title.text.includes(%r))"
 
 
+JACOBIAN = ".st-key-bptt_jacobian_chart"
+
+
 def test_a_step_move_updates_the_charts_it_changes_in_place(server, browser):
     with page_at(browser, f"{server}/bptt?model=default&text={TEXT}&bptt_step=2&lang=en") as pg:
         pg.wait_for_function(JACOBIAN_AT % "J₂", timeout=120_000)
         before = pg.evaluate(CHARTS_JS)
         assert len(before) >= 3 and pg.evaluate("() => !!window.Plotly")  # Plotly.js served and loaded
         pg.evaluate(TAG_JS)
-        step_right(pg, "bptt_step")
-        pg.wait_for_function(JACOBIAN_AT % "J₃", timeout=120_000)
+        step_right(pg, "bptt_step")  # the slider in view, far above the step Jacobian chart
+        pg.wait_for_timeout(1000)
+        assert pg.evaluate(JACOBIAN_AT % "J₂")  # out of sight: still its last drawing
+        pg.locator(JACOBIAN).scroll_into_view_if_needed()
+        pg.wait_for_function(JACOBIAN_AT % "J₃", timeout=120_000)  # in sight: the new step
         after = pg.evaluate(CHARTS_JS)
         assert len(after) == len(before)
         assert all(chart["kept"] for chart in after), after  # every chart still the one drawn before
