@@ -21,17 +21,17 @@ _DERIV = {"tanh": "1 - h_t^2", "relu": "1[a_t > 0]", "linear": "1"}
 _DERIV_LATEX = {"tanh": r"1 - h_t^{2}", "relu": r"\mathbb{1}[a_t > 0]", "linear": r"1"}
 _RANGE = {"tanh": "(-1, 1)", "relu": "[0, ∞)", "linear": "all real numbers (unbounded)"}
 _RANGE_LATEX = {"tanh": r"(-1,\,1)", "relu": r"[0,\,\infty)", "linear": r"\mathbb{R}"}
-_SLOPE = {"tanh": "between 0 and 1 (near 0 where |a_t| is large: saturated)",
-          "relu": "exactly 1 for an active unit (a_t > 0) and exactly 0 for a dead one",
+_SLOPE = {"tanh": "between 0 and 1 (near 0 where |aₜ| is large: saturated)",
+          "relu": "exactly 1 for an active unit (aₜ > 0) and exactly 0 for a dead one",
           "linear": "exactly 1 for every unit"}
 
 
 _RANGE_SENTENCE = {"tanh": "tanh keeps every value in (-1, 1)",
                    "relu": "ReLU keeps every value in [0, ∞): 0 for a unit that is off, no upper limit",
                    "linear": "a linear RNN puts no bound on the values"}
-_SATURATION_HINT = {"tanh": "where |a_t| is large, h_t is pressed against ±1 (saturated).",
-                    "relu": "where a_t ≤ 0, h_t is exactly 0 (the unit is off at that step).",
-                    "linear": "in a linear RNN h_t = a_t, so the two views are the same."}
+_SATURATION_HINT = {"tanh": "where |aₜ| is large, hₜ is pressed against ±1 (saturated).",
+                    "relu": "where aₜ ≤ 0, hₜ is exactly 0 (the unit is off at that step).",
+                    "linear": "in a linear RNN hₜ = aₜ, so the two views are the same."}
 _ACT_TEXT = {"tanh": "tanh(a_t)", "relu": "ReLU(a_t) = max(0, a_t)", "linear": "a_t (no nonlinearity)"}
 
 
