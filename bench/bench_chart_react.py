@@ -12,6 +12,14 @@ copy of its figure. Printed per chart: the median ms of a react and the number o
 (`plotly_beforeplot` events: automargin's second draw is one more) as sent and with steady
 margins, and the ratio. Plotly.js is plotly.py's bundle, opened from a file; the system Chromium
 only (tools/server.py). Not a test: it asserts nothing.
+
+--levers (twentieth session): per chart, the same react t -> t + 1 (steady margins) as sent, then
+with the three things that might let Plotly redraw less, each applied to both figures: no
+`layout.datarevision` (Plotly then compares the arrays); `layout.transition` of 0 ms (Plotly's
+animated path); as many traces at t + 1 as at t (empty bar traces put first, so that no trace
+is added or removed; only where the counts differ). And two that say where the time goes: the
+data of t + 1 under the layout of t with the datarevision of t (Plotly believes nothing changed:
+the cost of a react that redraws nothing), and t -> t itself.
 """
 from __future__ import annotations
 
@@ -76,6 +84,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", default="hidden,output,bptt")
     ap.add_argument("--repeat", type=int, default=12)
+    ap.add_argument("--levers", action="store_true", help="also the react with each lever (see above)")
     args = ap.parse_args(argv)
     import plotly
     from playwright.sync_api import sync_playwright
@@ -105,9 +114,45 @@ def main(argv=None) -> None:
             (sent, sent_n), (kept, kept_n) = row[False], row[True]
             print(f"{page:8s} {title:52s} {sent:10.1f} {sent_n:5.0f} {kept:9.1f} {kept_n:5.0f} "
                   f"{sent / kept:6.2f}")
+        if args.levers:
+            print_levers(pg, charts, args.repeat)
         browser.close()
     print(f"all charts: as sent {total[False]:.1f} ms, steady {total[True]:.1f} ms "
           f"({total[False] / total[True]:.2f}x)")
+
+
+def lever_pairs(first: str, second: str) -> dict[str, tuple[str, str]]:
+    """The figure pairs --levers reacts between (JSON texts), by name."""
+    a, b = json.loads(first), json.loads(second)
+
+    def with_layout(fig: dict, **changes) -> dict:
+        layout = {k: v for k, v in fig["layout"].items()
+                  if k != "datarevision" or "datarevision" not in changes}
+        layout.update({k: v for k, v in changes.items() if v is not None})
+        return {**fig, "layout": layout}
+
+    pairs = {"as sent": (a, b),
+             "no datarevision": (with_layout(a, datarevision=None), with_layout(b, datarevision=None)),
+             "transition 0 ms": (with_layout(a, transition={"duration": 0}),
+                                 with_layout(b, transition={"duration": 0}))}
+    if len(a["data"]) > len(b["data"]):
+        empty = {"type": "bar", "y": [], "showlegend": False, "hoverinfo": "skip"}
+        padded = [dict(empty)] * (len(a["data"]) - len(b["data"])) + b["data"]
+        pairs["as many traces"] = (a, {**b, "data": padded})
+    pairs["nothing redrawn"] = (a, {**b, "layout": a["layout"]})
+    pairs["t -> t"] = (a, a)
+    return {name: (json.dumps(x), json.dumps(y)) for name, (x, y) in pairs.items()}
+
+
+def print_levers(pg, charts: list, repeat: int) -> None:
+    print(f"# --levers: median ms of {repeat} reacts t <-> t + 1, steady margins")
+    for page, first, second in charts:
+        title = (json.loads(first)["layout"].get("title") or {}).get("text", "")[:44]
+        cells = []
+        for name, (x, y) in lever_pairs(first, second).items():
+            runs = pg.evaluate(REACT, [x, y, repeat, True])
+            cells.append(f"{name} {statistics.median(ms for ms, _ in runs):.1f}")
+        print(f"{page:8s} {title:44s} " + "; ".join(cells))
 
 
 if __name__ == "__main__":
