@@ -168,25 +168,34 @@ function reportClicks(div, setTriggerValue) {
 // than NEAR above or below it, or in a closed expander or tab) keeps its last drawing and takes
 // the newest figure when it comes near (an IntersectionObserver). A step move then draws the
 // charts a learner can see, not the ones below the fold; each waiting chart is drawn once, as it
-// is scrolled to. A chart's first figure is drawn at once, wherever it is.
+// nears the window while scrolled to. A chart's first figure is drawn at once, wherever it is.
+// Streamlit's main area scrolls in an element of its own (stMain), which clips what the observer
+// sees: the margin goes on that scroll container too (scrollMargin), not on the window alone.
+// Printing (or saving the page as PDF) draws every waiting chart first: the page prints as it is.
 const NEAR = "400px 0px";
 let sight = null;
+const waiting = new Set();  // the charts with a figure waiting
+function wait(div, draw) {
+  div.__waiting = draw;
+  waiting.add(div);
+}
+function drawWaiting(div) {
+  const draw = div.__waiting;
+  div.__waiting = null;
+  waiting.delete(div);
+  if (draw) try { draw(); } catch (err) { console.error(err); }  // the other charts still draw
+}
+window.addEventListener("beforeprint", () => { for (const div of [...waiting]) drawWaiting(div); });
 function watch(div) {
   sight ||= new IntersectionObserver(entries => {
-    for (const seen of entries) {
-      const d = seen.target;
-      d.__near = seen.isIntersecting;
-      if (d.__near && d.__waiting) {
-        const draw = d.__waiting;
-        d.__waiting = null;
-        draw();
-      }
-    }
-  }, { rootMargin: NEAR });
+    for (const seen of entries) seen.target.__near = seen.isIntersecting;  // every chart's first
+    for (const seen of entries) if (seen.target.__near) drawWaiting(seen.target);
+  }, { rootMargin: NEAR, scrollMargin: NEAR });
   if (!div.__watched) { div.__watched = true; sight.observe(div); }
 }
 function unwatch(div) {
   div.__waiting = null;
+  waiting.delete(div);
   if (div.__watched && sight) sight.unobserve(div);
   div.__watched = false;
   div.__near = undefined;
@@ -205,10 +214,11 @@ export default function ({ parentElement, data, setTriggerValue }) {
     if (gone || div.__calls !== call) return;
     const draw = () => { if (!gone && div.__calls === call) drawFigure(Plotly); };
     if (div._fullLayout && div.__near === false && !frame.__full) {  // drawn before, out of sight
-      div.__waiting = draw;
+      wait(div, draw);
       return;
     }
     div.__waiting = null;
+    waiting.delete(div);
     draw();
   }, () => {
     if (gone || parentElement.querySelector(".rnnviz-chart-failed")) return;
@@ -222,9 +232,10 @@ export default function ({ parentElement, data, setTriggerValue }) {
     div.__height = figure.layout?.height;  // the figure's own height, for leaving full screen
     const layout = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
     div.__clicks = Boolean(clicks);
+    div.__drawn = call;  // the call whose figure the chart shows (a newer one may be waiting)
     Plotly.react(div, figure.data, withMargins(div, layout, steady), { displaylogo: false })
       .then(() => {
-        if (div.__calls !== call) return;
+        if (div.__drawn !== call) return;
         keepMargins(div);
         if (clicks) reportClicks(div, setTriggerValue);  // div.on exists once Plotly has drawn
       });

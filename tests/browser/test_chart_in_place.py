@@ -1,7 +1,8 @@
 """The app's charts are drawn in place (ui/charts.py, ui/plotly_chart.js): in a real browser, a step
 move on page 4 updates its step Jacobian chart in the <div> it already has (no chart is torn down
 and drawn anew, as st.plotly_chart would), and the chart shows the new step. A chart far out of
-sight keeps its drawing until it is scrolled to, then shows the newest step."""
+sight keeps its drawing until it is scrolled to (or the page is printed), then shows the newest
+step."""
 from __future__ import annotations
 
 import pytest
@@ -19,6 +20,7 @@ JACOBIAN_AT = "() => [...document.querySelectorAll('.rnnviz-chart')].some(d => d
 
 
 JACOBIAN = ".st-key-bptt_jacobian_chart"
+WAITING = "() => !!document.querySelector('%s .rnnviz-chart').__waiting"
 
 
 def test_a_step_move_updates_the_charts_it_changes_in_place(server, browser):
@@ -28,10 +30,14 @@ def test_a_step_move_updates_the_charts_it_changes_in_place(server, browser):
         assert len(before) >= 3 and pg.evaluate("() => !!window.Plotly")  # Plotly.js served and loaded
         pg.evaluate(TAG_JS)
         step_right(pg, "bptt_step")  # the slider in view, far above the step Jacobian chart
-        pg.wait_for_timeout(1000)
-        assert pg.evaluate(JACOBIAN_AT % "J₂")  # out of sight: still its last drawing
+        pg.wait_for_function(WAITING % JACOBIAN, timeout=60_000)  # out of sight: J₃ waits ...
+        assert pg.evaluate(JACOBIAN_AT % "J₂")  # ... and the chart still shows its last drawing
         pg.locator(JACOBIAN).scroll_into_view_if_needed()
         pg.wait_for_function(JACOBIAN_AT % "J₃", timeout=120_000)  # in sight: the new step
+        step_right(pg, "bptt_step")  # out of sight again, J₄ waits; printing draws it
+        pg.wait_for_function(WAITING % JACOBIAN, timeout=60_000)
+        pg.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+        pg.wait_for_function(JACOBIAN_AT % "J₄", timeout=60_000)
         after = pg.evaluate(CHARTS_JS)
         assert len(after) == len(before)
         assert all(chart["kept"] for chart in after), after  # every chart still the one drawn before

@@ -28,9 +28,12 @@ def sidebar_state(pg) -> tuple[str, str]:
 
 
 def main_text(pg) -> str:
-    """The page's text once it has stopped changing (a rerun redraws in several passes)."""
+    """The page's text once it has stopped changing (a rerun redraws in several passes), every
+    chart drawn with its newest figure: a chart out of sight waits until it is scrolled to or the
+    page is printed (ui/plotly_chart.js), so the text is read as printing would draw it."""
     last = None
     wait_ready(pg)
+    pg.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
     for _ in range(20):
         now = pg.locator('[data-testid="stMain"]').inner_text()
         if now == last and not pg.locator('[data-stale="true"]').count():
