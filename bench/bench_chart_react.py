@@ -125,11 +125,9 @@ def lever_pairs(first: str, second: str) -> dict[str, tuple[str, str]]:
     """The figure pairs --levers reacts between (JSON texts), by name."""
     a, b = json.loads(first), json.loads(second)
 
-    def with_layout(fig: dict, **changes) -> dict:
-        layout = {k: v for k, v in fig["layout"].items()
-                  if k != "datarevision" or "datarevision" not in changes}
-        layout.update({k: v for k, v in changes.items() if v is not None})
-        return {**fig, "layout": layout}
+    def with_layout(fig: dict, **changes) -> dict:  # a change to None removes the setting
+        layout = {**fig["layout"], **changes}
+        return {**fig, "layout": {k: v for k, v in layout.items() if v is not None}}
 
     pairs = {"as sent": (a, b),
              "no datarevision": (with_layout(a, datarevision=None), with_layout(b, datarevision=None)),

@@ -179,10 +179,14 @@ function wait(div, draw) {
   div.__waiting = draw;
   waiting.add(div);
 }
-function drawWaiting(div) {
+function unwait(div) {  // the figure that was waiting, if any, no longer waiting
   const draw = div.__waiting;
   div.__waiting = null;
   waiting.delete(div);
+  return draw;
+}
+function drawWaiting(div) {
+  const draw = unwait(div);
   if (draw) try { draw(); } catch (err) { console.error(err); }  // the other charts still draw
 }
 window.addEventListener("beforeprint", () => { for (const div of [...waiting]) drawWaiting(div); });
@@ -194,8 +198,7 @@ function watch(div) {
   if (!div.__watched) { div.__watched = true; sight.observe(div); }
 }
 function unwatch(div) {
-  div.__waiting = null;
-  waiting.delete(div);
+  unwait(div);
   if (div.__watched && sight) sight.unobserve(div);
   div.__watched = false;
   div.__near = undefined;
@@ -217,8 +220,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
       wait(div, draw);
       return;
     }
-    div.__waiting = null;
-    waiting.delete(div);
+    unwait(div);  // an older figure that waited is superseded
     draw();
   }, () => {
     if (gone || parentElement.querySelector(".rnnviz-chart-failed")) return;
