@@ -52,7 +52,8 @@ def vector_rows(named, name_header: str = "vector") -> list[dict]:
     return [{**r, **{str(j + 1): r.get(str(j + 1), "") for j in range(width)}} for r in rows]
 
 
-_SUB = str.maketrans(dict(zip("0123456789+−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")))
+_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"  # of "0123456789+−=()aehijklmnoprstuvx"
+_SUB = str.maketrans(dict(zip("0123456789+−=()aehijklmnoprstuvx", _SUBSCRIPTS)))
 _SUBBABLE = set("0123456789+-−=()aehijklmnoprstuvx")
 _SUB_RE = re.compile(r"_\{([^{}]*)\}|_(\d+|[A-Za-z])")
 _SUP = str.maketrans(dict(zip("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")))
@@ -74,6 +75,74 @@ def plain_math(text: str) -> str:
     number filled into a template ('L_{s}' with s = 11 gives 'L_11') is one subscript: 'L₁₁'."""
     text = _SUB_RE.sub(lambda m: sub(m.group(1) if m.group(1) is not None else m.group(2)), text)
     return _SUP_RE.sub(lambda m: m.group(1).translate(_SUP), text)
+
+
+
+# What plain_subscripts leaves alone: formulas ($$...$$, $...$), code spans, link targets, HTML
+# tags and web addresses; then, in the text between them, {placeholders} and literal braces.
+_KEPT = re.compile(r"\$\$.*?\$\$|(?<!\\)\$[^$\n]*?(?<!\\)\$|`[^`\n]*`|\]\([^)]*\)|<[^>\n]*>|https?://\S+",
+                   re.S)
+_BRACES = re.compile(r"\{\{|\}\}|\{[A-Za-z_]\w*(?:[|:!][^{}]*)?\}")
+# a symbol with a subscript in running text: 1-2 Latin or Greek letters, "_", then one letter, a
+# number or a braced index (h_t, W_o, Σ_k, x_12, h_{t-1}); not inside a word (hid_step) or a
+# longer index (y_prev)
+_SYMBOL = r"(?<![A-Za-z0-9_\\α-ωΑ-Ω])([A-Za-zα-ωΑ-Ω]{1,2})_"
+_TEXT_SUB = re.compile(_SYMBOL + r"(?:\{([^{}]+)\}|([A-Za-z]|\d+))(?![A-Za-z0-9_])")
+# the same with a literal-brace index in a catalogue template (h_{{s+1}}); an index that is a name
+# (h_{{t}}) is left: it may be a placeholder that the string's user fills in later
+_TEMPLATE_SUB = re.compile(_SYMBOL + r"\{\{([^{}]+)\}\}")
+
+
+def _write_sub(m) -> str:
+    index = next(g for g in m.groups()[1:] if g is not None)
+    if not all(c in _SUBBABLE for c in index) or index.isidentifier() and len(index) > 1:
+        return m.group(0)
+    return m.group(1) + sub(index)
+
+
+def _plain_between(text: str) -> str:
+    text = _TEMPLATE_SUB.sub(lambda m: m.group(0) if m.group(2).isidentifier() else _write_sub(m), text)
+    out, last = [], 0
+    for kept in _BRACES.finditer(text):
+        out += [_TEXT_SUB.sub(_write_sub, text[last:kept.start()]), kept.group(0)]
+        last = kept.end()
+    out.append(_TEXT_SUB.sub(_write_sub, text[last:]))
+    return "".join(out)
+
+
+def plain_subscripts(text: str) -> str:
+    """The subscripts of running text (Markdown prose, a label) written as they read, outside
+    formulas: 'the same W_x, W_h at every step, and $h_t$' -> 'the same Wₓ, Wₕ at every step,
+    and $h_t$'. Placeholders, code spans, link targets and HTML stay as they are, so a catalogue
+    template keeps working. Paragraph by paragraph: one with a subscript that has no Unicode form
+    (v_c, h_T: 'h₍T₎' reads worse) or whose index is a placeholder (h_{t}) stays as it is, rather
+    than write the same symbols two ways. Idempotent."""
+    return "\n\n".join(_plain_paragraph(p) for p in text.split("\n\n"))
+
+
+def _plain_paragraph(text: str) -> str:
+    out, last = [], 0
+    for kept in _KEPT.finditer(text):
+        out += [_plain_between(text[last:kept.start()]), kept.group(0)]
+        last = kept.end()
+    out.append(_plain_between(text[last:]))
+    new = "".join(out)
+    return text if new != text and _raw_left(new) else new
+
+
+def _raw_left(text: str) -> bool:
+    """Whether text still has a subscript written raw outside its formulas and code."""
+    between = _KEPT.sub(" ", text)
+    return bool(_TEXT_SUB.search(between) or _TEMPLATE_SUB.search(between))
+
+
+_ASCII = str.maketrans(dict(zip(_SUBSCRIPTS, "0123456789+-=()aehijklmnoprstuvx")))  # a hyphen, not −
+_SUB_RUN = re.compile(f"[{_SUBSCRIPTS}]+")
+
+
+def ascii_subscripts(text: str) -> str:
+    """Unicode subscripts back in ASCII, for a file name: 'hₜ₋₁' -> 'h_t-1'."""
+    return _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_ASCII), text)
 
 
 _PLURAL = re.compile(r"(?<!\{)\{(\w+)\|([^{}|]*)\|([^{}|]*)\}(?!\})")

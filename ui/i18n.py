@@ -14,7 +14,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from rnnviz.formatting import plurals
+from rnnviz.formatting import plain_subscripts, plurals
 from rnnviz.store import prose as _prose
 
 LOCALES_DIR = Path(__file__).resolve().parents[1] / "locales"
@@ -104,9 +104,10 @@ def same_label(label: str, names) -> str | None:
     names = list(names)
     if label in names:
         return label
+    alike = {label, plain_subscripts(label)}  # a link written before labels read hₜ, not h_t
     for lang in languages():
         for key, value in catalogue(lang).items():
-            if value == label:
+            if value in alike:
                 try:
                     mine = t(key)
                 except (KeyError, IndexError, ValueError):

@@ -10,12 +10,15 @@ the in-page contents link to, its tables and its figures' labels, all in the lea
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
+
+from rnnviz.formatting import plain_subscripts
 
 from .i18n import counted, counted_frame, current_lang, prose, t
 
@@ -31,12 +34,26 @@ def figure_labels(prefix: str = "", *names: str, **keys) -> dict:
 
 def table(rows, headers: dict | None = None, **kw) -> None:
     """Rows (or a dataframe) as a table without its index, headers renamed (English -> the
-    learner's language) and string cells counted in the learner's language."""
+    learner's language, subscripts as they read: p_k - y_k -> pₖ - yₖ) and string cells counted
+    in the learner's language. column_config may name a column by either spelling."""
+    if kw.get("column_config"):
+        kw["column_config"] = {header_text(k): v for k, v in kw["column_config"].items()}
     if not isinstance(rows, pd.DataFrame):
         st.dataframe(arrow_rows(rows, headers), hide_index=True, **kw)
         return
     df = rows.rename(columns=headers) if headers else rows
-    st.dataframe(counted_frame(df), hide_index=True, **kw)
+    st.dataframe(counted_frame(df.rename(columns=header_text)), hide_index=True, **kw)
+
+
+def header_text(name):
+    """A column's header as a table shows it: its subscripts written out (rnnviz.formatting.
+    plain_subscripts), once per distinct header."""
+    return _header_text(name) if isinstance(name, str) else name
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_text(name: str) -> str:
+    return plain_subscripts(name)
 
 
 def arrow_rows(rows, headers: dict[str, str] | None = None, lang: str | None = None):
@@ -50,7 +67,9 @@ def arrow_rows(rows, headers: dict[str, str] | None = None, lang: str | None = N
     alike, a column of mixed kinds or with no value at all."""
     rows, headers, lang = list(rows), headers or {}, lang or current_lang()
     arrow = _arrow_table(rows, headers, lang)
-    return arrow if arrow is not None else counted_frame(pd.DataFrame(rows).rename(columns=headers), lang)
+    if arrow is not None:
+        return arrow
+    return counted_frame(pd.DataFrame(rows).rename(columns=headers).rename(columns=header_text), lang)
 
 
 def _arrow_table(rows: list, headers: dict[str, str], lang: str):
@@ -58,7 +77,7 @@ def _arrow_table(rows: list, headers: dict[str, str], lang: str):
     if not all(isinstance(r, dict) for r in rows):
         return None
     names = list(dict.fromkeys(k for r in rows for k in r))
-    shown = [headers.get(name, name) for name in names]
+    shown = [header_text(headers.get(name, name)) for name in names]
     if not all(isinstance(name, str) for name in shown) or len(set(shown)) < len(shown):
         return None
     try:

@@ -196,12 +196,12 @@ CHAIN_HINTS = {
     "nan": "Type a number.",
     "right": "Right: {power} × {slopes} = {right}.",
     "sign": "The size is right but the sign is wrong: count the negative factors.",
-    "w_only": "That is w^n alone: each step also multiplies by its local slope φ'(a_k).",
+    "w_only": "That is w^n alone: each step also multiplies by its local slope φ'(aₖ).",
     "slopes_only": "That is the product of the slopes alone: each step also multiplies by w.",
     "added": "You added the factors; the chain rule multiplies them.",
     "missing": "One factor is missing: there are {n} steps, so {n} factors w · φ'.",
     "w_times_n": "w × n is a sum; the chain is a product w^n (times the slopes).",
-    "other": "Not quite: multiply the {n} factors w · φ'(a_k) one after another.",
+    "other": "Not quite: multiply the {n} factors w · φ'(aₖ) one after another.",
 }
 
 

@@ -12,6 +12,7 @@ import torch
 
 from rnnviz.conventions import IGNORE
 from rnnviz.engine.trace import Trace
+from rnnviz.formatting import ascii_subscripts
 from rnnviz.text.tokenize import Vocab
 
 TABLES = ("tokens", "h", "a", "p", "grad_h", "delta", "grad_x")
@@ -111,7 +112,9 @@ def figure_html(fig: go.Figure) -> bytes:
 
 
 def safe_filename(name: str, ext: str) -> str:
-    """'Hidden states h_t' -> 'hidden-states-h_t.csv' (only [a-z0-9_-], never empty)."""
+    """'Hidden states hₜ' -> 'hidden-states-h_t.csv' (letters, digits, _ and -, never empty; a
+    subscript written as _ and its letters: 'hₜ₋₁' -> 'h_t-1')."""
+    name = ascii_subscripts(name)
     stem = "".join(c if c.isalnum() or c in "_-" else "-" for c in name.lower().strip())
     stem = "-".join(p for p in stem.split("-") if p)[:60] or "export"
     return f"{stem}.{ext}"

@@ -99,7 +99,7 @@ def test_an_open_share_box_follows_a_step_move(server, browser):
     """A step move reruns the share link only while its box is open (widgets.share_step; a closed
     box computes the link when opened, as above): open, the link follows the move, box still open."""
     with page_at(browser, f"{server}/output?model=default&text={TEXT}&out_step=3") as pg:
-        _move_with_the_box_open(pg, "out_step", ["p_t(on) = "], ["p_t(November) = "])
+        _move_with_the_box_open(pg, "out_step", ["pₜ(on) = "], ["pₜ(November) = "])
         box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
         assert box.locator("details[open]").count() == 1
         assert not exceptions_on(pg)

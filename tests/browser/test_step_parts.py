@@ -17,8 +17,8 @@ MAIN = "document.querySelector('[data-testid=\"stMain\"]')"
 PAGES = {
     "embedding": ("emb_step", ("Step t = 2 reads “Arrive”", "Step t = 3 reads “Taipei”"),
                   ("(“Arrive”) gets", "(“Taipei”) gets"), "whatever T is"),
-    "output": ("out_step", ("p_t(Taipei) = ", "p_t(on) = "),
-               ("with lr = 0.05. p_t(Taipei)", "with lr = 0.05. p_t(on)"), "A padded batch"),
+    "output": ("out_step", ("pₜ(Taipei) = ", "pₜ(on) = "),
+               ("with lr = 0.05. pₜ(Taipei)", "with lr = 0.05. pₜ(on)"), "A padded batch"),
     "bptt": ("bptt_step", ("At step 2 (“Arrive”)", "At step 3 (“Taipei”)"),
              ("Here ∥J2∥2", "Here ∥J3∥2"), "shared parameter"),  # KaTeX's text of ‖J_2‖_2
 }

@@ -120,3 +120,12 @@ def test_the_uploader_speaks_the_learners_language():
     css = navigation.UPLOADER_CSS.replace("BUTTON", navigation.css_string(i18n.text_for("zh", "uploader.button")))
     assert 'content: "上传"' in css
     assert navigation.css_string('x"; } body { display: none } </style>') == "x; } body { display: none } /style"
+
+
+def test_a_label_written_before_subscripts_read_as_on_paper_still_finds_its_option():
+    """Links once held labels (before codes, issue 25), and labels once wrote ∂L/∂h_t where they
+    now write ∂L/∂hₜ: such a link still names the same option."""
+    names = [i18n.t("widgets.trace.grad_h"), i18n.t("widgets.trace.h")]
+    assert names[0] == "∂L/∂hₜ"
+    assert i18n.same_label("∂L/∂h_t", names) == i18n.same_label("∂L/∂hₜ", names) == names[0]
+    assert i18n.same_label("∂L/∂h_s", names) is None

@@ -55,10 +55,10 @@ def test_overview_text_matches_its_chart(lang):
     z = np.asarray(fig.data[0].z)
     assert z.shape == (model.cfg.hidden_size, tr.T)  # rows: units, columns: steps
     text = sections("home", lang)["heatmap"] + sections("home", lang)["look"]
-    steps_are = {"en": "Each column is h_t", "zh": "每一列是读完那个 token 之后的 h_t"}[lang]
+    steps_are = {"en": "Each column is hₜ", "zh": "每一列是读完那个 token 之后的 hₜ"}[lang]
     units_are = {"en": "one row\nper hidden unit", "zh": "每一行是一个隐藏单元"}[lang]
     assert steps_are in text and units_are in text
-    assert ("Each row is h_t" not in text) and ("每一行是读完" not in text)
+    assert ("Each row is hₜ" not in text) and ("每一行是读完" not in text)
 
 
 # 2 · the eigenvalue erratum branches on rho >= 1 and shows ||W_h^n|| beside rho^n ----------
@@ -128,7 +128,7 @@ def test_glossary_spectral_radius_says_it_of_the_jacobian_products(lang):
     g = note002_eigen_claim(m, tr)
     assert g["rho_w"] > 3 and g["last"] < g["rho_power"] / 10  # rho(W_h) alone does not set the rate
     entry = locale(lang, "glossary")["glossary.def.spectral_radius"]
-    assert {"en": "linear RNN", "zh": "线性 RNN"}[lang] in entry and "J_t" in entry
+    assert {"en": "linear RNN", "zh": "线性 RNN"}[lang] in entry and "Jₜ" in entry
 
 
 # 5 · page 3's gradient step: L_t reaches W_h, W_x, b_h and E ----------------------------------

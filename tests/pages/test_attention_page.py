@@ -99,7 +99,7 @@ def test_row_choice_and_exercise_checker():
     for k, v in zip(("a1", "a2", "c1", "c2"), (0.5, 0.5, *slip["context"])):
         at.number_input(key=f"attention_ex_{k}").set_value(float(v))
     at.button(key="attention_ex_check").click().run()
-    assert any("h_3" in e.value for e in at.error)
+    assert any("h₃" in e.value for e in at.error)
 
 
 @pytest.mark.parametrize("page", ["pages/output.py", "pages/bptt.py", "pages/hidden.py", "pages/gates.py",

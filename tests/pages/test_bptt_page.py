@@ -56,12 +56,12 @@ def reference_norms(text, ord_, scale=1.0):
 def test_heatmap_is_the_all_pairs_norm_and_scale_reruns(app):
     text = "I like cats you like dogs"
     at = page(app, text)
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖ (spectral")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(reference_norms(text, 2)), rtol=1e-5, atol=1e-6)
     at.radio(key="bptt_ord").set_value("fro")
     at.select_slider(key="bptt_scale").set_value(3.0).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (Frobenius")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖ (Frobenius")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(reference_norms(text, "fro", 3.0)), rtol=1e-5, atol=1e-6)
     [flow] = fig_by_title(at, "Gradient flow") or [None]  # only at scale 1
     assert flow is None
@@ -105,7 +105,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
 def test_long_sentence_on_the_default_model(app):
     long = " ".join(["Arrive Taipei on November 2nd and leave Boston"] * 12)  # ~90 tokens
     at = page(app, long, model="default")
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖")
     T = hm["data"][0]["z"].shape[0]
     assert T > 80
     assert np.isnan(hm["data"][0]["z"][0, 1:]).all()
@@ -165,7 +165,7 @@ def test_scale_presets_and_live_verdict_match_the_product(app):
         assert at.select_slider(key="bptt_scale").value == scale
         N = reference_norms(text, 2, scale)
         factor = N[-1, 0]
-        [label] = [c.value for c in at.caption if "W_h ×" in c.value]
+        [label] = [c.value for c in at.caption if "Wₕ ×" in c.value]
         assert label.endswith(f"×{scale:g}")
         from rnnviz.formatting import num
         verdict = f"×{num(factor)} over {N.shape[0] - 1} steps**"
@@ -226,7 +226,7 @@ def test_bidirectional_heatmap_offers_both_directions():
     no_exception(at)
     assert any("backward (right to left)" in m.value for m in at.markdown)
     tr = trace(model, [0, 1, 2, 4])
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖")
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(backward_jacobian_norms(model, tr, 2).numpy()),
                                rtol=1e-5, atol=1e-6)
 
@@ -327,7 +327,7 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     infos = [i.value for i in at.info]
     assert any(f"has {T} tokens and the model's state has {S} numbers" in v and f"steps {first}–{T} " in v
                and "(the last 20 steps)" in v for v in infos), infos
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖ (spectral")
     from rnnviz.engine.jacobians import jacobian_norms
     want = jacobian_norms(model, tr, 2, start=T - 20).numpy()  # == the full matrix's block (core test)
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)
@@ -345,7 +345,7 @@ def test_over_budget_heatmap_is_the_window_of_true_steps(monkeypatch):
     # the scaled-W_h recomputation uses the same window
     at.select_slider(key="bptt_scale").set_value(3.0).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖ (spectral")
     assert len(hm["data"][0]["z"]) == 20
 
 
@@ -353,7 +353,7 @@ def test_over_budget_lstm_and_chinese_say_so(monkeypatch):
     at, model, tr, S = _own_over_budget(monkeypatch, "lstm", 6, steps=12)
     assert S == 12
     assert any(f"steps {tr.T - 11}–{tr.T}" in i.value for i in at.info)
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖ (spectral")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖ (spectral")
     assert np.asarray(hm["data"][0]["z"]).shape == (12, 12)
     at.session_state["lang"] = "zh"
     at.run()
@@ -365,7 +365,7 @@ def test_over_budget_bidirectional_backward_map_is_windowed(monkeypatch):
     at, model, tr, S = _own_over_budget(monkeypatch, "elman", 6, steps=15, bidirectional=True)
     at.radio(key="bptt_dir").set_value(at.radio(key="bptt_dir").options[1]).run()
     no_exception(at)
-    [hm] = fig_by_title(at, "log10 ‖∂h_s/∂h_t‖")
+    [hm] = fig_by_title(at, "log10 ‖∂hₛ/∂hₜ‖")
     from rnnviz.engine.jacobians import backward_jacobian_norms
     want = backward_jacobian_norms(model, tr, 2, start=tr.T - 15).numpy()
     np.testing.assert_allclose(hm["data"][0]["z"], np.log10(want), rtol=1e-5, atol=1e-6)

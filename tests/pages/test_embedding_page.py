@@ -78,8 +78,8 @@ def test_notes_model_shows_the_notes_numbers_without_a_page_switch(app):
     assert not [r for r in at.radio if r.key == "emb_preset"]  # no page-level "Notes example" switch
     md = text(at)
     assert "“row 3”" in md and "E[2] = [" not in md  # vectors in tables, not in sentences
-    assert vector_shown(at, "E[2]") == ["-0.4", "0.8", "0.1"] and vector_shown(at, "g_e") == ["2", "-1", "3"]
-    assert vector_shown(at, "E[2] − 0.1 · g_e") == ["-0.6", "0.9", "-0.2"]
+    assert vector_shown(at, "E[2]") == ["-0.4", "0.8", "0.1"] and vector_shown(at, "gₑ") == ["2", "-1", "3"]
+    assert vector_shown(at, "E[2] − 0.1 · gₑ") == ["-0.6", "0.9", "-0.2"]
     assert "The notes print 0.6 for the first entry" in " ".join(md.split())
     assert "B x T x d = 2 x 4 x 3" in md  # "I like cats" and the notes' 4-token sentence
     assert "“Taipei” (id 2) as its row 2" in md
@@ -96,9 +96,9 @@ def test_notes_model_shows_the_notes_numbers_without_a_page_switch(app):
     assert vector_shown(at, "E[2] after") == ["-0.6", "0.9", "-0.2"]
     upd = frame_with(at, "||change||")
     assert list(upd["token"]) == ["cats"] and upd["after"][0] == "[-0.6, 0.9, -0.2]"
-    outer = frame_with(at, "x_k·g_1")
-    assert list(outer.iloc[2][["x_k·g_1", "x_k·g_2", "x_k·g_3"]]) == ["2", "-1", "3"]
-    assert (outer.drop(index=2)[["x_k·g_1", "x_k·g_2", "x_k·g_3"]] == "0").all().all()
+    outer = frame_with(at, "xₖ·g₁")
+    assert list(outer.iloc[2][["xₖ·g₁", "xₖ·g₂", "xₖ·g₃"]]) == ["2", "-1", "3"]
+    assert (outer.drop(index=2)[["xₖ·g₁", "xₖ·g₂", "xₖ·g₃"]] == "0").all().all()
 
 
 def test_default_model_has_no_notes_block(app):
@@ -168,7 +168,7 @@ def test_typed_gradient_and_bad_input(app):
     at.text_input(key="emb_ge").input("2, x, 3").run()
     no_exception(at)
     assert any("not a number" in e.value for e in at.error)
-    assert any(i.value.startswith("Until g_e has d = 16 numbers") for i in at.info)
+    assert any(i.value.startswith("Until gₑ has d = 16 numbers") for i in at.info)
     assert at.radio(key="emb_rule").value == "gd"  # the update still shows, on the backward gradient
     at.text_input(key="emb_ge").input("1" + ", 0" * 15).run()
     no_exception(at)
@@ -179,7 +179,7 @@ def test_repeated_token_adds_up_in_one_row(app):
     at = on_page(app, sentence="cats like cats")
     no_exception(at)
     assert "more than once" in text(at)
-    rows = frame_with(at, "contributions g_t")
+    rows = frame_with(at, "contributions gₜ")
     assert rows[rows["token"] == "cats"]["steps"].iloc[0] == "t=2, t=4"
 
 
@@ -240,7 +240,7 @@ def test_unknown_word_still_gets_trigrams_but_one_hot_says_unk(app):
 def test_output_rows_pca_matches_w_o(app, default):
     model, _ = default
     at = app(PAGE, query={"emb_out_rows": "true"})  # the expander, opened (issue 24)
-    out = fig(at, "Output rows W_o")
+    out = fig(at, "Output rows Wₒ")
     coords, _ = emb.pca_2d(model.W_o)
     ys = np.concatenate([np.asarray(tr["y"], dtype=float) for tr in out["data"]])
     assert np.allclose(np.sort(ys), np.sort(coords[:, 1].numpy()))
@@ -306,7 +306,7 @@ def test_similar_words_default_and_drift_are_computed(app, default):
     assert f"seed 0) and moved it only a little: the mean cosine between a word's trained row and its own " \
            f"initial row is {formatting.num(r['mean_cos'], 2)}" in flat
     assert f"keeps {r['kept'][r['best']]} of 5" in md
-    one_hot = frame_with(at, "x_k · E[k]")
+    one_hot = frame_with(at, "xₖ · E[k]")
     assert one_hot["E[k]"].str.endswith("… (16 in all)]").all()
 
 
@@ -340,8 +340,8 @@ def test_nn_embedding_equals_a_bias_free_linear(app):
     no_exception(at)
     md = " ".join(text(at).split())
     assert "79 x 16 = 1264 weights" in md and "differ by at most 0." in md
-    rows = frame_with(at, "x_t Wᵀ")
-    assert (rows["E[id]"] == rows["x_t Wᵀ"]).all() and len(rows) == 6
+    rows = frame_with(at, "xₜ Wᵀ")
+    assert (rows["E[id]"] == rows["xₜ Wᵀ"]).all() and len(rows) == 6
 
 
 def test_why_marks_shows_good_and_goods(app):
@@ -421,5 +421,5 @@ def test_a_typed_gradient_of_the_wrong_length_is_said_in_zh_and_the_update_stays
     catalogue's, and the update rule (emb_rule) is still there, on the backward gradient."""
     at = app(PAGE, query={"lang": "zh", "emb_gsrc": "typed", "emb_rule": "tied"})
     no_exception(at)
-    assert [e.value for e in at.error] == ["g_e 需要 16 个数（d = 16），你输入了 3 个。"]
+    assert [e.value for e in at.error] == ["gₑ 需要 16 个数（d = 16），你输入了 3 个。"]
     assert at.radio(key="emb_rule").value == "tied"

@@ -93,11 +93,11 @@ def test_a_closed_expander_computes_nothing_until_opened(app, monkeypatch):
     at = app(PAGE)
     no_exception(at)
     assert (len(linear), len(collide), len(marks)) == (0, 0, 0)
-    assert not any("x_t Wᵀ" in d.value.columns for d in at.dataframe)
+    assert not any("xₜ Wᵀ" in d.value.columns for d in at.dataframe)
     at = app(PAGE, query={"emb_linear": "true", "emb_collisions": "true", "emb_marks": "true"})
     no_exception(at)
     assert len(linear) >= 1 and len(collide) >= 1 and len(marks) >= 1
-    assert any("x_t Wᵀ" in d.value.columns for d in at.dataframe)
+    assert any("xₜ Wᵀ" in d.value.columns for d in at.dataframe)
 
 
 def test_an_opened_expander_stays_in_the_link(app):

@@ -57,7 +57,7 @@ def _fig(at, start: str) -> dict:
 def test_three_cells_on_one_log_scale_with_the_cores_horizons():
     at = _open()
     no_exception(at)
-    fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
+    fig = _fig(at, "log10 ‖∂hₛ/∂xₜ‖")
     assert [d["type"] for d in fig["data"] if d["type"] == "heatmap"] == ["heatmap"] * 3
     assert fig["data"][3]["type"] == "scatter"  # the clickable layer (issue 28) comes after the maps
     horizons = {}
@@ -137,7 +137,7 @@ def test_notes_and_subword_models_still_compare_the_builtins():
     for key, text in (("notes", "I like cats"), ("subword", "the cat sat on the mat")):
         at = _open(key, text)
         no_exception(at)
-        assert [d["type"] for d in _fig(at, "log10 ‖∂h_s/∂x_t‖")["data"]].count("heatmap") == 3
+        assert [d["type"] for d in _fig(at, "log10 ‖∂hₛ/∂xₜ‖")["data"]].count("heatmap") == 3
 
 
 def test_long_range_prose_reads_the_shipped_measurements():
@@ -175,7 +175,7 @@ def test_chinese_page_is_mostly_chinese():
     cjk = [ch for ch in letters if "\u4e00" <= ch <= "\u9fff"]
     assert len(cjk) > 0.5 * len(letters), (len(cjk), len(letters))
     assert at.title[0].value == "8 · 门控：LSTM 与 GRU"
-    assert _fig(at, "log10 ‖∂h_s/∂x_t‖：")
+    assert _fig(at, "log10 ‖∂hₛ/∂xₜ‖：")
 
 
 def test_train_one_now_shows_the_runs_numbers():
@@ -218,7 +218,7 @@ def test_over_budget_maps_show_a_window_of_true_steps(monkeypatch):
     assert 2 <= w <= 15 and T > 60
     assert any(f"has {T} tokens" in i.value and f"steps {T - w + 1}–{T} (the last {w})" in i.value
                for i in at.info), [i.value for i in at.info]
-    fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
+    fig = _fig(at, "log10 ‖∂hₛ/∂xₜ‖")
     for trace_, key in zip(fig["data"], ("default", "lstm", "gru")):
         N = jacobians.input_jacobian_norms(models[key], trs[key], start=T - w).numpy()  # (w, w)
         got = np.asarray(trace_["z"], dtype=float)
@@ -249,7 +249,7 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
     assert START_MODEL in SUBWORD_FILES
     assert any(c.value == "The three models read your sentence as BPE subwords." for c in at.caption)
     table = next(d.value for d in at.dataframe if "tokens" in d.value.columns)
-    fig = _fig(at, "log10 ‖∂h_s/∂x_t‖")
+    fig = _fig(at, "log10 ‖∂hₛ/∂xₜ‖")
     assert len(table) == 3 and [d["type"] for d in fig["data"]].count("heatmap") == 3
     for (_, row), trace_, key in zip(table.iterrows(), fig["data"], ("subword", "subword_lstm", "subword_gru")):
         model, vocab, meta = load_builtin(key)

@@ -78,9 +78,9 @@ def test_notes_model_and_notes_preset(app):
     no_exception(at)  # no page-level switch: the notes model shows the notes' example by itself
     assert "out_src" not in [r.key for r in at.radio]
     assert "0.916" in text(at) and "[0.1, 0.1, -0.6, 0.3, 0.1]" not in text(at)  # the vector: in the table
-    notes = next(d.value for d in at.dataframe if "p_k - y_k" in d.value.columns
+    notes = next(d.value for d in at.dataframe if "pₖ - yₖ" in d.value.columns
                  and list(d.value["output"]) == ["I", "like", "cats", "dogs", "you"])
-    assert list(notes["p_k - y_k"]) == ["0.1", "0.1", "-0.6", "0.3", "0.1"]
+    assert list(notes["pₖ - yₖ"]) == ["0.1", "0.1", "-0.6", "0.3", "0.1"]
     f = fig(at, "Notes example")
     assert f["data"][1]["x"] == ["I", "like", "cats", "dogs", "you"]  # the notes' order
     shown = dict(zip(f["data"][1]["x"], np.asarray(f["data"][1]["y"], float)))
@@ -126,7 +126,7 @@ def test_padded_batch_and_gradient_step(app):
     at.slider(key="out_lr").set_value(1.5).run()
     no_exception(at)
     res = out.output_layer_step(model, tr, 1, 1.5)
-    ba = fig(at, "p_t at step 2 before and after")
+    ba = fig(at, "pₜ at step 2 before and after")
     after = dict(zip(ba["data"][1]["x"], np.asarray(ba["data"][1]["y"], float)))
     assert after == pytest.approx({w: float(res.p_after[1, vocab.stoi[w]]) for w in after}, abs=1e-6)
 
@@ -205,7 +205,7 @@ def test_own_jordan_and_bidirectional_models(kind):
     at.session_state["text"] = "Leave Boston at 5 pm"
     at.run()
     no_exception(at)
-    assert ("feeds p_t back" in text(at)) == (kind == "jordan")
+    assert ("feeds pₜ back" in text(at)) == (kind == "jordan")
     assert ("bidirectional" in text(at)) == (kind == "bidirectional")
     ids, tgt = lm_pair(list(prepare("Leave Boston at 5 pm", vocab).ids), vocab)
     tr = trace(model, ids, tgt)
@@ -228,7 +228,7 @@ def test_title_shift_table_once_and_tiny_p_formatting(app):
     _, vocab, tr = lm_trace("default", "Arrive Taipei on November 2nd")
     assert list(shift[0]["input token"]) == vocab.decode(tr.ids)  # with <bos>: this model's table
     assert list(shift[1]["input token"]) == "Arrive Taipei on November".split()
-    assert "the exp(z_k - max z) column" in text(at)
+    assert "the exp(zₖ - max z) column" in text(at)
     sent = tables_with(at, "p(target)")[0]
     from rnnviz.formatting import num
     assert list(sent["p(target)"]) == [num(float(tr.p[t, tr.targets[t]])) for t in range(tr.T)]

@@ -60,7 +60,7 @@ def test_page4_typed_cell_opens_its_strip():
     running = [tr_ for tr_ in fig["data"] if tr_.get("name", "").startswith("log10 ‖Jₖ ⋯")][0]
     assert np.allclose(running["y"], [r["log10"] for r in strip["rows"]], atol=1e-9)
     # the heatmap carries the clickable layer and the ring on (7, 2)
-    hm = _titled(at, "log10 ‖∂h_s/∂h_t‖")
+    hm = _titled(at, "log10 ‖∂hₛ/∂hₜ‖")
     layer, ring = hm["data"][1], hm["data"][3]
     assert len(layer["customdata"]) == tr.T * tr.T and list(layer["customdata"][6 * tr.T + 1]) == [6, 1]
     assert ring["marker"]["symbol"] == "square-open" and ring["y"][0].startswith("7 ")
@@ -91,7 +91,7 @@ def test_page2_typed_cell_opens_the_unit():
                for m in at.markdown)
     line = _titled(at, "Unit u5 over the sentence")
     assert np.allclose(line["data"][0]["y"], h[:, 4], atol=1e-6)
-    vec = _titled(at, "h_t at step 3")
+    vec = _titled(at, "hₜ at step 3")
     assert np.allclose(vec["data"][0]["y"], h[2], atol=1e-6)
     ext = units.extremes(h, 4, 3)
     top = ext["most"][0][0]

@@ -28,19 +28,19 @@ from rnnviz.errors import InputError
 
 # note 002 symbol -> (app symbol, shape, what it is)
 NOTE_002_KEY = (
-    ("x_t", "x_t", "d", "the input at step t (the embedding E[id_t])"),
-    ("h_t", "h_t", "H", "the hidden state; h_0 = 0 in both"),
+    ("x_t", "x_t", "d", "the input at step t (the embedding E[idₜ])"),
+    ("h_t", "h_t", "H", "the hidden state; h₀ = 0 in both"),
     ("U", "W_x", "H x d", "input-to-hidden weights"),
     ("W", "W_h", "H x H", "hidden-to-hidden (recurrent) weights"),
     ("b", "b_h", "H", "hidden bias"),
     ("V", "W_o", "K x H", "hidden-to-output weights"),
     ("c", "b_o", "K", "output bias"),
     ("o_t", "z_t", "K", "the logits"),
-    ("ŷ_t", "p_t", "K", "softmax(o_t): the predicted probabilities"),
-    ("δ_{o,t}", "p_t - y_t", "K", "∂L_t/∂o_t (the app's grad_z, e_t)"),
-    ("δ_{h,t}", "∂L/∂h_t", "H", "TOTAL gradient at h_t (the app's grad_h), not the app's δ_t"),
-    ("diag(f'(h_t)) δ_{h,t}", "δ_t", "H", "the app's δ_t = ∂L/∂a_t, the gradient at the pre-activation"),
-    ("f'(h_t)", "φ'(a_t)", "H", "the slope at step t: 1 - h_t² for tanh"),
+    ("ŷ_t", "p_t", "K", "softmax(oₜ): the predicted probabilities"),
+    ("δ_{o,t}", "p_t - y_t", "K", "∂Lₜ/∂oₜ (the app's grad_z, eₜ)"),
+    ("δ_{h,t}", "∂L/∂h_t", "H", "TOTAL gradient at hₜ (the app's grad_h), not the app's δₜ"),
+    ("diag(f'(h_t)) δ_{h,t}", "δ_t", "H", "the app's δₜ = ∂L/∂aₜ, the gradient at the pre-activation"),
+    ("f'(h_t)", "φ'(a_t)", "H", "the slope at step t: 1 - hₜ² for tanh"),
 )
 PARAM_KEY = {"U": "W_x", "W": "W_h", "b": "b_h", "V": "W_o", "c": "b_o"}
 

@@ -37,7 +37,7 @@ def gradient(cur: session.Current, E, step: int):
                            disabled=src == "backward")
     if src == "typed":
         try:
-            g = emb.parse_vector(g_text, E.shape[1], "g_e")
+            g = emb.parse_vector(g_text, E.shape[1], "gₑ")
         except InputError as err:  # a typo (or a model with another d): said, and the section goes on
             st.error(error_text(err))
             st.info(tr("typed_fallback", d=E.shape[1]))
@@ -45,7 +45,7 @@ def gradient(cur: session.Current, E, step: int):
     if src == "backward":
         say("gradient-backward", loss=num(cur.trace.loss))
         return emb.f64(cur.trace.grad_x), None
-    beside(prose(PAGE, "gradient-typed", t=step + 1, token=md_escape(cur.tokens[step])), [("g_e", g)])
+    beside(prose(PAGE, "gradient-typed", t=step + 1, token=md_escape(cur.tokens[step])), [("gₑ", g)])
     return emb.typed_gradient(len(cur.input_ids), E.shape[1], step, g), g
 
 
@@ -61,7 +61,7 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
     if d > limits.MAX_SHOWN_DIMS:
         st.caption(tr("dims_shown", n=limits.MAX_SHOWN_DIMS, d=d))
     if len(rows) < V:
-        st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="x_k = 0 ⇒ x_k g_j = 0"))
+        st.caption(tr("window", lo=rows[0]["k"], hi=rows[-1]["k"], V=V, why="xₖ = 0 ⇒ xₖ gⱼ = 0"))
     grad = emb.embedding_gradient(ids, G, V)  # (V, d)
     contribs = emb.row_contributions(ids, G, itos)
     say("sum", n_rows=len(contribs), n_zero=V - len(contribs))

@@ -72,8 +72,8 @@ def notes_numbers(cur: session.Current) -> None:
                  sentence=" ".join(p.tokens), second=" ".join(p.second), B=B, T=T, d=d, travel=tp.itos[k],
                  k=k, slip=num(-float(new[i][0])), old2=num(float(p.E[i][1])), g2=num(float(p.g[1])),
                  new2=num(float(new[i][1])))
-    beside(text, [(f"E[{i}]", emb.lookup(p.E, [i])[0]), ("g_e", p.g),
-                  (f"E[{i}] − {num(p.lr)} · g_e", new[i])])
+    beside(text, [(f"E[{i}]", emb.lookup(p.E, [i])[0]), ("gₑ", p.g),
+                  (f"E[{i}] − {num(p.lr)} · gₑ", new[i])])
     table([{tr("col_token"): w, "id": n, tr("col_row1"): n + 1, "E[id]": vector(r)}
            for n, (w, r) in enumerate(zip(tp.itos, tp.E))])
 

@@ -237,7 +237,7 @@ def exercise_section(cur: session.Current) -> None:
     if kind == "lookup":
         st.markdown(tr("ex_ask_lookup", token=tok, i=ex.token_id))
     else:
-        beside(tr("ex_ask_update", token=tok, lr=num(ex.lr)), [("g_e", ex.g)])
+        beside(tr("ex_ask_update", token=tok, lr=num(ex.lr)), [("gₑ", ex.g)])
     exercise("emb_ex", ask=lambda: st.text_input(tr("ex_answer"), key="emb_ex_answer",
                                                  placeholder="0.1, -0.2, 0.3"),
              check=lambda answer: emb.check_answer(ex, kind, answer),

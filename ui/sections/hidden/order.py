@@ -97,8 +97,8 @@ def scalar_order() -> None:
     st.header(t("hidden.h_order"), anchor="hid-order")
     st.button(t("hidden.scalar_preset"), key="hid_scalar_preset", on_click=_notes_scalar)
     cols = st.columns(4)
-    w_x = cols[0].number_input("w_x", -10.0, 10.0, 2.0, 0.1, key="hid_wx", **BIND)
-    w_h = cols[1].number_input("w_h", -10.0, 10.0, 0.5, 0.1, key="hid_wh", **BIND)
+    w_x = cols[0].number_input("wₓ", -10.0, 10.0, 2.0, 0.1, key="hid_wx", **BIND)
+    w_h = cols[1].number_input("wₕ", -10.0, 10.0, 0.5, 0.1, key="hid_wh", **BIND)
     x1 = cols[2].number_input(t("hidden.first_input"), -100.0, 100.0, 1.0, 1.0, key="hid_x1", **BIND)
     x2 = cols[3].number_input(t("hidden.second_input"), -100.0, 100.0, 3.0, 1.0, key="hid_x2", **BIND)
     ab, ba = hd.scalar_rnn([x1, x2], w_x, w_h)[-1], hd.scalar_rnn([x2, x1], w_x, w_h)[-1]

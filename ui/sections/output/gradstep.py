@@ -8,7 +8,7 @@ import streamlit as st
 from rnnviz.explain import output as out
 from rnnviz.figures import output as figs
 from rnnviz.figures.common import step_labels
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_math
 
 from ... import cache, session
 from ...i18n import prose, t
@@ -42,7 +42,7 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
             "gradstep",
             t=t1,
             lr=f"{lr:g}",
-            upstream=", ".join(f"‖∂L_t/∂{n}‖ = {num(v)}" for n, v in res.upstream),
+            upstream=", ".join(plain_math(f"‖∂L_t/∂{n}‖ = {num(v)}") for n, v in res.upstream),
             target=md_escape(targets[t1 - 1]),
             before=num(before[t1 - 1]),
             after=num(after[t1 - 1]),

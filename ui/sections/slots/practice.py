@@ -155,10 +155,10 @@ def by_hand() -> None:
     text("byhand", prev=prev, y_prev=str(ex.y_prev.astype(int).tolist()))
     rows = [t("slots.row", i=1), t("slots.row", i=2)]
     tables = {
-        "W_x (2 x 2)": pd.DataFrame(ex.W_x, rows, [t("slots.colnum", i=1), t("slots.colnum", i=2)]),
-        "x (2)": pd.DataFrame(ex.x, ["x_1", "x_2"], ["x"]),
+        "$W_x$ (2 × 2)": pd.DataFrame(ex.W_x, rows, [t("slots.colnum", i=1), t("slots.colnum", i=2)]),
+        "x (2)": pd.DataFrame(ex.x, ["x₁", "x₂"], ["x"]),
         t("slots.wy_caption"): pd.DataFrame(ex.W_y, rows, [tag_name(x) for x in slots.EXERCISE_TAGS]),
-        "b (2)": pd.DataFrame(ex.b, ["b_1", "b_2"], ["b"]),
+        "b (2)": pd.DataFrame(ex.b, ["b₁", "b₂"], ["b"]),
     }
     for col, (name, df) in zip(st.columns([2, 1, 3, 1]), tables.items()):
         col.caption(name)
@@ -167,8 +167,8 @@ def by_hand() -> None:
     def ask():
         c1, c2 = st.columns(2)
         return [
-            c1.number_input("a_1", value=0.0, step=1.0, key="slot_ex_a1"),
-            c2.number_input("a_2", value=0.0, step=1.0, key="slot_ex_a2"),
+            c1.number_input("$a_1$", value=0.0, step=1.0, key="slot_ex_a1"),
+            c2.number_input("$a_2$", value=0.0, step=1.0, key="slot_ex_a2"),
         ]
 
     exercise("slot_ex", ask=ask, check=lambda answer: slots.check_jordan(ex, answer))
