@@ -1,7 +1,7 @@
 """Where Chromium spends a step move: a CPU profile of the renderer, per move, by the code that ran.
 
     python bench/bench_browser_profile.py [ROOT] [--pages hidden,output,bptt,gates] [--repeat 7]
-                                          [--lang en] [--top 12]
+                                          [--lang en] [--top 12] [--query "&cut=..."]
 
 Starts `streamlit run ROOT/app.py` (bench/appserver.py, loopback; default ROOT: this checkout)
 and, per page, opens it in a new context of the system Chromium (Playwright, headless, never a
@@ -117,19 +117,20 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--lang", default="en")
     ap.add_argument("--top", type=int, default=12, help="functions listed per page")
+    ap.add_argument("--query", default="", help="added to each page's URL after ?lang= (e.g. '&cut=look')")
     args = ap.parse_args(argv)
     pages = step_pages(ap, args)
     from playwright.sync_api import sync_playwright
 
-    print(f"# {Path(args.root).resolve()}; Chromium {CHROMIUM}; lang={args.lang}; {args.repeat} step moves "
-          f"per page; ms per move (mean), drawn and finished: medians")
+    print(f"# {Path(args.root).resolve()}; Chromium {CHROMIUM}; lang={args.lang}{args.query}; "
+          f"{args.repeat} step moves per page; ms per move (mean), drawn and finished: medians")
     out = {}
     with sync_playwright() as pw, app_server(Path(args.root), "bench-browser-profile.log") as (base, _):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS)
         try:
             profile_page(browser, base, pages[0], 1, args.lang)  # the first page after start: not timed
             for page in pages:
-                r = out[page] = profile_page(browser, base, page, args.repeat, args.lang)
+                r = out[page] = profile_page(browser, base, page, args.repeat, args.lang + args.query)
                 load = Path("/proc/loadavg").read_text().split()[0]
                 print(f"## {page}: drawn {r['drawn'] * 1000:.0f} ms, finished {r['finished'] * 1000:.0f} ms "
                       f"(load {load})")
