@@ -129,6 +129,22 @@ def test_page2_cell_kind_redraws_its_own_section_alone():
     assert "hid_cell=jordan" in link
 
 
+def test_page2_order_numbers_redraw_their_own_section_alone():
+    """Page 2's "why order matters" is a fragment of its own (widgets.named_part): a new w_x is
+    one run that draws the two orders' numbers for it and nothing of the step view above it
+    (before, it reran the whole page: 75 ms of server time). Its URL parameter is the browser's
+    to write (bind="query-params"), as for the step sliders."""
+    (full, _), (chosen, _) = served_choices("hidden", [("hid_wx", 3.0)])
+    assert full.starts == 1 and chosen.starts == 1
+    assert not chosen.exceptions
+    order = "**Why order matters, by hand.**"
+    assert _index(full.markdown, "**Step 2 of ") >= 0 and _index(full.markdown, order) >= 0
+    assert _index(chosen.markdown, "**Step 2 of ") == -1, chosen.markdown
+    assert "end in\n7 and 5." in full.markdown[_index(full.markdown, order)]  # w_x = 2, inputs 1 and 3
+    assert "end in\n10.5 and 7.5." in chosen.markdown[_index(chosen.markdown, order)]  # w_x = 3
+    assert 0 < len(chosen.markdown) < len(full.markdown)
+
+
 REACH = "**How far each tag can see.**"  # page 5's reach prose, a part of its sentence fragment
 
 

@@ -16,7 +16,7 @@ from ... import cache, session
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import first_word_step, guard, md_escape, show_figure
+from ...widgets import first_word_step, follow_part, guard, md_escape, named_part, show_figure
 from .common import BIND, PAGE
 
 
@@ -88,19 +88,29 @@ def pca_view(cur: session.Current, paths: list) -> None:
     )
 
 
+ORDER_VIEW = "hid_order_view"  # fragment key: the preset and the four numbers redraw this section alone
+
+
 def _notes_scalar() -> None:
     st.session_state.update(hid_wx=2.0, hid_wh=0.5, hid_x1=1.0, hid_x2=3.0)
+    follow_part(ORDER_VIEW)
 
 
 def scalar_order() -> None:
-    """h_t = w_x x_t + w_h h_{t-1} on two numbers in both orders (the notes' example preset)."""
+    """h_t = w_x x_t + w_h h_{t-1} on two numbers in both orders (the notes' example preset). Its
+    controls redraw it alone (a fragment of its own: nothing else on the page depends on them)."""
     st.header(t("hidden.h_order"), anchor="hid-order")
+    named_part(ORDER_VIEW, _scalar_order)
+
+
+def _scalar_order() -> None:
     st.button(t("hidden.scalar_preset"), key="hid_scalar_preset", on_click=_notes_scalar)
     cols = st.columns(4)
-    w_x = cols[0].number_input("wₓ", -10.0, 10.0, 2.0, 0.1, key="hid_wx", **BIND)
-    w_h = cols[1].number_input("wₕ", -10.0, 10.0, 0.5, 0.1, key="hid_wh", **BIND)
-    x1 = cols[2].number_input(t("hidden.first_input"), -100.0, 100.0, 1.0, 1.0, key="hid_x1", **BIND)
-    x2 = cols[3].number_input(t("hidden.second_input"), -100.0, 100.0, 3.0, 1.0, key="hid_x2", **BIND)
+    follow = {"on_change": follow_part, "args": (ORDER_VIEW,), **BIND}
+    w_x = cols[0].number_input("wₓ", -10.0, 10.0, 2.0, 0.1, key="hid_wx", **follow)
+    w_h = cols[1].number_input("wₕ", -10.0, 10.0, 0.5, 0.1, key="hid_wh", **follow)
+    x1 = cols[2].number_input(t("hidden.first_input"), -100.0, 100.0, 1.0, 1.0, key="hid_x1", **follow)
+    x2 = cols[3].number_input(t("hidden.second_input"), -100.0, 100.0, 3.0, 1.0, key="hid_x2", **follow)
     ab, ba = hd.scalar_rnn([x1, x2], w_x, w_h)[-1], hd.scalar_rnn([x2, x1], w_x, w_h)[-1]
     diff = ab - ba
     verdict = prose(PAGE, "scalar-equal" if diff == 0 else "scalar-differ")
