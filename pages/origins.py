@@ -25,8 +25,6 @@ origins.checkpoints(run, words)
 origins.beside_e(run, cur)
 
 # Subwords (note 004): byte-pair encoding and three other ways to cut text
-table = origins.subword_table()
-k = origins.merges(table)
-origins.split(table, k)
+origins.merges_and_split(origins.subword_table())  # one fragment: merge k and the typed word
 origins.compare()
 origins.current_tokenizer(cur)

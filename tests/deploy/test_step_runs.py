@@ -145,6 +145,22 @@ def test_page2_order_numbers_redraw_their_own_section_alone():
     assert 0 < len(chosen.markdown) < len(full.markdown)
 
 
+def test_page7_merge_k_redraws_the_bpe_sections_alone():
+    """Page 7's BPE merges and the word split at merge k are one fragment (widgets.named_part):
+    a new k is one run that draws those two sections at k = 50, and neither the Word2Vec half
+    above them nor the tokenizers compared below (before, it reran the whole page: 0.086-0.092 s
+    of server time at p50)."""
+    (full, _), (chosen, _) = served_choices("origins", [("origins_merge", [50])])
+    assert full.starts == 1 and chosen.starts == 1
+    assert not chosen.exceptions
+    for words in ("BPE starts from single characters", "Each tokenizer was fitted on", "At merge k = 100"):
+        assert _index(full.markdown, words) >= 0, words
+    assert _index(chosen.markdown, "At merge\nk = 50 the tokenizer has") >= 0, chosen.markdown
+    assert _index(chosen.markdown, "At merge k = 50 your text becomes") >= 0, chosen.markdown
+    assert _index(chosen.markdown, "Each tokenizer was fitted on") == -1
+    assert 0 < len(chosen.markdown) < len(full.markdown)
+
+
 REACH = "**How far each tag can see.**"  # page 5's reach prose, a part of its sentence fragment
 
 

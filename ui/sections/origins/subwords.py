@@ -13,10 +13,12 @@ from rnnviz.formatting import num
 from ... import cache, resources, session
 from ...i18n import current_lang, prose, t
 from ...page import folded
-from ...widgets import download_csv, guard, md_escape, show_figure
+from ...widgets import download_csv, follow_part, guard, md_escape, named_part, show_figure
 from .intro import PAGE, header
 
 BIND = {"bind": "query-params"}
+BPE_VIEW = "origins_bpe_view"  # fragment key: merge k and the typed word redraw the BPE sections alone
+FOLLOW = {"on_change": follow_part, "args": (BPE_VIEW,), **BIND}
 SHOWN = 12  # merges shown around merge k (the full table is in an expander)
 NAMES = ("word", "letter trigrams", "BPE", "characters")
 NAME_KEYS = {"word": "word", "letter trigrams": "trigrams", "BPE": "bpe", "characters": "char"}
@@ -34,12 +36,22 @@ def subword_table():
     return resources.subword_table(_lang())
 
 
+def merges_and_split(table) -> None:
+    """BPE merge by merge, and a typed word split at merge k, as one fragment: the merge slider
+    and the word redraw these two sections alone (nothing else on the page depends on them)."""
+    named_part(BPE_VIEW, _merges_and_split, table)
+
+
+def _merges_and_split(table) -> None:
+    split(table, merges(table))
+
+
 def merges(table) -> int:
     """The merge table with counts up to merge k (slider); returns k."""
     header("bpe")
     n = len(table.merges)
     k = st.slider(t("origins.merge_k"), 0, n, min(100, n), key="origins_merge",
-                  help=t("origins.merge_help"), **BIND)
+                  help=t("origins.merge_help"), **FOLLOW)
     last = table.merges[k - 1] if k else None
     st.markdown(prose(PAGE, "bpe_zh" if _lang() == "zh" else "bpe", n=n, k=k, alphabet=len(table.alphabet),
                       vocab=len(table.first(k).symbols),
@@ -65,7 +77,7 @@ def split(table, k: int) -> None:
     """A word the learner types, split at merge k: the characters, each merge, the tokens."""
     header("split")
     word = st.text_input(t("origins.word"), EXAMPLE_WORD[_lang()], max_chars=origins.MAX_WORD_CHARS,
-                         key="origins_word", help=t("origins.word_help"), **BIND)
+                         key="origins_word", help=t("origins.word_help"), **FOLLOW)
     with guard():
         pieces = origins.split_at(table, k, word)
         full = origins.split_at(table, len(table.merges), word)
