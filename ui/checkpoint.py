@@ -15,11 +15,13 @@ in a class, a small fragment asks the store every POLL_S seconds for the checkpo
 asks again without waiting for the learner's next click."""
 from __future__ import annotations
 
+import numbers
 import time
 
 import streamlit as st
 
 from rnnviz.explain.checkpoints import KEYS, Question, grade, number_text
+from rnnviz.formatting import sub
 
 from . import classroom, lesson
 from .i18n import t
@@ -43,7 +45,11 @@ def option_text(q: Question, code: str) -> str:
 
 
 def _values(d: dict) -> dict:
-    return {k: md_escape(v) if isinstance(v, str) else v for k, v in d.items()}
+    """A question's values as its catalogue string reads them: text escaped, and each step
+    number also as a subscript ({T_sub}: ‖∂h₁₁/∂h₁‖, not ‖∂h_11/∂h_1‖)."""
+    steps = {k: v for k, v in d.items() if isinstance(v, numbers.Integral) and not isinstance(v, bool)}
+    subs = {f"{k}_sub": sub(v) for k, v in steps.items()}
+    return {k: md_escape(v) if isinstance(v, str) else v for k, v in d.items()} | subs
 
 
 def ask(q: Question | None) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 import pytest
 
@@ -234,3 +235,14 @@ def test_a_new_round_reopens_only_an_answered_checkpoint():
     assert not reopened({"round": 2}, 2) and not reopened({"round": 3}, 2)
     assert not reopened({"skipped": True}, 2) and not reopened(None, 2) and not reopened({"round": 1}, None)
     assert not reopened({"round": None, "pending": ("w1", True, 1.0, "")}, 2)  # not stored yet
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_4_asks_with_its_steps_written_as_subscripts(app, lang):
+    """The question names its two steps as subscripts, ‖∂h₅/∂h₁‖, as the page's prose and charts
+    write them (not ‖∂h_5/∂h_1‖), in the question, the number's label and the answer."""
+    at = app("pages/bptt.py", query={"lang": lang}, checkpoints=True)
+    label = at.number_input(key="checkpoint_bptt_1").label
+    asked = [m.value for m in at.markdown if "log₁₀" in m.value]
+    assert asked and re.search(r"‖∂h[₀-₉]+/∂h[₀-₉]+‖", asked[0]) and "Wₕ" in asked[0]
+    assert re.search(r"‖∂h[₀-₉]+/∂h[₀-₉]+‖", label) and "h_" not in asked[0] + label
