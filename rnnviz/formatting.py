@@ -77,7 +77,6 @@ def plain_math(text: str) -> str:
     return _SUP_RE.sub(lambda m: m.group(1).translate(_SUP), text)
 
 
-
 # What plain_subscripts leaves alone: formulas ($$...$$, $...$), code spans, link targets, HTML
 # tags and web addresses; then, in the text between them, {placeholders} and literal braces.
 _KEPT = re.compile(r"\$\$.*?\$\$|(?<!\\)\$[^$\n]*?(?<!\\)\$|`[^`\n]*`|\]\([^)]*\)|<[^>\n]*>|https?://\S+",

@@ -45,15 +45,11 @@ def table(rows, headers: dict | None = None, **kw) -> None:
     st.dataframe(counted_frame(df.rename(columns=header_text)), hide_index=True, **kw)
 
 
+@functools.lru_cache(maxsize=4096)
 def header_text(name):
     """A column's header as a table shows it: its subscripts written out (rnnviz.formatting.
-    plain_subscripts), once per distinct header."""
-    return _header_text(name) if isinstance(name, str) else name
-
-
-@functools.lru_cache(maxsize=4096)
-def _header_text(name: str) -> str:
-    return plain_subscripts(name)
+    plain_subscripts), once per distinct header; a header that is not text as it is."""
+    return plain_subscripts(name) if isinstance(name, str) else name
 
 
 def arrow_rows(rows, headers: dict[str, str] | None = None, lang: str | None = None):
