@@ -23,6 +23,18 @@ def num(v, digits: int = DIGITS) -> str:
     return f"{v + 0.0:.{digits}g}"
 
 
+def num_inside(v, bound: float = 1.0, digits: int = DIGITS) -> str:
+    """num(v), with as many more digits as it takes for a value strictly inside (-bound, bound) not
+    to read as the bound: tanh's 0.99999899 is '0.999999', not '1', beside "every value in
+    (-1, 1)"; -0.99999994 is '-0.9999999'. A value at or beyond the bound is num(v)."""
+    v = float(v)
+    text = num(v, digits)
+    while not math.isnan(v) and abs(v) < bound and abs(float(text)) >= bound and digits < 17:
+        digits += 1
+        text = num(v, digits)
+    return text
+
+
 def vector(values, digits: int = DIGITS, shown: int | None = None) -> str:
     """'[-0.6, 0.9, -0.2]'. shown: keep the first `shown` entries and add '… (n in all)' so that
     a long row fits in a table cell. Takes a list, numpy array or tensor of any shape (flattened)."""

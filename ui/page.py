@@ -39,10 +39,23 @@ def table(rows, headers: dict | None = None, **kw) -> None:
     if kw.get("column_config"):
         kw["column_config"] = {header_text(k): v for k, v in kw["column_config"].items()}
     if not isinstance(rows, pd.DataFrame):
-        st.dataframe(arrow_rows(rows, headers), hide_index=True, **kw)
+        shown = arrow_rows(rows, headers)
+        st.dataframe(shown, hide_index=True, **(whole_height(len(shown)) | kw))
         return
     df = rows.rename(columns=headers) if headers else rows
-    st.dataframe(counted_frame(df.rename(columns=header_text)), hide_index=True, **kw)
+    shown = counted_frame(df.rename(columns=header_text))
+    st.dataframe(shown, hide_index=True, **(whole_height(len(shown)) | kw))
+
+
+WHOLE_ROWS = 20  # a table of up to this many rows shows them all; a longer one scrolls inside
+
+
+def whole_height(n_rows: int) -> dict:
+    """st.dataframe's height for a table that shows all its n_rows rows (Streamlit's own height
+    shows 10 and scrolls the rest inside: a 中文 sentence's <eos> row, which the prose names,
+    was behind that scroll), as {"height": px}; {} for a longer table. 35 px a row and the
+    header, 3 px of border."""
+    return {"height": 35 * (n_rows + 1) + 3} if 10 < n_rows <= WHOLE_ROWS else {}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -69,8 +69,8 @@ def model_sizes(model: RNNModel) -> dict:
 
 
 def hidden_peak(h) -> dict:
-    """Where |h_t| is largest: {"value": max |h|, "t": its step (0-based), "unit": its unit
-    (0-based)}. h: (T, H) array. The overview names it in its prose."""
-    a = np.abs(np.asarray(h, dtype=float))  # (T, H)
-    t, u = divmod(int(a.argmax()), a.shape[1])
-    return {"value": float(a.max()), "t": t, "unit": u}
+    """Where |h_t| is largest: {"value": max |h|, "signed": that entry of h with its sign, "t": its
+    step (0-based), "unit": its unit (0-based)}. h: (T, H) array. The overview names it in its prose."""
+    h = np.asarray(h, dtype=float)  # (T, H)
+    t, u = divmod(int(np.abs(h).argmax()), h.shape[1])
+    return {"value": float(abs(h[t, u])), "signed": float(h[t, u]), "t": t, "unit": u}

@@ -199,6 +199,13 @@ def _row_chart(data: list[dict], layout: dict, left: int) -> go.Figure:
                      _validate=False)
 
 
+def round_down(v: float) -> float:
+    """v (> 0) to one significant digit, rounded down (0.4337 -> 0.4, 0.97 -> 0.9, 3e-05 -> 3e-05, 12 -> 10):
+    a colour bar's outer tick that lies on its scale."""
+    step = 10.0 ** np.floor(np.log10(v))
+    return float(f"{np.floor(v / step + 1e-9) * step:.1g}")
+
+
 def _jacobian_map(M, units: list[str], name: str, domain) -> dict:
     """One H x H matrix as a plain heatmap trace on its own symmetric colour scale, its colour
     bar lying flat under its panel (domain: the panel's x domain; beside it, on a phone, it ran
@@ -208,8 +215,10 @@ def _jacobian_map(M, units: list[str], name: str, domain) -> dict:
     finite = np.abs(M[np.isfinite(M)])
     lim = float(max(finite.max() if finite.size else 0.0, 1e-12))
     left, right = domain
+    tick = round_down(lim)  # -tick, 0, tick: nticks alone left a scale of ±0.43 with its 0 alone
     colorbar = {"exponentformat": "e", "len": right - left, "lenmode": "fraction", "nticks": 4,
-                "orientation": "h", "thickness": 10, "title": {"side": "top", "text": name},
+                "orientation": "h", "thickness": 10, "tickvals": [-tick, 0, tick],
+                "title": {"side": "top", "text": name},
                 "x": (left + right) / 2, "xanchor": "center", "y": -0.3, "yanchor": "top"}
     return {"type": "heatmap", "colorbar": colorbar, "colorscale": validated_colorscale("RdBu"),
             "hovertemplate": f"{name}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>", "showscale": True,
@@ -313,7 +322,7 @@ def _hline(x0, x1, y: float, name: str, color: str = "gray", dash: str = "dot") 
 
 
 DISTANCE_LABELS = {"largest": "largest over t", "smallest": "smallest over t", "median": "median over t",
-                   "bound": "bound (max ‖J_k‖₂)^d = {v}^d", "rho": "ρ(W_h)^d = {v}^d",
+                   "bound": "bound (max ‖J_k‖₂)ᵈ = {v}ᵈ", "rho": "ρ(W_h)ᵈ = {v}ᵈ",
                    "floor": "~1e-07: float32 eps, note 003's 精度地板", "y": "‖∂h_s/∂h_t‖₂ (log scale)",
                    "title": "Norm against distance s − t",
                    "x": "distance s - t (steps)"}
@@ -324,10 +333,13 @@ def distance_plot(dist: dict, floor: float, labels: dict | None = None) -> go.Fi
     L = {**DISTANCE_LABELS, **(labels or {})}
     d = dist["d"]  # (D,) distances, each curve (D,)
     line = {"type": "scatter", "mode": "lines", "x": d}
-    data = [line | {"line": {"width": 0}, "name": L["largest"], "y": _positive(dist["max"])},
-            line | {"fill": "tonexty", "fillcolor": "rgba(31,119,180,0.2)", "line": {"width": 0},
+    edge = {"color": "rgba(31,119,180,0.45)", "width": 1}  # the band's edges: blue, as its fill
+    # colours named, not the colourway's: the prose says "red dashed" for the bound alone
+    data = [line | {"line": edge, "name": L["largest"], "y": _positive(dist["max"])},
+            line | {"fill": "tonexty", "fillcolor": "rgba(31,119,180,0.2)", "line": edge,
                     "name": L["smallest"], "y": _positive(dist["min"])},
-            line | {"mode": "lines+markers", "name": L["median"], "y": _positive(dist["median"])},
+            line | {"mode": "lines+markers", "line": {"color": "#1f77b4"}, "marker": {"color": "#1f77b4"},
+                    "name": L["median"], "y": _positive(dist["median"])},
             line | {"line": {"color": "red", "dash": "dash"}, "name": _math(L["bound"], v=num(dist["max_J"])),
                     "y": _positive(dist["bound"])}]
     if dist.get("rho_line") is not None:

@@ -83,9 +83,9 @@ def loss_bars(step_names, loss_t, targets, valid, title: str, text: dict | None 
     bar = {"type": "bar", "x": native(step_names), "y": loss, "marker": {"color": OTHER_COLOR},
            "customdata": np.stack([list(targets), [num(float(v)) for v in loss]], -1),  # (T, 2) str
            "hovertemplate": (f"%{{x}}<br>{target}: %{{customdata[0]}}<br>"
-                             "L_t = %{customdata[1]} nats<extra></extra>")}
+                             "Lₜ = %{customdata[1]} nats<extra></extra>")}
     layout = {"xaxis": {"title": {"text": _label(text, "x", "step t, input token")}, "type": "category"},
-              "yaxis": {"title": {"text": _label(text, "y", "L_t (nats)")}, "rangemode": "tozero"}}
+              "yaxis": {"title": {"text": _label(text, "y", "Lₜ (nats)")}, "rangemode": "tozero"}}
     return _layout(plain_figure([bar], layout), title, 340)
 
 
@@ -97,8 +97,8 @@ def batch_loss_heatmap(loss_t, mask, targets_valid, row_names, title: str,
     T = loss.shape[1]
     fig = heatmap(loss, x=[str(t + 1) for t in range(T)], y=row_names, title=title,
                   x_title=_label(text, "x", "position t"), y_title=_label(text, "y", "sentence"),
-                  colorbar=_label(text, "colorbar", "L_t (nats)"), colorscale="Reds", zmid=None,
-                  hover_name="L_t")
+                  colorbar=_label(text, "colorbar", "Lₜ (nats)"), colorscale="Reds", zmid=None,
+                  hover_name="Lₜ")
     cells = np.where(np.asarray(mask, bool),
                      np.where(np.asarray(targets_valid, bool), np.vectorize(num)(loss),
                               _label(text, "no_target", "no target")),
@@ -143,7 +143,7 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict
                "customdata": [num(float(v)) for v in moved],
                "hovertemplate": "%{x}<br>½ Σ|Δp| = %{customdata}<extra></extra>"}]
     fig = subplots(rows=1, cols=2, data=traces, subplot_titles=(
-        _label(text, "dp_panel", "change of p_s(target_s), other steps"),
+        _label(text, "dp_panel", "change of pₛ(targetₛ), other steps"),
         _label(text, "moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
     y_titles = (_label(text, "dp_axis", "Δ probability"), _label(text, "moved_axis", "total variation"))
     layout = _two_panels(_label(text, "x", "step s (red: the step trained on)"), y_titles,

@@ -42,11 +42,29 @@ def clickable(fig: go.Figure, chosen: tuple[int, int] | None = None, panel: int 
     several = len(maps) > 1
     if layer and sum(z.size for z in grids) <= MAX_POINTS:
         added += [_layer(hm, z, i if several else None) for i, (hm, z) in enumerate(zip(maps, grids))]
+    ringed = None
     if chosen is not None and 0 <= panel < len(maps):
         hm, (rows, cols) = maps[panel], grids[panel].shape
         if 0 <= chosen[0] < rows and 0 <= chosen[1] < cols:
             added += _rings(hm, chosen)
-    return _copy(fig, {**spec, "data": [*spec["data"], *added]})
+            ringed = hm, rows, cols
+    out = _copy(fig, {**spec, "data": [*spec["data"], *added]})
+    if ringed:
+        _cells_only(out, *ringed)
+    return out
+
+
+def _cells_only(fig: go.Figure, hm, rows: int, cols: int) -> None:
+    """Heatmap hm's axes of fig ranging over its cells alone: Plotly pads an axis's autorange for
+    a marker's size, so a ring on an edge cell pushed the plot area 40-50 px past the heatmap
+    (and a step's box, drawn over the whole plot height, with it). A reversed axis (units top
+    down) keeps its direction; a range the figure sets is kept."""
+    for ref, n in ((hm.xaxis or "x", cols), (hm.yaxis or "y", rows)):
+        axis = fig.layout[ref[0] + "axis" + ref[1:]]
+        if axis.range is None:
+            flip = axis.autorange == "reversed"
+            axis.autorange = None
+            axis.range = [n - 0.5, -0.5] if flip else [-0.5, n - 0.5]
 
 
 def heatmap_cells(spec: dict) -> int:

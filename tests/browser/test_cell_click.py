@@ -117,7 +117,7 @@ def test_click_on_page2_opens_the_unit_and_links_it(server, browser):
         click_cell(pg, "hid_fig_heat_chart", 2, 3)  # unit 3, step 4
         wait_value(pg, "hid_unit", "3")
         wait_value(pg, "hid_at", "4")
-        wait_text(pg, "Unit u3 is most active at")
+        wait_text(pg, "Unit u3 is highest at")
         assert "Cell: unit u3 at step 4" in main_text(pg)
         assert param(pg.url, "unit") == ["3,4"] and not param(pg.url, "hid_unit")
         link = share_link(pg)

@@ -39,3 +39,27 @@ def test_a_filled_in_number_is_one_subscript():
     assert plain("from L_3 … L_11 (9 later losses)") == "from L₃ … L₁₁ (9 later losses)"
     assert plain("J_5..J_12") == "J₅..J₁₂" and plain("1 - h_12^2") == "1 - h₁₂²"
     assert plain("x_2") == "x₂" and plain("W_h h_{t-1} + b_h") == "Wₕ hₜ₋₁ + bₕ" and plain("x_t1") == "xₜ1"
+
+
+def test_a_value_inside_the_bound_never_reads_as_the_bound():
+    """tanh's values near ±1 (float32 saturates at 0.99999994) read with the digits they need."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from rnnviz.formatting import num_inside
+
+    assert num_inside(0.9999989867) == "0.999999"
+    assert num_inside(-0.99999994) == "-0.9999999"
+    assert num_inside(0.5) == num(0.5) == "0.5" and num_inside(0.99995) == "0.99995"
+    assert num_inside(1.0) == "1" and num_inside(-1.0) == "-1" and num_inside(2.5) == "2.5"
+    assert num_inside(0.99951, digits=3) == "0.9995"  # the overview's 3 digits, one more here
+
+    @given(st.floats(-1, 1, exclude_min=True, exclude_max=True))
+    def inside(v):
+        text = num_inside(v)
+        assert abs(float(text)) < 1, (v, text)
+        assert text == num(v) or abs(float(num(v))) >= 1  # more digits only where num reads ±1
+
+    inside()
+    big = np.float32(np.tanh(np.float32(9.0)))  # float32's tanh(9): 0.99999994, not 1
+    assert float(big) < 1 and num(big) == "1" and num_inside(big) == "0.9999999"

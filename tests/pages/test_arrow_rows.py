@@ -53,3 +53,21 @@ def test_what_arrow_cannot_show_as_pandas_did_goes_as_the_pandas_frame(rows, hea
     shown = arrow_rows(rows, headers, lang="en")
     assert isinstance(shown, pd.DataFrame)
     assert shown.equals(_as_pandas(rows, headers))
+
+
+@pytest.mark.parametrize("n", [3, 10, 11, 20, 21, 200])
+def test_a_table_of_up_to_20_rows_shows_every_row(monkeypatch, n):
+    """Streamlit's own height shows 10 rows and scrolls the rest inside the table: a 中文 sentence's
+    11 steps hid its <eos> row, which the prose names. Up to 20 rows the table is as tall as its
+    rows (35 px each, the header too, and 3 px of border); a longer one scrolls; a height the page
+    gives wins."""
+    import ui.page as page
+
+    calls = []
+    monkeypatch.setattr(page.st, "dataframe", lambda data, **kw: calls.append((len(data), kw)))
+    rows = [{"step": k + 1, "token": f"w{k}"} for k in range(n)]
+    page.table(rows)
+    page.table(pd.DataFrame(rows))
+    page.table(rows, height=120)
+    want = 35 * (n + 1) + 3 if 10 < n <= 20 else None
+    assert [(size, kw.get("height")) for size, kw in calls] == [(n, want), (n, want), (n, 120)]

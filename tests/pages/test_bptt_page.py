@@ -4,6 +4,7 @@ import torch
 
 from rnnviz.engine.trace import trace
 from rnnviz.explain import bptt as chains
+from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
@@ -84,7 +85,7 @@ def test_precision_gradcheck_clipping_and_exercise(app):
     nan_table = [d.value for d in at.dataframe if "w^n - w^n" in d.value.columns][0]
     assert nan_table["w^n - w^n"].tolist() == ["NaN", "0"]
     gc = [d.value for d in at.dataframe if "rel. error numerical" in d.value.columns][0]
-    assert gc["pass"].all() and list(gc["parameter"]) == ["W_x", "W_h", "b_h", "W_o", "b_o"]
+    assert gc["pass"].all() and list(gc["parameter"]) == ["Wₓ", "Wₕ", "bₕ", "Wₒ", "bₒ"]
     at.radio(key="bptt_gc").set_value("model").run()
     gc = [d.value for d in at.dataframe if "rel. error numerical" in d.value.columns][0]
     assert gc["pass"].all() and "E" in set(gc["parameter"])
@@ -406,3 +407,26 @@ def test_step_jacobian_row_is_autograd_and_the_weights_chart_stays(app):
             assert weights["layout"] == before["layout"]
             np.testing.assert_array_equal(weights["data"][0]["z"], before["data"][0]["z"])
         before = weights
+
+
+def test_double_count_quotes_the_sum_above(app):
+    """'Don't double-count' compares its wrong sum with the sum above: the number it quotes for that
+    sum is the one the paragraph above and the table's W_h row give (the start model, float32, where
+    two ways of summing round differently: it quoted another parameter's figure), in both languages."""
+    import re
+
+    for lang, up_to, against in (("en", r"autograd's gradient up to (\S+)\s+\(", r"against (\S+) for the\s+sum above"),
+                                 ("zh", r"autograd 的梯度相差不超过 ([^（]+)（", r"上面的求和只差 ([^。]+)。")):
+        at = page(app, "the cat sat on the mat", model="subword")
+        if lang == "zh":
+            at.session_state["lang"] = "zh"
+            at.run()
+            no_exception(at)
+        text = "\n".join(m.value for m in at.markdown)
+        [above] = re.findall(up_to, text)
+        [quoted] = re.findall(against, text)
+        assert quoted == above, (lang, above, quoted)
+        shared = next(d.value for d in at.dataframe if d.value.shape == (5, 5) and "δₜ xₜᵀ" in d.value.astype(str).values)
+        w_h = shared.iloc[0]
+        assert w_h.iloc[0] == "Wₕ" and num(float(w_h.iloc[-1])) == above, (lang, w_h.tolist(), above)
+        assert shared.iloc[:, 0].tolist() == ["Wₕ", "Wₓ", "bₕ", "Wₒ", "bₒ"]  # as the prose writes them

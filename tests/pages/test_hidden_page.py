@@ -362,3 +362,58 @@ def test_relu_and_linear_models_get_true_sentences(phi):
         assert "[0, ∞)" in text
     else:
         assert "No saturation" in text and "all real numbers" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_values_near_one_keep_their_digits_and_the_peak_its_sign(lang):
+    """The start model saturates tanh: page 2 said "every value in (-1, 1)" and then "the largest
+    |h₂| is 1", and the look-here box gave the sentence's most extreme value as 1 where the heatmap's
+    cell is -0.9999999. Each now reads as the trace has it: num_inside of the value, with its sign."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    from rnnviz.formatting import num_inside
+    from rnnviz.text.tokenize import prepare
+
+    text = "the cat sat on the mat"
+    model, vocab, meta = load_builtin("subword")
+    ids, targets = lm_pair(list(prepare(text, vocab, meta.get("level", "word")).ids), vocab)
+    h = trace(model, ids, targets).h.double().numpy()  # (T, H)
+    t, u = divmod(int(np.abs(h).argmax()), h.shape[1])
+    assert 0.9999 < abs(h[t, u]) < 1  # the case: a saturated unit
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    skip_checkpoints(at)
+    at.session_state["model"], at.session_state["text"], at.session_state["lang"] = "subword", text, lang
+    at.session_state["hid_step"] = 2
+    at.run()
+    no_exception(at)
+    neg = h.copy()
+    neg[t, u] = -h[t, u]  # the sign is the trace's own: a pure function of h, checked on both
+    from rnnviz.explain.home import hidden_peak
+    assert hidden_peak(neg)["signed"] == -hidden_peak(h)["signed"] == -h[t, u]
+    look = "\n".join(i.value for i in at.info)
+    peak = num_inside(h[t, u])
+    assert abs(float(peak)) < 1 and f" {peak}" in look, look  # the value as it is, not "1"
+    step2 = np.abs(h[1]).max()
+    prose = "\n".join(m.value for m in at.markdown)
+    said = re.findall(r"\|h_2\|\$ is (\S+) \(unit" if lang == "en" else r"\|h_2\|\$ 的最大值是 ([^（\s]+)（", prose)
+    assert said and said[0] == num_inside(step2) != "1", (said, step2)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_intro_says_why_there_is_one_step_more_than_tokens(lang):
+    """The sidebar counts the sentence's tokens (8); page 2 steps through 9, the first <bos>: the
+    intro says so, with both numbers, on a model with <bos>, and says nothing of it without one."""
+    from streamlit.testing.v1 import AppTest
+
+    for model, has_bos in (("subword", True), ("notes", False)):
+        at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+        skip_checkpoints(at)
+        at.session_state["model"], at.session_state["text"], at.session_state["lang"] = model, "I like cats", lang
+        at.run()
+        no_exception(at)
+        intro = at.markdown[0].value
+        T = int(at.slider(key="hid_step").max)
+        said = {"en": f"your {T - 1} tokens: {T - 1} tokens, {T} steps", "zh": f"所以 {T - 1} 个 token 共 {T} 步"}[lang]
+        assert (said in intro and "`<bos>`" in intro) == has_bos, (model, intro)

@@ -1,6 +1,6 @@
 """What a learner reads on every page, in English and 中文, writes its subscripts as on paper
 (hₜ, Wₕ, pₖ − yₖ) wherever they can be written so: prose, captions, labels, options, table
-headers and chart titles (rnnviz.formatting.plain_subscripts leaves formulas, code and what has
+headers and cells, and chart titles (rnnviz.formatting.plain_subscripts leaves formulas, code and what has
 no Unicode subscript, such as v_c, as they are). The pages open as a first visit does."""
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def chart_words(spec: dict) -> list[str]:
 
     titles(spec.get("layout", {}))
     titles([trace.get("marker", {}) for trace in spec.get("data", ())])
+    titles([trace.get("colorbar", {}) for trace in spec.get("data", ())])  # a heatmap's own
     return [w for w in words if isinstance(w, str)]
 
 
@@ -46,6 +47,9 @@ def shown_words(at) -> list[tuple[str, str]]:
             out += [(f"{kind} option", str(o)) for o in getattr(w, "options", None) or ()]
     for df in at.dataframe:
         out += [("table header", str(c)) for c in df.value.columns]
+        for col in df.value.columns:  # a column reads as one paragraph: u_o stays beside v_c
+            cells = [c for c in df.value[col] if isinstance(c, str)]
+            out += [("table cells", "\n".join(cells))] if cells else []
     for chart in at.get("plotly_chart"):
         out += [("chart", w) for w in chart_words(json.loads(chart.proto.spec))]
     return out

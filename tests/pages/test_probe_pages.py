@@ -95,7 +95,7 @@ def test_page2_typed_cell_opens_the_unit():
     assert np.allclose(vec["data"][0]["y"], h[2], atol=1e-6)
     ext = units.extremes(h, 4, 3)
     top = ext["most"][0][0]
-    assert any(c.value.startswith("Unit u5 is most active at") and f"step {top + 1}," in c.value
+    assert any(c.value.startswith("Unit u5 is highest at") and f"step {top + 1}," in c.value
                for c in at.caption)
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 
 from rnnviz.explain.home import hidden_peak, model_sizes, piece_words, token_table
 from rnnviz.figures.overview import HEATMAP_LABELS, hidden_heatmap
+from rnnviz.formatting import num_inside
 from rnnviz.store.export import trace_frame
 
 from .. import cache, navigation, session
@@ -25,7 +26,8 @@ def intro() -> None:
 def guide(cur: session.Current) -> None:
     """What to look at first, with this sentence's numbers, and the page's table of contents."""
     peak = hidden_peak(cur.trace.h.numpy())  # (T, H) -> the largest |h|
-    st.info(prose(PAGE, "look", T=cur.trace.T, H=cur.model.cfg.hidden_size, hmax=peak["value"],
+    st.info(prose(PAGE, "look", T=cur.trace.T, H=cur.model.cfg.hidden_size,
+                  hmax=num_inside(peak["value"], digits=3),
                   hmax_t=peak["t"] + 1, hmax_tok=md_escape(cur.tokens[peak["t"]])),
             icon=":material/visibility:")
     st.markdown(" · ".join(f"[{t(f'home.{key}_header')}](#{anchor})" for key, anchor in TOC))
@@ -68,7 +70,8 @@ def heatmap(cur: session.Current) -> None:
     st.subheader(t("home.heatmap_header"), anchor="home-heatmap")
     h = cur.trace.h.numpy()  # (T, H)
     peak = hidden_peak(h)
-    st.markdown(prose(PAGE, "heatmap", **prose_values(cur.model.cfg), hmax=peak["value"],
+    st.markdown(prose(PAGE, "heatmap", **prose_values(cur.model.cfg),
+                      hmax=num_inside(peak["value"], digits=3),
                       hmax_t=peak["t"] + 1,
                       hmax_tok=md_escape(cur.tokens[peak["t"]]), hmax_u=peak["unit"] + 1))
     labels = figure_labels("home.fig_", *HEATMAP_LABELS)

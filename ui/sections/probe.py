@@ -14,7 +14,7 @@ from rnnviz.explain import units as lessons
 from rnnviz.explain.home import hidden_peak
 from rnnviz.figures import hidden as fh
 from rnnviz.figures.units import change_bars, step_vector
-from rnnviz.formatting import num
+from rnnviz.formatting import num, num_inside
 
 from .. import cache, resources, session
 from ..cellpick import pick_cell
@@ -45,7 +45,7 @@ def hidden_map(values, tokens, fig, key: str, keys: tuple[str, str], split: int 
 def unit_panel(values, tokens, unit: int, step: int, key: str, split: int | None, name: str) -> None:
     """Unit `unit` over the sentence, step `step`'s whole vector, where the unit is most / least active."""
     st.markdown(t("probe.cell_header", u=_unit_name(unit, split), t=step + 1, tok=md_escape(tokens[step]),
-                  v=num(float(values[step, unit])), name=name))
+                  v=num_inside(float(values[step, unit])), name=name))
     c1, c2 = st.columns(2)
     with c1:
         show_figure(cache.figure(fh.unit_lines, values, tokens, [unit], name, labels={
@@ -61,7 +61,7 @@ def unit_panel(values, tokens, unit: int, step: int, key: str, split: int | None
 
 
 def _places(pairs, tokens) -> str:
-    return ", ".join(f"“{md_escape(tokens[i])}” ({t('probe.step_short', t=i + 1)}, {num(v)})"
+    return ", ".join(f"“{md_escape(tokens[i])}” ({t('probe.step_short', t=i + 1)}, {num_inside(v)})"
                      for i, v in pairs)
 
 

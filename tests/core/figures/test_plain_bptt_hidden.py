@@ -112,7 +112,8 @@ def ref_jacobian_parts(slope, W_h, J, t: int) -> go.Figure:
                         colorbar={"title": {"text": plain_math(name), "side": "top"}, "orientation": "h",
                                   "x": (left + right) / 2, "xanchor": "center", "len": right - left,
                                   "lenmode": "fraction", "y": -0.3, "yanchor": "top", "thickness": 10,
-                                  "exponentformat": "e", "nticks": 4},
+                                  "exponentformat": "e", "nticks": 4,
+                                  "tickvals": [-bptt.round_down(lim), 0, bptt.round_down(lim)]},
                         hovertemplate=f"{plain_math(name)}[%{{y}}, %{{x}}] = %{{z:.4g}}<extra></extra>")
     fig.update_xaxes(range=[0, 1], title_text="slope", row=1, col=1)
     for col in (1, 2, 3):
@@ -267,3 +268,38 @@ def test_a_named_colour_scale_is_written_out_as_validation_writes_it():
     assert scale == [list(p) for p in go.Heatmap(colorscale="RdBu").colorscale] and scale[3][0] == 0.3
     scale[0][1] = "changed"
     assert common.validated_colorscale("RdBu")[0][1] == "rgb(103,0,31)"
+
+
+def test_distance_plot_red_is_the_bound_alone():
+    """The prose names the lines by colour ("the red dashed line is the bound", "the green dotted
+    line"): the median had no colour of its own and took Streamlit's red from the colourway."""
+    fig = bptt.distance_plot(DIST, 1e-7).to_dict()
+    colours = {tr["name"]: ((tr.get("line") or {}).get("color"), (tr.get("line") or {}).get("dash"))
+               for tr in fig["data"]}
+    red = [name for name, (colour, _) in colours.items() if colour == "red"]
+    assert len(red) == 1 and red[0].startswith("bound") and colours[red[0]][1] == "dash", colours
+    assert colours["median over t"][0] not in (None, "red")
+    assert all(colours[n][0] for n in ("largest over t", "smallest over t"))  # a legend symbol each
+    green = [c for c in colours.values() if c[0] == "green"]
+    assert green == [("green", "dot")]
+
+
+
+def test_a_colour_bar_keeps_ticks_inside_its_scale():
+    """J's colour bar read only "0": nticks chose ±0.5 on a scale of ±0.43. The outer ticks are now
+    the scale's limit to one digit, rounded down, so they lie on the bar."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    assert [bptt.round_down(v) for v in (0.4337, 0.97, 3e-05, 12.0, 1.0)] == [0.4, 0.9, 3e-05, 10.0, 1.0]
+
+    @given(st.floats(1e-12, 1e12))
+    def inside(v):
+        r = bptt.round_down(v)
+        assert v / 10 < r <= v * (1 + 1e-12) and len(f"{r:e}".split("e")[0].rstrip("0").rstrip(".")) == 1
+
+    inside()
+    J = np.full((3, 3), 0.01)
+    J[0, 0] = -0.4337
+    bar = bptt._jacobian_map(J, ["u1", "u2", "u3"], "J", (0, 1))["colorbar"]
+    assert bar["tickvals"] == [-0.4, 0, 0.4]

@@ -106,6 +106,15 @@ def validated_clickable(fig, chosen=None, panel=0):
                                 marker={"symbol": "square-open", "size": size, "color": color,
                                         "line": {"width": 3, "color": color}}, showlegend=False, name="")
     out.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")
+    if chosen is not None and 0 <= panel < len(maps):
+        hm, (rows, cols) = maps[panel], grids[panel].shape
+        if 0 <= chosen[0] < rows and 0 <= chosen[1] < cols:
+            for ref, n in ((hm.xaxis or "x", cols), (hm.yaxis or "y", rows)):  # the cells alone
+                axis = out.layout[ref[0] + "axis" + ref[1:]]
+                if axis.range is None:
+                    flip = axis.autorange == "reversed"
+                    axis.autorange = None
+                    axis.range = [n - 0.5, -0.5] if flip else [-0.5, n - 0.5]
     return out
 
 
@@ -133,7 +142,7 @@ def validated_moved_bars(step_names, dp_target, moved, chosen, title, text=None)
     dp_other[chosen] = np.nan
     moved = np.asarray(moved, float)
     fig = validated_subplots(rows=1, cols=2, subplot_titles=(
-        lab("dp_panel", "change of p_s(target_s), other steps"),
+        lab("dp_panel", "change of pₛ(targetₛ), other steps"),
         lab("moved_panel", "distribution moved: ½ Σ_k |Δp_s,k| (log)")))
     fig.add_bar(x=list(step_names), y=dp_other, marker_color=colors, row=1, col=1,
                 customdata=[num(float(v)) for v in dp_target],
@@ -157,9 +166,9 @@ def validated_loss_bars(step_names, loss_t, targets, valid, title, text=None):
     fig = go.Figure(go.Bar(x=list(step_names), y=loss, marker_color=output.OTHER_COLOR,
                            customdata=np.stack([list(targets), [num(float(v)) for v in loss]], -1),
                            hovertemplate=f"%{{x}}<br>{target}: %{{customdata[0]}}<br>"
-                                         "L_t = %{customdata[1]} nats<extra></extra>"))
+                                         "Lₜ = %{customdata[1]} nats<extra></extra>"))
     fig.update_xaxes(title_text=lab("x", "step t, input token"), type="category")
-    fig.update_yaxes(title_text=lab("y", "L_t (nats)"), rangemode="tozero")
+    fig.update_yaxes(title_text=lab("y", "Lₜ (nats)"), rangemode="tozero")
     return style(fig, title, 340, top=60)
 
 
@@ -373,3 +382,14 @@ def test_as_validated_orders_a_figures_json_as_a_validated_copy():
                       "layout": pick.as_validated(given["layout"], go.Layout)}, _validate=False)
     assert text(made) == text(copy.deepcopy(fig))
     assert text(fig) != text(made)  # the builder's own order differs: the reordering is doing something
+
+
+def test_a_ring_keeps_the_axes_on_the_cells():
+    """A ring on an edge cell no longer pads the axes: page 2's 中文 heatmap, its chosen cell in the top
+    row, had its plot area (and the step's box) 45 px above the cells. Units stay top down."""
+    fig = hidden.time_heatmap(RNG.standard_normal((8, 96)), TOKENS, 2)  # 96 units x 8 steps
+    ringed = pick.clickable(fig, (0, 7), layer=False).to_plotly_json()["layout"]
+    assert ringed["yaxis"]["range"] == [95.5, -0.5] and "autorange" not in ringed["yaxis"]
+    assert ringed["xaxis"]["range"] == [-0.5, 7.5]
+    plain = pick.clickable(fig, None, layer=False).to_plotly_json()["layout"]  # no ring: as it was
+    assert "range" not in plain["yaxis"] and plain["yaxis"]["autorange"] == "reversed"

@@ -7,7 +7,7 @@ import streamlit as st
 
 from rnnviz.explain import attention
 from rnnviz.figures.attention import row_bars, weights_heatmap
-from rnnviz.formatting import num, vector_rows
+from rnnviz.formatting import num, sub, vector_rows
 
 from ...i18n import prose, t
 from ...widgets import md_escape, show_figure, step_slider
@@ -39,5 +39,5 @@ def _row(run: Run) -> None:
                 key="attention_row_bars")
     H = tr.h.shape[1]
     st.markdown(prose(PAGE, "context", t=t_ + 1, H=H))
-    st.dataframe(pd.DataFrame(vector_rows([(f"h_{t_ + 1}", w["h"]), (f"c_{t_ + 1}", w["context"])],
+    st.dataframe(pd.DataFrame(vector_rows([(f"h{sub(t_ + 1)}", w["h"]), (f"c{sub(t_ + 1)}", w["context"])],
                                           t("attention.col.vector"))), hide_index=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rnnviz.formatting import plain_subscripts
+
 from ...i18n import t
 from ...page import Page, figure_labels, four_digits
 from ...page import table as page_table
@@ -54,6 +56,8 @@ def headers(df: pd.DataFrame) -> pd.DataFrame:
 def table(rows, height="auto") -> None:
     """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0."""
     df = pd.DataFrame(rows)
+    if "parameter" in df:  # W_h -> Wₕ, as the prose writes it
+        df["parameter"] = df["parameter"].map(lambda v: plain_subscripts(v) if isinstance(v, str) else v)
     sci = [
         c for c in df.columns if df[c].dtype.kind == "f" and (c.startswith("rel.") or c.startswith("max |"))
     ]

@@ -8,7 +8,7 @@ import streamlit as st
 from rnnviz.engine.jacobians import delta_steps
 from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
-from rnnviz.formatting import num
+from rnnviz.formatting import num, plain_subscripts
 
 from ... import cache, session
 from ...i18n import prose, t
@@ -134,7 +134,7 @@ def shared(cur: session.Current) -> None:
     table(
         [
             {
-                c["param"]: r["param"],
+                c["param"]: plain_subscripts(r["param"]),  # Wₕ, as the prose writes it
                 c["term"]: term,
                 c["sum_norm"]: r["sum_norm"],
                 c["auto_norm"]: r["auto_norm"],
@@ -146,4 +146,7 @@ def shared(cur: session.Current) -> None:
         ]
     )
     dc = chains.double_counted(cur.model, cur.trace)
-    text("double-count", wrong=num(dc["off_wrong"]), rel=f"{dc['rel']:.0%}", right=num(dc["off_right"]))
+    # "against {right} for the sum above": the W_h row's own figure, as the paragraph above and the
+    # table quote it (double_counted's own sum rounds differently in float32)
+    text("double-count", wrong=num(dc["off_wrong"]), rel=f"{dc['rel']:.0%}",
+         right=num(terms["W_h"]["max_diff"]))

@@ -11,7 +11,7 @@ from rnnviz.errors import InputError
 from rnnviz.explain import embedding as emb
 from rnnviz.explain.formulas import repeat_example
 from rnnviz.figures.embedding import row_change_figure
-from rnnviz.formatting import num
+from rnnviz.formatting import num, sub
 
 from ... import cache, resources, session
 from ...i18n import error_text, prose
@@ -54,7 +54,7 @@ def outer_and_sum(cur: session.Current, E, step: int, G):
     ids, itos, V, d = list(cur.input_ids), cur.vocab.itos, E.shape[0], E.shape[1]
     i = ids[step]
     text = prose(PAGE, "outer", i=i, token=md_escape(cur.tokens[step]), V=V, d=d)
-    beside(text, [(f"g_{step + 1}", G[step])])
+    beside(text, [(f"g{sub(step + 1)}", G[step])])
     rows = emb.outer_rows(i, G[step], itos, RADIUS, dims=limits.MAX_SHOWN_DIMS)
     table(rows)
     say("outer-transpose", V=V, d=d)

@@ -12,7 +12,7 @@ from rnnviz.explain import hidden as hd
 from rnnviz.explain.home import hidden_peak
 from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num, plain_math, sub
+from rnnviz.formatting import num, num_inside, plain_math, sub
 
 from ... import cache, session
 from ...cellpick import follow_link
@@ -33,9 +33,10 @@ def intro(cur: session.Current) -> None:
     st.title(t("hidden.title"))
     vals = prose_values(cur.model.cfg)
     vals |= {k: plain_math(vals[k]) for k in ("pre_text", "act_text")}  # plain text: hₜ₋₁, not h_{t-1}
-    st.markdown(
-        prose(PAGE, "intro", label=md_escape(cur.label), T=cur.trace.T, H=cur.model.cfg.hidden_size, **vals)
-    )
+    T = cur.trace.T
+    bos = t("hidden.bos_steps", n=T - 1, T=T) if cur.vocab.has_specials else ""  # the sidebar counts T - 1
+    st.markdown(prose(PAGE, "intro", label=md_escape(cur.label), T=T, H=cur.model.cfg.hidden_size,
+                      bos_note=bos, **vals))
 
 
 def look_here(cur: session.Current, t1: int) -> None:
@@ -48,9 +49,9 @@ def look_here(cur: session.Current, t1: int) -> None:
             "look",
             t=t1,
             tok=md_escape(cur.tokens[t1 - 1]),
-            hmax=num(step["value"]),
+            hmax=num_inside(step["value"]),
             hmax_u=step["unit"] + 1,
-            peak=num(peak["value"]),
+            peak=num_inside(peak["signed"]),  # with its sign: the heatmap's darkest cell
             peak_t=peak["t"] + 1,
             peak_tok=md_escape(cur.tokens[peak["t"]]),
         ),
@@ -170,7 +171,7 @@ def step_view(cur: session.Current, t1: int) -> None:
             n_wx=num(norms["Wx_x"]),
             n_wh=num(norms["Wh_h"]),
             n_b=num(norms["b"]),
-            hmax=num(peak["value"]),
+            hmax=num_inside(peak["value"]),  # 0.999999, not 1, beside "every value in (-1, 1)"
             hmax_u=peak["unit"] + 1,
             first_note=t("hidden.first_note") if t1 == 1 else "",
             activation=vals["activation"],

@@ -69,7 +69,7 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
             [x or t("output.cell_none") for x in targets],
             tr.valid.numpy(),
             title,
-            figure_labels(x="output.ax_step", target="output.col_target"),
+            figure_labels(x="output.ax_step", y="output.col_loss_nats", target="output.col_target"),
         ),
         title,
         key="out_fig_loss",
@@ -171,7 +171,8 @@ def batch_view(cur: session.Current, pairs: list, batch, red: str) -> None:
         )
     table(rows)
     title = t("output.fig_batch")
-    text = figure_labels(x="output.ax_position", y="output.ax_sentence", no_target="output.no_target") | {
+    text = figure_labels(x="output.ax_position", y="output.ax_sentence", no_target="output.no_target",
+                         colorbar="output.col_loss_nats") | {
         "pad": "pad"
     }
     show_figure(
