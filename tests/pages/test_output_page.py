@@ -96,7 +96,11 @@ def test_generation_greedy_and_seeded_sampling(app):
     prefix = vocab.decode(tr.ids[:1])
     greedy = generation.generate(model, tr.ids[:1].tolist(), generation.Sampling(max_new=12), vocab.stoi[EOS])
     assert at.code[0].value == " ".join(prefix + [vocab.itos[s.chosen] for s in greedy])
+    said = "\n".join(m.value for m in at.markdown)
+    assert "the seed changes nothing" in said and "same seed always" not in said  # greedy: no seed
     at.radio(key="out_strategy").set_value("sample").run()
+    said = "\n".join(m.value for m in at.markdown)
+    assert "same seed always" in said and "the seed changes nothing" not in said
     at.number_input(key="out_seed").set_value(5).run()
     at.slider(key="out_prefix").set_value(3).run()
     no_exception(at)

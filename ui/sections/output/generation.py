@@ -60,7 +60,8 @@ def _generation(cur: session.Current) -> None:
         )
     )
     stop = prose(PAGE, "stop_eos" if vocab.has_specials else "stop_limit", max_new=max_new)
-    st.markdown(prose(PAGE, "generation_how", how=desc, stop=stop))
+    seed_note = t("output.greedy_seed") if off else t("output.sample_seed")  # greedy draws nothing at random
+    st.markdown(prose(PAGE, "generation_how", how=desc, stop=stop, seed=seed_note))
     table(out.forcing_rows(cur.trace, vocab, n, steps))
     st.code(
         " ".join(vocab.decode(cur.input_ids[:n]) + [vocab.itos[s.chosen] for s in steps]),
