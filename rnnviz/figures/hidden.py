@@ -122,9 +122,12 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
     """paths: [(name, coords (T, 2), tokens)], each drawn from h_1 ... h_T with token labels.
     labels: title, final ("final state h_T"), x and y with a {share} placeholder."""
     data = []
-    for i, (name, xy, tokens) in enumerate(paths):
-        data += _trajectory(name, np.asarray(xy, dtype=float), step_labels(tokens), _COLORS[i % len(_COLORS)],
-                            _label(labels, "final", "final state h_T"))
+    points = [np.asarray(xy, dtype=float).reshape(-1, 2) for _, xy, _ in paths]  # (T_i, 2) each
+    places = label_places(np.concatenate(points) if points else np.zeros((0, 2)))
+    for i, (name, _, tokens) in enumerate(paths):
+        start = sum(len(p) for p in points[:i])
+        data += _trajectory(name, points[i], step_labels(tokens), _COLORS[i % len(_COLORS)],
+                            _label(labels, "final", "final state h_T"), places[start:start + len(points[i])])
     x_title = _label(labels, "x", "PC1 ({share} of the variance)").format(share=f"{share[0]:.0%}")
     y_title = _label(labels, "y", "PC2 ({share} of the variance)").format(share=f"{share[1]:.0%}")
     layout = _titled(x_title, y_title, legend={"orientation": "h", "y": -0.2})
@@ -132,14 +135,36 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
                  _label(labels, "title", "Trajectory of h_1 … h_T in 2-D (PCA); the star is h_T"), 460)
 
 
-def _trajectory(name: str, xy: np.ndarray, names: list[str], color: str, final: str) -> list[dict]:
+PLACES = ("top center", "bottom center", "middle right", "middle left")
+NEAR = 0.06  # two labels closer than this (a share of the plot's width and of its height) would overlap
+
+
+def label_places(xy) -> list[str]:
+    """Where each point's text goes (plotly's textposition), xy (n, 2) in drawing order: above the
+    point, unless an earlier point within NEAR of the plot's extent has its label there; then
+    below, right or left, whichever none of those near points took ("7 ▁the" and "4 ▁the" printed
+    over each other as "74▁the"). Points closer than that in all four places keep "top center"."""
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    span = np.ptp(xy, axis=0) if len(xy) else np.ones(2)
+    span = np.where(np.isfinite(span) & (span > 0), span, 1.0)
+    places: list[str] = []
+    for i, p in enumerate(xy):
+        near = np.all(np.abs(xy[:i] - p) < NEAR * span, axis=1) if i else np.zeros(0, bool)
+        taken = {places[j] for j in np.flatnonzero(near)}
+        places.append(next((q for q in PLACES if q not in taken), PLACES[0]))
+    return places
+
+
+def _trajectory(name: str, xy: np.ndarray, names: list[str], color: str, final: str,
+                places: list[str] | None = None) -> list[dict]:
     """One path's two plain traces: xy (T, 2) as a line through its steps, labelled by token
-    (hover only when long), and a star on its last point."""
+    (hover only when long; each label where label_places puts it), and a star on its last point."""
     mode = "lines+markers+text" if len(xy) <= 25 else "lines+markers"  # long: hover only
     hover = f"{name}<br>%{{text}}<br>PC1 %{{x:.3f}}, PC2 %{{y:.3f}}<extra></extra>"
     path = {"type": "scatter", "hovertemplate": hover,
             "line": {"color": color}, "marker": {"color": color, "size": 9}, "mode": mode, "name": name,
-            "text": names, "textfont": {"color": AXIS_TEXT, "size": 12}, "textposition": "top center",
+            "text": names, "textfont": {"color": AXIS_TEXT, "size": 12},
+            "textposition": (places[0] if len(set(places)) == 1 else places) if places else "top center",
             "x": xy[:, 0], "y": xy[:, 1]}
     star = {"type": "scatter", "hovertemplate": f"{name}: {final}<extra></extra>",
             "marker": {"color": color, "size": 18, "symbol": "star"}, "mode": "markers", "showlegend": False,

@@ -303,3 +303,20 @@ def test_a_colour_bar_keeps_ticks_inside_its_scale():
     J[0, 0] = -0.4337
     bar = bptt._jacobian_map(J, ["u1", "u2", "u3"], "J", (0, 1))["colorbar"]
     assert bar["tickvals"] == [-0.4, 0, 0.4]
+
+
+def test_trajectory_labels_of_near_points_go_to_different_sides():
+    """Page 2's trajectory printed "7 ▁the" over "4 ▁the" ("74▁the"): a label near an earlier one
+    goes below, right or left of its point instead."""
+    xy = np.array([[0.0, 0.0], [10.0, 10.0], [0.1, 0.1], [0.2, -0.1], [5.0, 5.0], [0.05, 0.0], [0.0, 0.05]])
+    assert hidden.label_places(xy) == ["top center", "top center", "bottom center", "middle right",
+                                       "top center", "middle left", "top center"]  # all four taken: top
+    assert hidden.label_places(np.array([[0.0, 0.0], [1.0, 1.0]])) == ["top center"] * 2
+    assert hidden.label_places(np.zeros((0, 2))) == []
+    assert hidden.label_places(np.array([[np.nan, 0.0], [np.nan, 0.0]])) == ["top center"] * 2
+    paths = [("a", np.array([[0.0, 0.0], [1.0, 1.0]]), ["x", "y"]), ("b", np.array([[1.0, 1.01], [0.0, 0.0]]), ["z", "w"])]
+    data = hidden.pca_trajectory(paths, (0.6, 0.3)).to_dict()["data"]
+    lines = [tr for tr in data if "text" in tr]
+    shown = [[tr["textposition"]] * 2 if isinstance(tr["textposition"], str) else list(tr["textposition"])
+             for tr in lines]
+    assert shown == [["top center", "top center"], ["bottom center", "bottom center"]]
