@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:
 
 from rnnviz.engine.trace import trace
 from rnnviz.explain.home import token_table
+from rnnviz.formatting import num_inside
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
@@ -33,14 +34,16 @@ def sentence_for(i: int) -> str:
 @functools.lru_cache(maxsize=4096)
 def overview(text: str) -> dict:
     """What the overview page must show for text on the default model: the token table's
-    typed words and ids, and the largest |h_t| (3 decimals) with its 1-based step."""
+    typed words and ids, and the largest |h_t| as the page writes it (3 significant digits, more
+    when those would round a tanh value to 1: rnnviz.formatting.num_inside) with its 1-based step."""
     model, vocab, meta = _default()
     prepared = prepare(text, vocab, meta.get("level", "word"))
     ids, targets = lm_pair(list(prepared.ids), vocab)
     rows = token_table(model, vocab, ids, prepared.tokens)
     h = trace(model, ids, targets).h.numpy()  # (T, H)
     return {"typed": [r["you typed"] for r in rows], "ids": [r["id"] for r in rows],
-            "hmax": round(float(abs(h).max()), 3), "hmax_step": int(abs(h).argmax()) // h.shape[1] + 1,
+            "hmax": float(num_inside(abs(h).max(), digits=3)),
+            "hmax_step": int(abs(h).argmax()) // h.shape[1] + 1,
             "T": len(ids)}
 
 

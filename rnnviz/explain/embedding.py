@@ -24,6 +24,7 @@ from rnnviz.explain.exercises.verdict import Verdict
 from rnnviz.formatting import num, vector
 from rnnviz.safe_text import short
 from rnnviz.store.catalog import NOTES_E, NOTES_VOCAB, TRAVEL_E, TRAVEL_VOCAB
+from rnnviz.text.bpe import MARK
 from rnnviz.text.corpora import pad_batch
 from rnnviz.text.tokenize import SPECIALS, letter_trigrams, trigram_bucket
 
@@ -497,12 +498,17 @@ def hash_signature(word: str, buckets: int) -> tuple:
 
 
 def hash_rows(words, buckets: int, known=()) -> list[dict]:
-    """One row per word: its trigrams, the bucket of each, and whether the vocabulary knows it."""
+    """One row per word: its trigrams, the bucket of each, and whether the vocabulary knows it as
+    one token: itself, or in a subword vocabulary its word-initial piece (▁good for "good", which
+    read "OOV" beside the vocabulary list that holds ▁good; a piece inside a word, "at" of "c|at",
+    is not the word "at")."""
     _check_buckets(buckets)
     words = list(words)
     if len(words) > limits.MAX_HASH_WORDS:
         raise InputError(f"Hash at most {limits.MAX_HASH_WORDS} words at a time.")
-    known = {w.lower() for w in known}
+    known = [w.lower() for w in known]
+    initial = {w.removeprefix(MARK) for w in known if w.startswith(MARK)}  # a subword vocabulary's words
+    known = initial or set(known)
     return [{"word": w, "trigrams": letter_trigrams(w),
              "buckets": [trigram_bucket(t, buckets) for t in letter_trigrams(w)],
              "in_vocabulary": w.lower() in known, "signature": hash_signature(w, buckets)}

@@ -72,6 +72,10 @@ def test_heatmap_and_path_split_are_the_cores():
     md = "\n".join(m.value for m in at.markdown)
     for key in ("recurrent_norm", "attention_norm", "direct_norm", "total_norm"):
         assert f"**{num(split[key])}**" in md or num(split[key]) in md, key
+    # the norms of the parts do not add up to the whole's (the prose once said "the parts sum to"
+    # the total's norm): it says the vectors add, and names the norm of their sum
+    assert abs(split["recurrent_norm"] + split["attention_norm"] - split["total_norm"]) > 1e-3
+    assert f"whose norm is **{num(split['total_norm'])}**" in md and "The parts sum to" not in md
     assert "attention twin" in "\n".join(i.value for i in at.info)
     titles = [(f["layout"].get("title") or {}).get("text", "") for f in figures(at)]
     assert "‖∂L_T/∂h_s‖ over sentence length T" in titles

@@ -423,3 +423,32 @@ def test_a_typed_gradient_of_the_wrong_length_is_said_in_zh_and_the_update_stays
     no_exception(at)
     assert [e.value for e in at.error] == ["gₑ 需要 16 个数（d = 16），你输入了 3 个。"]
     assert at.radio(key="emb_rule").value == "tied"
+
+
+@pytest.mark.parametrize("model,lang", [(None, "en"), ("zh", "zh")])
+def test_the_word_picked_first_is_the_one_the_prose_names(app, model, lang):
+    """"The word picked first" named the whole vocabulary's most changed word (▁library, 糖) while
+    the box held the sentence's own (▁cat, 狗): the prose names both, each with its own count."""
+    import re
+
+    from rnnviz.store.catalog import load_builtin
+    from tests.conftest import ROOT
+
+    at = app(query={"lang": lang}, model=model)
+    at.switch_page(str(ROOT / PAGE)).run()
+    no_exception(at)
+    word = at.selectbox(key="emb_word").value
+    said = text(at)
+    pick = re.findall(r"among your sentence's words, those of “([^”]+)”" if lang == "en" else
+                      r"在你句子里的词中，改变最多的是“([^”]+)”", said)
+    assert pick == [word], (pick, word)
+    key = model or "subword"
+    m, vocab, meta = load_builtin(key)
+    E = emb.f64(m.E)
+    E0 = emb.f64(RNNModel(type(m.cfg)(**m.cfg.to_dict()), seed=emb.training_seed(meta)).E)
+    drift = emb.neighbour_drift(E, E0, vocab.itos)
+    best = vocab.itos[drift["best"]]
+    assert f"“{best}” ({drift['kept'][drift['best']]} of" in said or f"“{best}”的邻居（{drift['k']} 个中只保留了 {drift['kept'][drift['best']]} 个" in said
+    kept = drift["kept"][vocab.stoi[word]]
+    assert (f"“{word}”\n({kept} of" in said or f"“{word}” ({kept} of" in said
+            or f"“{word}”（{drift['k']} 个中保留了\n{kept} 个" in said), said[-600:]

@@ -147,6 +147,12 @@ def test_long_range_prose_reads_the_shipped_measurements():
     assert f"is {num(f['grad_ratio'])} times the Elman's" in text
     assert f"LSTM,\ndistances up to {f['learned']['lstm']}" in text
     assert f"it learns distances up to {f['bias3']}" in text
+    # the curriculum's worst accuracy: "100 %" when it is (it read "at least 100 %"), else "at least x %"
+    reach = "100 %" if f["curriculum_min"] >= 1 else f"at least {num(100 * f['curriculum_min'])} %"
+    assert f"every cell reaches\n{reach} at every distance up to {f['curriculum_max_distance']}" in text
+    assert "at least 100 %" not in text
+    from ui.sections.gates.task import _reach
+    assert (_reach(1.0), _reach(0.975)) == ("100 %", "at least 97.5 %")
     acc = _fig(at, "Accuracy at the training distance")
     names = [d["name"] for d in acc["data"]]
     assert names == ["Elman (tanh)", "LSTM", "GRU", "LSTM, forget bias +3"]

@@ -131,6 +131,12 @@ def test_bpe_merges_split_and_comparison_match_rnnviz(app, table):
     assert cmp.loc["words", "vocabulary size"] == rows["word"]["vocab_size"]
     assert cmp.loc["BPE subwords", "units"] == rows["BPE"]["units"]
     assert cmp.loc["letter trigrams (hashing)", "OOV rate (%)"] == num(100 * rows["letter trigrams"]["oov_rate"])
+    # a trigram row's length is its words' (one hashed vector a word), not its units per sentence:
+    # the header says vectors, and the caption says why the two columns do not divide
+    tri = rows["letter trigrams"]
+    assert cmp.loc["letter trigrams (hashing)", "vectors per sentence"] == num(rows["word"]["mean_length"])
+    assert abs(tri["units"] / len(held) - tri["mean_length"]) > 1
+    assert any("as many per sentence as words" in c.value for c in at.caption)
     # the sidebar sentence on the subword model: BPE tokens
     assert "reads with BPE subwords" in text(at)
     toks = frame_with(at, "position")["token"].tolist()

@@ -255,6 +255,20 @@ def test_word_hashing_trigrams_of_the_notes():
     assert len(rows[2]["trigrams"]) == len("Taipeiish")  # an unknown word still gets trigrams
 
 
+def test_a_subword_vocabulary_knows_its_word_initial_pieces():
+    """The start model (BPE) lists ▁good and ▁Taipei in its vocabulary: the hashing table said
+    "good" and "Taipei" were OOV. A piece inside a word (at, ood) is not the word."""
+    from rnnviz.store.catalog import load_builtin
+
+    _, vocab, _ = load_builtin("subword")
+    inner = next(w for w in vocab.itos if w.isalpha() and len(w) > 2 and f"▁{w}" not in vocab.itos)
+    words = ["good", "Taipei", "apple", inner]
+    known = {r["word"]: r["in_vocabulary"] for r in emb.hash_rows(words, 1000, known=vocab.itos)}
+    assert known == {w: f"▁{w}" in vocab.itos for w in words}
+    assert known["good"] and known["Taipei"] and not known[inner]  # "ood"-like pieces are no words
+    assert emb.hash_rows(["good"], 10, known=["good"])[0]["in_vocabulary"]  # a word-level vocabulary
+
+
 @pytest.mark.parametrize("buckets", [1, 7, 1000])
 def test_hash_signature_is_the_sparse_form_of_hash_word(buckets):
     for w in ("good", "apple", "cats", "a"):

@@ -49,7 +49,8 @@ def similar(cur: session.Current, E, step: int) -> None:
     itos = cur.vocab.itos
     drift, seed, cfg_key = drift_of(cur, E)
     step_id = cur.input_ids[step]
-    preset = itos[emb.sentence_pick(drift, cur.input_ids, step_id) if drift else step_id]
+    pick = emb.sentence_pick(drift, cur.input_ids, step_id) if drift else step_id  # the sentence's own
+    preset = itos[pick]
     shown_for, this = st.session_state.get("_emb_word_for"), (cur.key, cur.text)
     if st.session_state.get("emb_word") not in itos or (shown_for is not None and shown_for != this):
         st.session_state["emb_word"] = preset  # a new sentence starts at its own word (a link's kept)
@@ -71,7 +72,9 @@ def similar(cur: session.Current, E, step: int) -> None:
             mean_cos=num(drift["mean_cos"], 2), how=tr(f"drift_{drift_level(drift['mean_cos'])}"),
             K=drift["k"], mean_kept=num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
             kept=emb.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
-            best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]])
+            best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]],
+            pick=md_escape(itos[pick]),
+            pick_kept=drift["kept"].get(pick, emb.kept_neighbours(E, E0, pick, drift["k"])))
         figs = [("E", E, tr("fig_pca_trained")), (f"E0:{seed}", E0, tr("fig_pca_init", seed=seed))]
     shown = emb.shown_rows(len(itos), cur.input_ids, k)  # every word, up to MAX_WHOLE_VOCAB
     for n, (col, (which, M, title)) in enumerate(zip(st.columns(len(figs)), figs)):

@@ -12,7 +12,7 @@ from rnnviz.formatting import num
 
 from ... import cache, resources, session
 from ...i18n import current_lang, prose, t
-from ...page import folded
+from ...page import folded, whole_height
 from ...widgets import download_csv, follow_part, guard, md_escape, named_part, show_figure
 from .intro import PAGE, header
 
@@ -57,7 +57,8 @@ def merges(table) -> int:
                       vocab=len(table.first(k).symbols),
                       last=md_escape(f"{last.left} + {last.right} → {last.token}") if last else "—",
                       count=last.count if last else 0))
-    st.dataframe(_merge_frame(origins.merge_rows(table, max(0, k - SHOWN), k)), hide_index=True)
+    near = _merge_frame(origins.merge_rows(table, max(0, k - SHOWN), k))
+    st.dataframe(near, hide_index=True, **whole_height(len(near)))  # merge k, which the prose names, in view
     def _folded():  # the expander's content: computed only when it is open (issue 24)
         df = _merge_frame(origins.merge_rows(table, 0, k))
         st.dataframe(df, hide_index=True)
@@ -114,6 +115,7 @@ def compare() -> None:
                        t("origins.col_units"): [r["units"] for r in rows],
                        t("origins.col_length"): [num(r["mean_length"]) for r in rows]})
     st.dataframe(df, hide_index=True)
+    st.caption(t("origins.compare_units_note"))  # trigram units / sentences is not its length
     show_figure(cache.figure(tokenizer_figure, rows, names, t("origins.compare_title"), labels=_labels()),
                 "tokenizers compared", key="origins_compare")
 
