@@ -123,10 +123,12 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
     labels: title, final ("final state h_T"), x and y with a {share} placeholder."""
     data = []
     points = [np.asarray(xy, dtype=float).reshape(-1, 2) for _, xy, _ in paths]  # (T_i, 2) each
-    places = label_places(np.concatenate(points) if points else np.zeros((0, 2)))
-    for i, (name, _, tokens) in enumerate(paths):
+    names = [step_labels(tokens) for _, _, tokens in paths]
+    places = label_places(np.concatenate(points) if points else np.zeros((0, 2)),
+                          [n for ns in names for n in ns])
+    for i, (name, _, _) in enumerate(paths):
         start = sum(len(p) for p in points[:i])
-        data += _trajectory(name, points[i], step_labels(tokens), _COLORS[i % len(_COLORS)],
+        data += _trajectory(name, points[i], names[i], _COLORS[i % len(_COLORS)],
                             _label(labels, "final", "final state h_T"), places[start:start + len(points[i])])
     x_title = _label(labels, "x", "PC1 ({share} of the variance)").format(share=f"{share[0]:.0%}")
     y_title = _label(labels, "y", "PC2 ({share} of the variance)").format(share=f"{share[1]:.0%}")
@@ -136,23 +138,49 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
 
 
 PLACES = ("top center", "bottom center", "middle right", "middle left")
-NEAR = 0.06  # two labels closer than this (a share of the plot's width and of its height) would overlap
+# a label's size as a share of the plot's extent (a ~700 x 330 px plot area, 12 px text): per
+# character, its height, and its gap from the point
+CHAR_W, TEXT_H, GAP = 0.011, 0.055, 0.02
 
 
-def label_places(xy) -> list[str]:
-    """Where each point's text goes (plotly's textposition), xy (n, 2) in drawing order: above the
-    point, unless an earlier point within NEAR of the plot's extent has its label there; then
-    below, right or left, whichever none of those near points took ("7 ▁the" and "4 ▁the" printed
-    over each other as "74▁the"). Points closer than that in all four places keep "top center"."""
+def label_places(xy, texts=None) -> list[str]:
+    """Where each point's text goes (plotly's textposition), xy (n, 2) in drawing order, texts its
+    labels (their length sets a label's width; 6 characters each if None): above the point, unless
+    that box would overlap a label already placed; then below, right or left, the first that
+    overlaps none, nor any point's marker ("7 ▁the" and "4 ▁the" printed over each other as
+    "74▁the", and two sentences' "1 <bos>" over "3 at"). When all four overlap, the one that
+    overlaps least."""
     xy = np.asarray(xy, dtype=float).reshape(-1, 2)
-    span = np.ptp(xy, axis=0) if len(xy) else np.ones(2)
-    span = np.where(np.isfinite(span) & (span > 0), span, 1.0)
+    texts = list(texts) if texts is not None else ["x" * 6] * len(xy)
+    finite = xy[np.isfinite(xy).all(1)]  # (m, 2): the points that are drawn
+    lo = finite.min(0) if len(finite) else np.zeros(2)
+    span = np.ptp(finite, axis=0) if len(finite) else np.ones(2)
+    span = np.where(span > 0, span, 1.0)
+    unit = (xy - lo) / span  # (n, 2) in shares of the extent
+    # (x0, x1, y0, y1) of what a label must not cover: every marker (GAP / 2 across), then each
+    # label as it is placed
+    g = GAP / 2
+    boxes = [(x - g, x + g, y - g, y + g) for x, y in unit if np.isfinite([x, y]).all()]
     places: list[str] = []
-    for i, p in enumerate(xy):
-        near = np.all(np.abs(xy[:i] - p) < NEAR * span, axis=1) if i else np.zeros(0, bool)
-        taken = {places[j] for j in np.flatnonzero(near)}
-        places.append(next((q for q in PLACES if q not in taken), PLACES[0]))
+    for (x, y), text in zip(unit, texts):
+        if not (np.isfinite(x) and np.isfinite(y)):
+            places.append(PLACES[0])
+            continue
+        w = CHAR_W * max(len(str(text)), 1)
+        options = {"top center": (x - w / 2, x + w / 2, y + GAP, y + GAP + TEXT_H),
+                   "bottom center": (x - w / 2, x + w / 2, y - GAP - TEXT_H, y - GAP),
+                   "middle right": (x + GAP, x + GAP + w, y - TEXT_H / 2, y + TEXT_H / 2),
+                   "middle left": (x - GAP - w, x - GAP, y - TEXT_H / 2, y + TEXT_H / 2)}
+        cost = {q: sum(_overlap(options[q], b) for b in boxes) for q in PLACES}
+        best = min(PLACES, key=lambda q: (cost[q] > 0, cost[q], PLACES.index(q)))
+        places.append(best)
+        boxes.append(options[best])
     return places
+
+
+def _overlap(a, b) -> float:
+    """The area two (x0, x1, y0, y1) boxes share."""
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[2], b[2]))
 
 
 def _trajectory(name: str, xy: np.ndarray, names: list[str], color: str, final: str,

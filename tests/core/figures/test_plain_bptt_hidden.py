@@ -306,17 +306,37 @@ def test_a_colour_bar_keeps_ticks_inside_its_scale():
 
 
 def test_trajectory_labels_of_near_points_go_to_different_sides():
-    """Page 2's trajectory printed "7 ▁the" over "4 ▁the" ("74▁the"): a label near an earlier one
-    goes below, right or left of its point instead."""
-    xy = np.array([[0.0, 0.0], [10.0, 10.0], [0.1, 0.1], [0.2, -0.1], [5.0, 5.0], [0.05, 0.0], [0.0, 0.05]])
-    assert hidden.label_places(xy) == ["top center", "top center", "bottom center", "middle right",
-                                       "top center", "middle left", "top center"]  # all four taken: top
-    assert hidden.label_places(np.array([[0.0, 0.0], [1.0, 1.0]])) == ["top center"] * 2
+    """Page 2's trajectory printed "7 ▁the" over "4 ▁the" ("74▁the"), and two sentences' "1 <bos>"
+    over "3 at": a label whose box would overlap one already placed goes below, right or left."""
+    same = np.zeros((4, 2))
+    assert hidden.label_places(same) == ["top center", "bottom center", "middle right", "middle left"]
+    assert hidden.label_places(np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0]])) == ["top center"] * 3
     assert hidden.label_places(np.zeros((0, 2))) == []
     assert hidden.label_places(np.array([[np.nan, 0.0], [np.nan, 0.0]])) == ["top center"] * 2
-    paths = [("a", np.array([[0.0, 0.0], [1.0, 1.0]]), ["x", "y"]), ("b", np.array([[1.0, 1.01], [0.0, 0.0]]), ["z", "w"])]
+    # the English page's case: both sentences start at the same <bos> point, and the second's
+    # third step lies just above it
+    xy = np.array([[0.0, 0.0], [1.0, 0.2], [0.4, 1.0], [0.0, 0.0], [0.05, 0.1], [0.6, 0.5]])
+    texts = ["1 <bos>", "2 ▁the", "3 ▁cat", "1 <bos>", "3 at", "4 ▁on"]
+    places = hidden.label_places(xy, texts)
+    boxes = [_label_box(p, t, q) for p, t, q in zip(xy, texts, places)]
+    assert not [(i, j) for i in range(len(boxes)) for j in range(i) if hidden._overlap(boxes[i], boxes[j]) > 0]
+    g = hidden.GAP / 2  # nor does a label cover a point's marker
+    markers = [(x - g, x + g, y - g, y + g) for x, y in xy]
+    assert not [(i, j) for i, b in enumerate(boxes) for j, m in enumerate(markers) if hidden._overlap(b, m) > 0]
+    assert places[0] != places[3]  # the same point: two sides
+    paths = [("a", np.array([[0.0, 0.0], [1.0, 1.0]]), ["x", "y"]), ("b", np.array([[0.0, 0.0], [1.0, 1.0]]), ["z", "w"])]
     data = hidden.pca_trajectory(paths, (0.6, 0.3)).to_dict()["data"]
     lines = [tr for tr in data if "text" in tr]
     shown = [[tr["textposition"]] * 2 if isinstance(tr["textposition"], str) else list(tr["textposition"])
              for tr in lines]
     assert shown == [["top center", "top center"], ["bottom center", "bottom center"]]
+
+
+def _label_box(p, text, place):
+    """The box label_places reckons for a label (the points above span 0..1 on both axes)."""
+    x, y = p
+    w, h, g = hidden.CHAR_W * len(text), hidden.TEXT_H, hidden.GAP
+    return {"top center": (x - w / 2, x + w / 2, y + g, y + g + h),
+            "bottom center": (x - w / 2, x + w / 2, y - g - h, y - g),
+            "middle right": (x + g, x + g + w, y - h / 2, y + h / 2),
+            "middle left": (x - g - w, x - g, y - h / 2, y + h / 2)}[place]
