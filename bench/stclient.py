@@ -250,7 +250,7 @@ def _arrow_frame(data: bytes):
     return pa.ipc.open_stream(data).read_all().to_pandas()
 
 
-HMAX = re.compile(r"largest \|h\| is (-?[\d.]+(?:e[-+]?\d+)?|nan|inf), at step (\d+)")
+HMAX = re.compile(r"largest \|h\| is (-?[\d.]+(?:e[-+]?\d+)?|nan|NaN|inf), at step (\d+)")
 
 
 def overview_numbers(run: Run) -> tuple[float, int] | None:

@@ -506,12 +506,13 @@ def hash_rows(words, buckets: int, known=()) -> list[dict]:
     words = list(words)
     if len(words) > limits.MAX_HASH_WORDS:
         raise InputError(f"Hash at most {limits.MAX_HASH_WORDS} words at a time.")
-    known = [w.lower() for w in known]
-    initial = {w.removeprefix(MARK) for w in known if w.startswith(MARK)}  # a subword vocabulary's words
-    known = initial or set(known)
+    known = list(known)
+    initial = {w.removeprefix(MARK) for w in known if w.startswith(MARK)}  # a subword vocabulary's words,
+    #                                                                       as cased as its pieces
+    known = initial or {w.lower() for w in known}
     return [{"word": w, "trigrams": letter_trigrams(w),
              "buckets": [trigram_bucket(t, buckets) for t in letter_trigrams(w)],
-             "in_vocabulary": w.lower() in known, "signature": hash_signature(w, buckets)}
+             "in_vocabulary": (w if initial else w.lower()) in known, "signature": hash_signature(w, buckets)}
             for w in words]
 
 

@@ -203,7 +203,9 @@ def round_down(v: float) -> float:
     """v (> 0) to one significant digit, rounded down (0.4337 -> 0.4, 0.97 -> 0.9, 3e-05 -> 3e-05, 12 -> 10):
     a colour bar's outer tick that lies on its scale."""
     step = 10.0 ** np.floor(np.log10(v))
-    return float(f"{np.floor(v / step + 1e-9) * step:.1g}")
+    n = np.floor(v / step + 1e-9)  # 3e-05 / 1e-05 is 2.9999999999999996
+    top = float(f"{n * step:.1g}")
+    return top if top <= v else float(f"{(n - 1) * step:.1g}") if n > 1 else v
 
 
 def _jacobian_map(M, units: list[str], name: str, domain) -> dict:

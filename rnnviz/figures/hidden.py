@@ -124,12 +124,14 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
     data = []
     points = [np.asarray(xy, dtype=float).reshape(-1, 2) for _, xy, _ in paths]  # (T_i, 2) each
     names = [step_labels(tokens) for _, _, tokens in paths]
-    places = label_places(np.concatenate(points) if points else np.zeros((0, 2)),
-                          [n for ns in names for n in ns])
+    shown = [i for i, p in enumerate(points) if len(p) <= LABELLED]  # a longer path: hover only
+    places = label_places(np.concatenate([points[i] for i in shown]) if shown else np.zeros((0, 2)),
+                          [n for i in shown for n in names[i]])
     for i, (name, _, _) in enumerate(paths):
-        start = sum(len(p) for p in points[:i])
+        start = sum(len(points[j]) for j in shown if j < i)
         data += _trajectory(name, points[i], names[i], _COLORS[i % len(_COLORS)],
-                            _label(labels, "final", "final state h_T"), places[start:start + len(points[i])])
+                            _label(labels, "final", "final state h_T"),
+                            places[start:start + len(points[i])] if i in shown else None)
     x_title = _label(labels, "x", "PC1 ({share} of the variance)").format(share=f"{share[0]:.0%}")
     y_title = _label(labels, "y", "PC2 ({share} of the variance)").format(share=f"{share[1]:.0%}")
     layout = _titled(x_title, y_title, legend={"orientation": "h", "y": -0.2})
@@ -138,6 +140,7 @@ def pca_trajectory(paths, share, labels: dict | None = None) -> go.Figure:
 
 
 PLACES = ("top center", "bottom center", "middle right", "middle left")
+LABELLED = 25  # a path of more points is drawn without its labels (hover only)
 # a label's size as a share of the plot's extent (a ~700 x 330 px plot area, 12 px text): per
 # character, its height, and its gap from the point
 CHAR_W, TEXT_H, GAP = 0.011, 0.055, 0.02
@@ -187,7 +190,7 @@ def _trajectory(name: str, xy: np.ndarray, names: list[str], color: str, final: 
                 places: list[str] | None = None) -> list[dict]:
     """One path's two plain traces: xy (T, 2) as a line through its steps, labelled by token
     (hover only when long; each label where label_places puts it), and a star on its last point."""
-    mode = "lines+markers+text" if len(xy) <= 25 else "lines+markers"  # long: hover only
+    mode = "lines+markers+text" if len(xy) <= LABELLED else "lines+markers"  # long: hover only
     hover = f"{name}<br>%{{text}}<br>PC1 %{{x:.3f}}, PC2 %{{y:.3f}}<extra></extra>"
     path = {"type": "scatter", "hovertemplate": hover,
             "line": {"color": color}, "marker": {"color": color, "size": 9}, "mode": mode, "name": name,

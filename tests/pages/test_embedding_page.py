@@ -440,7 +440,7 @@ def test_the_word_picked_first_is_the_one_the_prose_names(app, model, lang):
     word = at.selectbox(key="emb_word").value
     said = text(at)
     pick = re.findall(r"among your sentence's words, those of “([^”]+)”" if lang == "en" else
-                      r"在你句子里的词中，改变最多的是“([^”]+)”", said)
+                      r"在你句子里的词中，“([^”]+)”的邻居改变最多", said)
     assert pick == [word], (pick, word)
     key = model or "subword"
     m, vocab, meta = load_builtin(key)
@@ -451,4 +451,9 @@ def test_the_word_picked_first_is_the_one_the_prose_names(app, model, lang):
     assert f"“{best}” ({drift['kept'][drift['best']]} of" in said or f"“{best}”的邻居（{drift['k']} 个中只保留了 {drift['kept'][drift['best']]} 个" in said
     kept = drift["kept"][vocab.stoi[word]]
     assert (f"“{word}”\n({kept} of" in said or f"“{word}” ({kept} of" in said
-            or f"“{word}”（{drift['k']} 个中保留了\n{kept} 个" in said), said[-600:]
+            or f"“{word}”的邻居改变最多（{drift['k']} 个中保留了\n{kept} 个" in said), said[-600:]
+    typed = at.sidebar.text_area(key="text").value
+    ids = list(prepare(typed, vocab, meta.get("level", "word")).ids)
+    mine = [i for i in ids if i in drift["kept"]]
+    if mine:  # the word a learner typed whose neighbours training changed most (fewest kept)
+        assert kept == min(drift["kept"][i] for i in mine)

@@ -417,3 +417,34 @@ def test_the_intro_says_why_there_is_one_step_more_than_tokens(lang):
         T = int(at.slider(key="hid_step").max)
         said = {"en": f"your {T - 1} tokens: {T - 1} tokens, {T} steps", "zh": f"所以 {T - 1} 个 token 共 {T} 步"}[lang]
         assert (said in intro and "`<bos>`" in intro) == has_bos, (model, intro)
+
+
+def test_bounded_states_that_float32_rounds_to_one_say_so():
+    """'States still stay in (-1, 1) (the largest |hₜ| is 1)': with Wₕ scaled by 3 the start model's
+    float32 tanh returns exactly 1.0. The page says that float32 rounded it."""
+    import re
+
+    from rnnviz.explain import bptt as chains
+    from rnnviz.text.tokenize import prepare
+    from streamlit.testing.v1 import AppTest
+
+    text = "the cat sat on the mat"
+    model, vocab, meta = load_builtin("subword")
+    ids, targets = lm_pair(list(prepare(text, vocab, meta.get("level", "word")).ids), vocab)
+    m3 = chains.scaled_model(model, chains.SCALE_PRESETS["explode"])
+    h = trace(m3, ids, targets).h
+    largest = float(h.abs().max())
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
+    skip_checkpoints(at)
+    for key in FOLDED:
+        at.session_state[key] = True
+    at.session_state["model"], at.session_state["text"] = "subword", text
+    at.run()
+    no_exception(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("**Bounded is not stable.**"))
+    shown = re.search(r"the largest \$\|h_t\|\$ is (\S+?)(\)| in float32)", said)
+    assert shown, said
+    if largest >= 1:  # the case on this sentence: float32 saturates
+        assert shown.group(2) == " in float32" and "rounds tanh of a large input to exactly 1" in said
+    else:
+        assert shown.group(1) != "1"

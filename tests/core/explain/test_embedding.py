@@ -266,6 +266,8 @@ def test_a_subword_vocabulary_knows_its_word_initial_pieces():
     known = {r["word"]: r["in_vocabulary"] for r in emb.hash_rows(words, 1000, known=vocab.itos)}
     assert known == {w: f"▁{w}" in vocab.itos for w in words}
     assert known["good"] and known["Taipei"] and not known[inner]  # "ood"-like pieces are no words
+    cased = emb.hash_rows(["Good", "taipei"], 1000, known=vocab.itos)  # BPE pieces are cased: ▁G o od
+    assert [r["in_vocabulary"] for r in cased] == [False, False] and "▁Good" not in vocab.itos
     assert emb.hash_rows(["good"], 10, known=["good"])[0]["in_vocabulary"]  # a word-level vocabulary
 
 

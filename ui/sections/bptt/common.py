@@ -8,7 +8,7 @@ import streamlit as st
 from rnnviz.formatting import plain_subscripts
 
 from ...i18n import t
-from ...page import Page, figure_labels, four_digits
+from ...page import Page, figure_labels, four_digits, whole_height
 from ...page import table as page_table
 
 P = "bptt"
@@ -53,8 +53,9 @@ def headers(df: pd.DataFrame) -> pd.DataFrame:
     return df.rename(columns={c: t(f"bptt.col.{HEADERS[c]}") for c in df.columns if c in HEADERS})
 
 
-def table(rows, height="auto") -> None:
-    """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0."""
+def table(rows, height=None) -> None:
+    """A dataframe; small errors and norms in e-notation so 1e-10 is not shown as 0. height: the
+    page's, else every row of a table of up to 20 (ui.page.whole_height), else Streamlit's."""
     df = pd.DataFrame(rows)
     if "parameter" in df:  # W_h -> Wₕ, as the prose writes it
         df["parameter"] = df["parameter"].map(lambda v: plain_subscripts(v) if isinstance(v, str) else v)
@@ -64,12 +65,13 @@ def table(rows, height="auto") -> None:
     df = headers(df)
     named = {c: t(f"bptt.col.{HEADERS[c]}") if c in HEADERS else c for c in sci}
     fmt = {**four_digits(df), **{named[c]: st.column_config.NumberColumn(format="%.3e") for c in sci}}
-    page_table(df, column_config=fmt, height=height)
+    page_table(df, column_config=fmt, **({"height": height} if height is not None else {}))
 
 
 def frame(df: pd.DataFrame, **kw) -> None:
-    """st.dataframe with four_digits (the page's tables that need no header translation)."""
-    st.dataframe(df, hide_index=True, column_config=four_digits(df), **kw)
+    """st.dataframe with four_digits (the page's tables that need no header translation), every row
+    of a table of up to 20 unless the page gives a height."""
+    st.dataframe(df, hide_index=True, column_config=four_digits(df), **(whole_height(len(df)) | kw))
 
 
 

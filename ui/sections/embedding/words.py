@@ -43,6 +43,12 @@ def drift_of(cur: session.Current, E):
     return drift, seed, cfg_key
 
 
+def _kept(drift: dict, E, E0, k: int) -> int:
+    """How many of word k's nearest neighbours training kept: neighbour_drift's count, or counted
+    for a word it leaves out (a special token)."""
+    return drift["kept"][k] if k in drift["kept"] else emb.kept_neighbours(E, E0, k, drift["k"])
+
+
 def similar(cur: session.Current, E, step: int) -> None:
     """Nearest words by cosine; PCA of E (and of the random start when it is known)."""
     header("similar")
@@ -73,8 +79,7 @@ def similar(cur: session.Current, E, step: int) -> None:
             K=drift["k"], mean_kept=num(sum(drift["kept"].values()) / len(drift["kept"]), 2),
             kept=emb.kept_neighbours(E, E0, k, drift["k"]), own_cos=num(drift["row_cos"][k], 2),
             best=md_escape(itos[drift["best"]]), best_kept=drift["kept"][drift["best"]],
-            pick=md_escape(itos[pick]),
-            pick_kept=drift["kept"].get(pick, emb.kept_neighbours(E, E0, pick, drift["k"])))
+            pick=md_escape(itos[pick]), pick_kept=_kept(drift, E, E0, pick))
         figs = [("E", E, tr("fig_pca_trained")), (f"E0:{seed}", E0, tr("fig_pca_init", seed=seed))]
     shown = emb.shown_rows(len(itos), cur.input_ids, k)  # every word, up to MAX_WHOLE_VOCAB
     for n, (col, (which, M, title)) in enumerate(zip(st.columns(len(figs)), figs)):

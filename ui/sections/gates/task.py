@@ -9,7 +9,7 @@ import streamlit as st
 from rnnviz.explain import longrange
 from rnnviz.explain.exercises import gates as gx
 from rnnviz.figures.gates import longrange_figures
-from rnnviz.formatting import num, vector
+from rnnviz.formatting import num, num_inside, vector
 
 from ... import resources, running
 from ...i18n import prose, t
@@ -142,4 +142,5 @@ def _now_result(res: dict | None) -> None:
 def _reach(least: float) -> str:
     """The curriculum's worst accuracy as the prose says it: "100 %" when every cell reached it at
     every distance ("at least 100 %" read like a mistake), else "at least 97.5 %"."""
-    return t("gates.reach_all") if least >= 1 else t("gates.reach_at_least", pct=num(100 * least))
+    pct = num_inside(100 * least, bound=100)  # 99.996 is not "at least 100"
+    return t("gates.reach_all") if least >= 1 else t("gates.reach_at_least", pct=pct)

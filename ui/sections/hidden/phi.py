@@ -10,7 +10,7 @@ from rnnviz.explain import bptt as chains
 from rnnviz.explain import hidden as hd
 from rnnviz.explain.formulas import dead_units
 from rnnviz.figures import hidden as fh
-from rnnviz.formatting import num, plain_math
+from rnnviz.formatting import num, num_inside, plain_math
 
 from ... import cache, session
 from ...cache import cached_trace
@@ -109,8 +109,9 @@ def bounded_not_stable(cur: session.Current) -> None:
     win = cache.jacobian_window(cur.model, cur.trace)
     v = chains.growth_verdict(cache.jacobian_norms(m3, tr3, 2, win.start))
     verdict = t(f"bptt.verdict.{v['kind']}", factor=num(v["factor"]), n=v["n"])
-    st.markdown(prose(PAGE, "bounded-gradient", scale=f"{scale:g}", hmax=num(hd.largest_state(tr3.h)),
-                      verdict=verdict))
+    hmax = hd.largest_state(tr3.h)  # float32's tanh reaches 1.0 itself: said so, not left as "1" in (-1, 1)
+    hmax_text = num_inside(hmax) + (t("hidden.float32_one") if abs(hmax) >= 1 else "")
+    st.markdown(prose(PAGE, "bounded-gradient", scale=f"{scale:g}", hmax=hmax_text, verdict=verdict))
 
 
 def saturation(cur: session.Current) -> None:
