@@ -424,9 +424,10 @@ def test_bounded_states_that_float32_rounds_to_one_say_so():
     float32 tanh returns exactly 1.0. The page says that float32 rounded it."""
     import re
 
+    from streamlit.testing.v1 import AppTest
+
     from rnnviz.explain import bptt as chains
     from rnnviz.text.tokenize import prepare
-    from streamlit.testing.v1 import AppTest
 
     text = "the cat sat on the mat"
     model, vocab, meta = load_builtin("subword")
