@@ -163,27 +163,31 @@ def label_places(xy, texts=None) -> list[str]:
     # (x0, x1, y0, y1) of what a label must not cover: every marker (GAP / 2 across), then each
     # label as it is placed
     g = GAP / 2
-    boxes = [(x - g, x + g, y - g, y + g) for x, y in unit if np.isfinite([x, y]).all()]
+    drawn = unit[np.isfinite(unit).all(1)]
+    boxes = np.column_stack([drawn[:, 0] - g, drawn[:, 0] + g, drawn[:, 1] - g, drawn[:, 1] + g])  # (k, 4)
     places: list[str] = []
     for (x, y), text in zip(unit, texts):
         if not (np.isfinite(x) and np.isfinite(y)):
             places.append(PLACES[0])
             continue
         w = CHAR_W * max(len(str(text)), 1)
-        options = {"top center": (x - w / 2, x + w / 2, y + GAP, y + GAP + TEXT_H),
-                   "bottom center": (x - w / 2, x + w / 2, y - GAP - TEXT_H, y - GAP),
-                   "middle right": (x + GAP, x + GAP + w, y - TEXT_H / 2, y + TEXT_H / 2),
-                   "middle left": (x - GAP - w, x - GAP, y - TEXT_H / 2, y + TEXT_H / 2)}
-        cost = {q: sum(_overlap(options[q], b) for b in boxes) for q in PLACES}
-        best = min(PLACES, key=lambda q: (cost[q] > 0, cost[q], PLACES.index(q)))
-        places.append(best)
-        boxes.append(options[best])
+        options = np.array([(x - w / 2, x + w / 2, y + GAP, y + GAP + TEXT_H),  # in PLACES' order
+                            (x - w / 2, x + w / 2, y - GAP - TEXT_H, y - GAP),
+                            (x + GAP, x + GAP + w, y - TEXT_H / 2, y + TEXT_H / 2),
+                            (x - GAP - w, x - GAP, y - TEXT_H / 2, y + TEXT_H / 2)])  # (4, 4)
+        cost = _overlap(options[:, None, :], boxes[None, :, :]).sum(1)  # (4,)
+        best = min(range(len(PLACES)), key=lambda q: (cost[q] > 0, cost[q], q))
+        places.append(PLACES[best])
+        boxes = np.vstack([boxes, options[best]])
     return places
 
 
-def _overlap(a, b) -> float:
-    """The area two (x0, x1, y0, y1) boxes share."""
-    return max(0.0, min(a[1], b[1]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[2], b[2]))
+def _overlap(a, b):
+    """The area (x0, x1, y0, y1) boxes share, along their last axis (broadcast)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    wide = np.minimum(a[..., 1], b[..., 1]) - np.maximum(a[..., 0], b[..., 0])
+    high = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 2], b[..., 2])
+    return np.clip(wide, 0, None) * np.clip(high, 0, None)
 
 
 def _trajectory(name: str, xy: np.ndarray, names: list[str], color: str, final: str,
