@@ -57,6 +57,15 @@ from tools.server import CHROME_ARGS, CHROMIUM, IDLE_JS, TWO_FRAMES_JS  # noqa: 
 SLIDERS = {"embedding": "emb_step", "hidden": "hid_step", "output": "out_step", "bptt": "bptt_step",
            "gates": "gates_step", "slots": "slot_force_step", "origins": "origins_centre"}
 MAX_REPEAT = 20
+# Parts that follow the step slider in the browser (ui/stepped.py: text and tables, and charts
+# with a data-step once drawn): "shown" is the key press until every one of them shows the
+# slider's new step and two animation frames later; the slider's run goes on after it ("drawn").
+HAS_STEPPED_JS = "() => !!document.querySelector('.rnnviz-stepped, .rnnviz-chart-frame[data-step]')"
+SHOWN_JS = """key => {
+  const input = document.querySelector(`.st-key-${key} input[type="range"]`);
+  const parts = [...document.querySelectorAll('.rnnviz-stepped, .rnnviz-chart-frame[data-step]')];
+  return input && parts.length && parts.every(e => e.dataset.step === String(input.value));
+}"""
 
 
 class Frames:
@@ -143,7 +152,7 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
     frames = Frames()
     frames.attach(pg)
     out = {"visit_s": None, "visit_bytes": None, "finished_s": [], "drawn_s": [], "move_bytes": [],
-           "request_s": [], "answered_s": []}
+           "request_s": [], "answered_s": [], "shown_s": []}
     try:
         t0 = time.perf_counter()
         slider = open_step_slider(pg, frames, f"{base}/{page}?lang={args.lang}", page, args.timeout)
@@ -161,6 +170,10 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
             n, b, sent = len(frames.finished), frames.bytes, len(frames.sent)
             t0, wall0 = time.perf_counter(), time.time()
             pg.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            if pg.evaluate(HAS_STEPPED_JS):  # parts that follow the slider (ui/stepped.py)
+                pg.wait_for_function(SHOWN_JS, arg=SLIDERS[page], timeout=args.timeout * 1000)
+                pg.evaluate(TWO_FRAMES_JS)
+                out["shown_s"].append(time.perf_counter() - t0)
             done = wait_finished(pg, frames, n, args.timeout)
             if done is None:
                 out["error"] = f"move {i + 1}: no script_finished in {args.timeout:.0f} s"

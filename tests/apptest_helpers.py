@@ -84,3 +84,104 @@ def finish_job(at, key: str, timeout: float = 300.0):
     job = at.session_state[key]
     assert job.join(timeout), f"the job under {key} did not end"
     return at.run()
+
+
+# ---- parts that follow the step slider in the browser (ui/stepped.py) -------------------------
+
+def stepped_elements(at) -> list[dict]:
+    """Every stepped block of text or table on the page ("rnnviz_stepped" components), in page
+    order, as the data it carries ({"follow", "first", "at", "slides", "kind", ...})."""
+    found = []
+
+    def walk(node) -> None:
+        for child in (getattr(node, "children", None) or {}).values():
+            if getattr(child, "type", None) == "bidi_component" and child.proto.component_name == "rnnviz_stepped":
+                found.append(json.loads(child.proto.bytes))
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def stepped_slide(data: dict, step: int | None = None) -> str:
+    """A stepped element's HTML at `step` (default: the step the server drew)."""
+    return data["slides"][(data["at"] if step is None else step) - data["first"]]
+
+
+def html_text(markup: str) -> str:
+    """The words of a slide's HTML (math left as its TeX source, as st.markdown's text holds it)."""
+    from ui.stepped import plain_text
+    return plain_text(markup)
+
+
+def stepped_texts(at) -> list[str]:
+    """The text every stepped block (not table) shows at the drawn step."""
+    return [html_text(stepped_slide(d)) for d in stepped_elements(at) if d["kind"] != "table"]
+
+
+def stepped_tables(at) -> list:
+    """The tables stepped blocks show at the drawn step, as DataFrames of strings (the cells as
+    the page writes them: 4 significant digits), index = the row headers."""
+    return [table_frame(stepped_slide(d)) for d in stepped_elements(at) if d["kind"] == "table"]
+
+
+def table_frame(markup: str):
+    """ui.stepped.table_html's table back as a DataFrame of strings."""
+    from html.parser import HTMLParser
+
+    import pandas as pd
+
+    class Cells(HTMLParser):  # end tags of cells and rows are optional (ui.stepped.table_html)
+        def __init__(self):
+            super().__init__()
+            self.rows, self.cell = [], None
+
+        def flush(self):
+            if self.cell is not None:
+                self.rows[-1].append(self.cell)
+                self.cell = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("tr", "td", "th"):
+                self.flush()
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th", "tr", "thead", "tbody", "table"):
+                self.flush()
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    cells = Cells()
+    cells.feed(markup)
+    head, *body = cells.rows
+    return pd.DataFrame([r[1:] for r in body], index=[r[0] for r in body], columns=head[1:])
+
+
+def page_text(at) -> str:
+    """Every markdown element's text and every stepped block's, in that order."""
+    return "\n".join([m.value for m in at.markdown] + stepped_texts(at))
+
+
+def same_figure(a, b) -> bool:
+    """Two plain figures alike once their base64 arrays are decoded: an array and a list of the
+    same numbers are the same (a stepped chart's patches send float32 arrays as base64)."""
+    a, b = _decode(a), _decode(b)
+
+    def same(x, y) -> bool:
+        if isinstance(x, dict) and isinstance(y, dict):
+            return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+        numeric = (np.ndarray, list, tuple)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return isinstance(x, numeric) and isinstance(y, numeric) and \
+                np.array_equal(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+            return len(x) == len(y) and all(same(u, v) for u, v in zip(x, y))
+        return x == y
+
+    return same(a, b)

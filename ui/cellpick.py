@@ -136,7 +136,8 @@ def write_link_cell(name: str, keys: tuple[str, str], value: tuple[int, int],
 
 def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
               bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1),
-              panels: tuple[str, list, int] | None = None, link: str = "cell") -> tuple[int, int]:
+              panels: tuple[str, list, int] | None = None, link: str = "cell",
+              steps: dict | None = None) -> tuple[int, int]:
     """Draw a clickable heatmap and its two number inputs below it; returns the chosen (row, col)
     as the screen numbers them (1-based). fig: the heatmap from ui/cache.figure (its clickable
     copy is cached per chosen cell).
@@ -147,7 +148,8 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
     panels: a figure of several heatmaps side by side: (the widget key that says which one, its
     values in the heatmaps' order, the one chosen now); a click on a map sets that key too.
     link: the cell's parameter in the address: "cell" (cell=s,t) or "unit" (unit=k,t: a hidden
-    map's unit and step; unit=k alone keeps the step)."""
+    map's unit and step; unit=k alone keeps the step). steps: the chart follows the step slider
+    (ui/stepped.steps_data: its patches apply to the clickable copy, whose ring is added data)."""
     chart = f"{key}_chart"
     slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
     n, itself = heatmap_cells(fig.to_dict()), charts.clicks_in_place()  # itself: no marker layer
@@ -160,8 +162,9 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
     chosen = (value[0] - first[0], value[1] - first[1])
     with slot:
         shown = cache.clickable(fig, chosen, panels[2] if panels else 0, layer=not itself)
+        follow = {} if steps is None else {"steps": steps}
         charts.chart(shown, width="stretch", key=chart, selection_mode="points",
-                     on_select=_callback(chart, keys, first, bounds, panels))
+                     on_select=_callback(chart, keys, first, bounds, panels), **follow)
     download_figure(fig, name, key)
     return value
 

@@ -110,7 +110,7 @@ _COLOR_AXIS = re.compile(r"^coloraxis\d*$")
 
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"  # plotly.py's Plotly.js
-IN_PLACE_OPTIONS = frozenset({"key", "width"})  # what the chart drawn in place takes
+IN_PLACE_OPTIONS = frozenset({"key", "width", "steps"})  # what the chart drawn in place takes
 CLICK_OPTIONS = frozenset({"on_select", "selection_mode"})  # ... and, for clicks on points
 _served: set[str] = set()  # folders of main scripts whose static/ holds served_files()
 _serving = threading.Lock()
@@ -130,10 +130,10 @@ def chart(fig, **kw) -> None:
     shown = {k: v for k, v in kw.items() if k not in CLICK_OPTIONS} if clicks else kw
     if set(shown) <= IN_PLACE_OPTIONS and _plotly_served():
         events = {"on_select_change": kw["on_select"]} if clicks else {}
-        _in_place_chart()(data=_payload(fig, clicks), key=kw.get("key"), width=kw.get("width", "stretch"),
-                          **events)
+        _in_place_chart()(data=_payload(fig, clicks, kw.get("steps")), key=kw.get("key"),
+                          width=kw.get("width", "stretch"), **events)
     else:
-        st.plotly_chart(fig, theme=None, **kw)
+        st.plotly_chart(fig, theme=None, **{k: v for k, v in kw.items() if k != "steps"})
 
 
 def clicks_in_place() -> bool:
@@ -212,7 +212,8 @@ def served_files() -> dict[str, bytes | None]:
         head = js.read(200).decode("ascii", "replace")
     version = re.search(r"plotly\.js v([0-9][0-9A-Za-z.+-]*)", head)
     plotly_name = f"plotly-{version.group(1) if version else plotly.__version__}.min.js"
-    code = Path(__file__).with_name("plotly_chart.js").read_text(encoding="utf-8")
+    code = "\n".join(Path(__file__).with_name(name).read_text(encoding="utf-8")
+                     for name in ("plotly_chart.js", "stepped.js"))  # one module: ui/stepped.js
     code = code.replace("./app/static/plotly.min.js", f"./app/static/{plotly_name}").encode()
     return {plotly_name: None, f"rnnviz-chart-{hashlib.sha256(code).hexdigest()[:12]}.js": code}
 
@@ -227,27 +228,35 @@ def _plotly_served() -> bool:
 def _in_place_chart():
     """The st.components.v2 component every chart element is: chart_loader.js (without its comment
     lines and indentation: each element carries it), which loads the served plotly_chart.js."""
+    return st.components.v2.component("rnnviz_chart", js=loader_js("default"), isolate_styles=False)
+
+
+def loader_js(export: str) -> str:
+    """chart_loader.js without its comment lines and indentation, calling the served module's
+    `export` ("default": a chart; "stepped": ui/stepped.py's block of text)."""
     code_name = next(name for name, content in served_files().items() if content is not None)
     lines = Path(__file__).with_name("chart_loader.js").read_text(encoding="utf-8").splitlines()
     js = "\n".join(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("//"))
-    js = js.replace("./app/static/rnnviz-chart.js", f"./app/static/{code_name}")
-    return st.components.v2.component("rnnviz_chart", js=js, isolate_styles=False)
+    js = js.replace("module.default(args)", f"module.{export}(args)")
+    return js.replace("./app/static/rnnviz-chart.js", f"./app/static/{code_name}")
 
 
 FIGURE_FIRST = '{"figure": '
 FAILED_LAST = ', "failed": '
 
 
-def _payload(fig: LookedFigure, clicks: bool = False) -> bytes:
+def _payload(fig: LookedFigure, clicks: bool = False, steps: dict | None = None) -> bytes:
     """What the chart element carries, as UTF-8 bytes: {"figure": Plotly's JSON as st.plotly_chart
     writes it, "failed": the message shown if Plotly.js cannot be loaded, "full" and "close": the
     labels of the full-screen button, "steady": steady_margins(), "clicks": whether a click on a
-    point is reported}."""
+    point is reported, and for a chart that follows the step slider, "steps" (ui/stepped.py)}."""
     plain = fig.to_dict()
     figure = pio.to_json(plain, validate=False)
-    words = json.dumps({"failed": t("widgets.chart_failed"), "full": t("widgets.chart_fullscreen"),
-                        "close": t("widgets.chart_fullscreen_close"), "steady": steady_margins(plain),
-                        "clicks": clicks})
+    words = {"failed": t("widgets.chart_failed"), "full": t("widgets.chart_fullscreen"),
+             "close": t("widgets.chart_fullscreen_close"), "steady": steady_margins(plain), "clicks": clicks}
+    words = json.dumps(words)
+    if steps is not None:  # its patches may hold numpy arrays: Plotly's encoder writes them
+        words = f'{words[:-1]}, "steps": {pio.to_json(steps, validate=False)}}}'
     return f"{FIGURE_FIRST}{figure}, {words[1:]}".encode()
 
 

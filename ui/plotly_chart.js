@@ -204,8 +204,10 @@ function unwatch(div) {
   div.__near = undefined;
 }
 export default function ({ parentElement, data, setTriggerValue }) {
-  const { figure, failed, full, close, steady, clicks } = JSON.parse(
+  const { figure: drawn, failed, full, close, steady, clicks, steps } = JSON.parse(
     typeof data === "string" ? data : new TextDecoder().decode(data));
+  let figure = drawn;  // the step's figure: the one drawn, or (a stepped chart) the slider's
+  let step = null;  // a stepped chart: the step of `figure`
   const frame = frameOf(parentElement);
   frame.__labels = { full, close };
   drawButton(frame);
@@ -213,6 +215,25 @@ export default function ({ parentElement, data, setTriggerValue }) {
   // each call is one figure; a call Streamlit has replaced or removed draws nothing more
   const call = (div.__calls = (div.__calls || 0) + 1);
   let gone = false;
+  let offStep = null;
+  if (steps) {  // a stepped chart (ui/stepped.py): the figure of the slider's step, at once
+    steppedStyle();
+    step = sliderStep(steps.follow) ?? steps.at;
+    figure = figureAt(drawn, steps, step, frame);
+    offStep = onStep(steps.follow, moved => {
+      const next = figureAt(drawn, steps, moved, frame);
+      if (gone || div.__calls !== call) return;
+      step = moved;
+      if (next === figure) { frame.dataset.step = String(moved); return; }  // outside the window
+      figure = next;
+      if (!div.__plotly || div.__drawn !== call) return;  // not drawn yet: drawn with this figure
+      const draw = () => { if (!gone && div.__calls === call) drawFigure(div.__plotly); };
+      if (div.__near === false && !frame.__full) {  // out of sight: drawn when it comes near
+        wait(div, draw);
+        frame.dataset.step = String(moved);
+      } else { unwait(div); draw(); }
+    });
+  }
   plotly().then(Plotly => {
     if (gone || div.__calls !== call) return;
     const draw = () => { if (!gone && div.__calls === call) drawFigure(Plotly); };
@@ -235,9 +256,11 @@ export default function ({ parentElement, data, setTriggerValue }) {
     const layout = frame.__full ? { ...figure.layout, ...fullSize(frame, div) } : figure.layout;
     div.__clicks = Boolean(clicks);
     div.__drawn = call;  // the call whose figure the chart shows (a newer one may be waiting)
+    const shown = step;
     Plotly.react(div, figure.data, withMargins(div, layout, steady), { displaylogo: false })
       .then(() => {
         if (div.__drawn !== call) return;
+        if (shown !== null) frame.dataset.step = String(shown);  // a stepped chart: drawn at that step
         keepMargins(div);
         if (clicks) reportClicks(div, setTriggerValue);  // div.on exists once Plotly has drawn
       });
@@ -258,6 +281,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
   // Streamlit calls this when the chart leaves the page, and for a call it replaced at once
   return () => {
     gone = true;
+    if (offStep) offStep();
     if (div.__calls !== call) return;
     if (frame.__full) listen(frame, false);  // the chart leaves the page: no redraw, only the listeners
     if (div.__resize) div.__resize.disconnect();
@@ -265,4 +289,27 @@ export default function ({ parentElement, data, setTriggerValue }) {
     if (div.__plotly) div.__plotly.purge(div);  // its click listener too
     div.__clicking = false;
   };
+}
+// A stepped chart's figure for a step (data's "steps": {"follow", "first", "at", "patches": one
+// list per step from "first" on of [path, value] (set) or [path] (delete), ui/stepped.patches}):
+// the drawn figure with that step's patch, copied only along the patched paths (the arrays no
+// patch touches stay the same objects, which Plotly.react then skips). A step outside the window
+// keeps the figure shown, faded, until the server's run brings the new window.
+function figureAt(drawn, steps, step, frame) {
+  const patch = steps.patches[step - steps.first];
+  frame.classList.toggle("rnnviz-stepped-stale", patch === undefined);
+  if (patch === undefined) return frame.__stepFigure ?? drawn;
+  if (frame.__stepKey === step && frame.__stepBase === drawn) return frame.__stepFigure;
+  const out = { ...drawn };
+  for (const [path, ...value] of patch) {
+    let node = out;
+    for (const k of path.slice(0, -1)) {
+      node[k] = Array.isArray(node[k]) ? node[k].slice() : { ...node[k] };
+      node = node[k];
+    }
+    const last = path[path.length - 1];
+    if (value.length) node[last] = value[0]; else delete node[last];
+  }
+  frame.__stepKey = step; frame.__stepBase = drawn; frame.__stepFigure = out;
+  return out;
 }

@@ -58,3 +58,22 @@ def decoded(spec: dict):
 
 def _finite(arr: np.ndarray) -> bool:
     return arr.dtype.kind not in "fc" or bool(np.isfinite(arr).all())
+
+
+def compact(value, least: int = 8):
+    """A list or array of at least `least` numbers that float32 holds exactly (a model's float32
+    values widened to float64) as plotly's base64 float32 spec ({"dtype": "f4", "bdata"}): 4
+    bytes a number instead of up to 20 digits; anything else as it is. decoded() reads it back
+    to the same numbers."""
+    if isinstance(value, (list, tuple)) and len(value) >= least and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        arr = np.asarray(value, dtype=np.float64)
+    elif isinstance(value, np.ndarray) and value.ndim == 1 and value.size >= least \
+            and value.dtype.kind in "fiu":
+        arr = value.astype(np.float64)
+    else:
+        return value
+    f4 = arr.astype(np.float32)
+    if not np.array_equal(f4.astype(np.float64), arr):
+        return value
+    return {"dtype": "f4", "bdata": base64.b64encode(f4.tobytes()).decode("ascii")}

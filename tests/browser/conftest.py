@@ -135,12 +135,23 @@ def skip_checkpoints(pg, rounds: int = 4) -> None:
     """Click every predict-first checkpoint's Skip: the figures they guard are what a browser test
     looks at (tests/pages/test_checkpoints_page.py tests the checkpoints themselves)."""
     for _ in range(rounds):
+        drawn(pg)  # a button still drawn as a skeleton is not there to count yet
         buttons = pg.locator('[class*="st-key-checkpoint_"][class*="_skip"] button')
         if buttons.count() == 0:
             return
         wait_ready(pg)  # a long first run redraws the button until it ends: click it once still
         buttons.first.click(timeout=120_000)
         wait_ready(pg)
+
+
+def drawn(pg, timeout_ms: int = 15_000) -> None:
+    """Wait (at most timeout_ms) until no element is drawn as a skeleton: Streamlit 1.67 shows one
+    while an element's code loads, for up to a second after the run has finished."""
+    try:
+        pg.wait_for_function("""() => !document.querySelector('[data-testid^="stSkeleton"]')""",
+                             timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - still drawing: count what is there
+        pass
 
 
 def wait_for_figure(pg, selector: str, timeout_ms: int = 180_000) -> None:

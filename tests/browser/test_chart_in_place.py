@@ -58,6 +58,8 @@ def test_a_chart_drawn_in_place_has_streamlits_full_screen_button(server, browse
         box = pg.locator(".st-key-hid_fig_terms_chart")
         box.scroll_into_view_if_needed()
         pg.wait_for_function(FULL, timeout=120_000)
+        # mid-window: the button sits above the chart, and the sticky header covers a chart's top
+        box.evaluate("b => b.scrollIntoView({block: 'center'})")
         width, drawn_width, height, _, _ = pg.evaluate(FULL)
         button = box.locator(".rnnviz-chart-full")
         assert button.get_attribute("aria-label") == "全屏查看"

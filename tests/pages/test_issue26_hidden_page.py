@@ -13,13 +13,13 @@ from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import no_exception
+from tests.apptest_helpers import no_exception, page_text
 
 PAGE = "pages/hidden.py"
 
 
 def _markdown(at) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return page_text(at)  # the markdown elements and the step's parts (ui/stepped.py)
 
 
 @pytest.mark.parametrize("lang", ("en", "zh"))

@@ -14,12 +14,13 @@ from rnnviz.explain.notes.facts import initial_state
 from rnnviz.figures import hidden as fh
 from rnnviz.formatting import num, num_inside, plain_math, sub
 
-from ... import cache, session
+from ... import cache, session, stepped
 from ...cellpick import follow_link
 from ...i18n import prose, t
+from ...links import in_fragment_rerun
 from ...model_text import prose_values
-from ...page import figure_labels, four_digits
-from ...widgets import md_escape, share_step, shared_step, show_figure
+from ...page import figure_labels
+from ...widgets import SHARED_STEP, md_escape, share_step, shared_step, show_figure
 from ...widgets import step_view as step_fragment
 from .. import checkpoints, probe
 from .common import BIND, PAGE, folds_behind, folds_drew, heat_labels
@@ -39,12 +40,15 @@ def intro(cur: session.Current) -> None:
                       bos_note=bos, **vals))
 
 
-def look_here(cur: session.Current, t1: int) -> None:
-    """The three things to look at, with this sentence's numbers, and the in-page contents."""
+def look_here(cur: session.Current, steps: stepped.Steps) -> None:
+    """The three things to look at, with this sentence's numbers (step by step), and the in-page
+    contents."""
     h = cur.trace.h.numpy()  # (T, H)
-    peak, step = hidden_peak(h), hidden_peak(h[t1 - 1 : t1])
-    st.info(
-        prose(
+    peak = hidden_peak(h)
+
+    def text(t1: int) -> str:
+        step = hidden_peak(h[t1 - 1 : t1])
+        return prose(
             PAGE,
             "look",
             t=t1,
@@ -54,9 +58,9 @@ def look_here(cur: session.Current, t1: int) -> None:
             peak=num_inside(peak["signed"]),  # with its sign: the heatmap's darkest cell
             peak_t=peak["t"] + 1,
             peak_tok=md_escape(cur.tokens[peak["t"]]),
-        ),
-        icon=":material/visibility:",
-    )
+        )
+
+    stepped.markdown(steps, "hid_look", text, box="info")
     st.markdown(" · ".join(f"[{t('hidden.h_' + k)}](#hid-{k})" for k in TOC))
 
 
@@ -69,16 +73,19 @@ def playing(T: int) -> bool:
 
 
 def step_and_sentence(cur: session.Current) -> int:
-    """What to look at, the step view and the heatmap, as one fragment: a step move (slider,
-    ◀ ▶) reruns these and the share link alone (ui/widgets.step_view), unless a folded section
-    below that shows the step is open (then the page). While Play is on, the fragment is redrawn
-    alone on each Play tick, so the steps come evenly. Returns the step (1-based)."""
-    T, on = cur.trace.T, playing(cur.trace.T)
+    """What to look at, the step view and the heatmap. A step move (slider, ◀ ▶) reruns the step
+    fragment alone (ui/widgets.step_view), unless a folded section below that shows the step is
+    open (then the page). While Play is on, the fragment is redrawn alone on each Play tick, so
+    the steps come evenly. Where the chart code is served (ui/stepped.py), the parts the step
+    drives follow the slider in the browser: the page run draws them for a window of steps, and
+    the fragment holds the header, Play, ◀ ▶ and the slider alone; else the fragment draws them
+    as Streamlit elements. Returns the step (1-based)."""
+    T, on, live = cur.trace.T, playing(cur.trace.T), stepped.live()
+    top = st.container()
 
     def view() -> int:
         if on:
             advance(T)
-        top = st.container()
         st.header(t("hidden.h_step"), anchor="hid-step")
         now_on = st.toggle(
             t("hidden.play"),
@@ -92,15 +99,41 @@ def step_and_sentence(cur: session.Current) -> int:
         if not on and folds_behind(t1):  # an open section below shows the step: redraw the page
             folds_drew(t1)
             st.rerun(scope="app")
-        with top:
-            look_here(cur, t1)
-        step_view(cur, t1)
-        if checkpoints.hidden(cur):  # predict first: the step of the largest |h_t|
-            sentence(cur, t1)
+        if live and in_fragment_rerun() and stepped.outside("hid_step", t1):  # past the steps carried
+            st.rerun(scope="app")  # the page carries the window around t1
+        if not live:
+            steps = stepped.still("hid_step", t1)
+            with top:
+                look_here(cur, steps)
+            step_view(cur, steps)
+            sentence_part(cur, t1)
         follow_link(ignore=("hid_step",))  # Play moves the step on every tick: not a reason
         return t1
 
-    return st.fragment(view, run_every=hd.PLAY_PERIOD)() if on else step_fragment(view)
+    t1 = st.fragment(view, run_every=hd.PLAY_PERIOD)() if on else step_fragment(view)
+    if live:
+        steps = stepped.around("hid_step", t1, T)
+        with top:
+            look_here(cur, steps)
+        step_view(cur, steps)
+        st.fragment(sentence_part)(cur, t1)
+    return t1
+
+
+def sentence_part(cur: session.Current, t1: int) -> None:
+    """Predict first (the step of the largest |h_t|), then the whole sentence. Where the parts
+    follow the slider, a fragment of its own: its controls (a vs h, the units, a cell) rerun it
+    alone, at the step the slider is at now."""
+    if stepped.live():
+        kept = st.session_state.get(SHARED_STEP)
+        t1 = min(max(kept, 1), cur.trace.T) if isinstance(kept, int) else t1
+        steps = stepped.carried("hid_step", t1, cur.trace.T)
+    else:
+        steps = stepped.still("hid_step", t1)
+    if checkpoints.hidden(cur):
+        sentence(cur, steps)
+    if stepped.live():
+        follow_link(ignore=("hid_step",))
 
 
 def advance(T: int) -> None:
@@ -148,19 +181,21 @@ def step_controls(cur: session.Current) -> int:
         )
 
 
-def step_view(cur: session.Current, t1: int) -> None:
-    """a_t = W_x x_t + (memory) + b_h and h_t = φ(a_t) for one step, as a table and a bar chart."""
+def step_view(cur: session.Current, steps: stepped.Steps) -> None:
+    """a_t = W_x x_t + (memory) + b_h and h_t = φ(a_t) for each step, as a table and a bar chart."""
     model, tr, cfg = cur.model, cur.trace, cur.model.cfg
     if cfg.cell not in ("elman", "jordan"):  # gated cells: their step is written out on the Gates page
         st.info(t("hidden.elman_only", cell=cfg.cell))
         return
-    terms = hd.step_terms(model, tr, t1 - 1)
     vals = prose_values(cfg)
     rec = plain_math("W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}")
-    peak = hidden_peak(terms["h"].double().numpy()[None, :])
-    norms = hd.term_norms(terms)
-    st.markdown(
-        prose(
+    terms = {s: hd.step_terms(model, tr, s - 1) for s in steps.window}
+    cols = {s: hd.input_column(model, tr, s - 1) for s in steps.window}
+
+    def text(t1: int) -> str:
+        peak = hidden_peak(terms[t1]["h"].double().numpy()[None, :])
+        norms = hd.term_norms(terms[t1])
+        return prose(
             PAGE,
             "step",
             t=t1,
@@ -177,37 +212,34 @@ def step_view(cur: session.Current, t1: int) -> None:
             activation=vals["activation"],
             value_range=vals["value_range"],
         )
-    )
+
+    def x_row(t1: int) -> pd.DataFrame:
+        col = cols[t1]
+        return pd.DataFrame([terms[t1]["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
+                            columns=[f"{j + 1}" for j in range(col["d"])])
+
+    def column(t1: int) -> str:
+        col = cols[t1]
+        return prose(PAGE, "column", t=t1, id=col["id"], d=col["d"], H=col["H"], V=col["V"],
+                     err=num(col["err"]))
+
+    def figure(t1: int):
+        return cache.figure(fh.step_terms_bar, terms[t1], rec, vals["activation_short"],
+                            labels=figure_labels(title="hidden.fig_terms", x="hidden.ax_unit",
+                                                 y="hidden.ax_value", a="hidden.leg_a"))
+
+    h0 = h0_text(cur) if 1 in steps.window else None
+    stepped.markdown(steps, "hid_step_text", text, caption_of=lambda t1: h0 if t1 == 1 else None)
     st.latex(vals["step_formula"])
-    if t1 == 1:
-        h0_note(cur)
     left, right = st.columns([3, 2])
-    table = step_table(terms, rec, cfg.nonlinearity)
-    left.dataframe(table, column_config=four_digits(table), width="stretch",
-                   height=min(600, 38 + 35 * len(terms["a"])))
+    with left:
+        stepped.table(steps, "hid_terms", lambda t1: step_table(terms[t1], rec, cfg.nonlinearity),
+                      height=min(600, 38 + 35 * cfg.hidden_size))
     with right:
         shapes(cur)
-    col = hd.input_column(model, tr, t1 - 1)
-    x_row = pd.DataFrame(
-        [terms["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
-        columns=[f"{j + 1}" for j in range(col["d"])],
-    )
-    st.dataframe(x_row, column_config=four_digits(x_row), width="stretch")
-    st.markdown(
-        prose(PAGE, "column", t=t1, id=col["id"], d=col["d"], H=col["H"], V=col["V"], err=num(col["err"]))
-    )
-    show_figure(
-        cache.figure(fh.step_terms_bar,
-            terms,
-            rec,
-            vals["activation_short"],
-            labels=figure_labels(
-                title="hidden.fig_terms", x="hidden.ax_unit", y="hidden.ax_value", a="hidden.leg_a"
-            ),
-        ),
-        t("hidden.fig_terms"),
-        key="hid_fig_terms",
-    )
+    stepped.table(steps, "hid_x_row", x_row)
+    stepped.markdown(steps, "hid_column", column)
+    stepped.chart(steps, "hid_fig_terms", figure, t("hidden.fig_terms"))
 
 
 def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
@@ -227,16 +259,14 @@ def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
     return df
 
 
-def h0_note(cur: session.Current) -> None:
+def h0_text(cur: session.Current) -> str:
     """h_0 = 0 is fixed, not learned: said where the first step uses it (Elman models)."""
     if cur.model.cfg.cell != "elman" or cur.model.cfg.bidirectional:
-        st.caption(t("hidden.h0_other"))
-        return
+        return t("hidden.h0_other")
     facts = initial_state(cur.model)
     err = hd.first_step_check(cur.model, cur.trace)
-    st.caption(
-        prose(PAGE, "h0", n_tensors=len(facts["parameters"]), H=facts["params_if_learned"], h1_err=num(err))
-    )
+    return prose(PAGE, "h0", n_tensors=len(facts["parameters"]), H=facts["params_if_learned"],
+                 h1_err=num(err))
 
 
 def shapes(cur: session.Current) -> None:
@@ -253,21 +283,28 @@ def shapes(cur: session.Current) -> None:
     st.dataframe(df, hide_index=True, width="stretch")
 
 
-def sentence(cur: session.Current, t1: int) -> None:
-    """The whole sentence: h_t (or a_t) heatmap, time left to right, and chosen units as lines."""
+def sentence(cur: session.Current, steps: stepped.Steps) -> None:
+    """The whole sentence: h_t (or a_t) heatmap, time left to right, the step's column boxed, and
+    chosen units as lines."""
     st.header(t("hidden.h_sentence"), anchor="hid-sentence")
     tr, cfg = cur.trace, cur.model.cfg
     show_a = st.toggle(t("hidden.show_a"), key="hid_show_a", **BIND)
     vals = prose_values(cfg)
-    st.markdown(
-        prose(PAGE, "heatmap", t=t1, activation=vals["activation"], saturation_hint=vals["saturation_hint"])
-    )
+    stepped.markdown(steps, "hid_heat_text", lambda t1: prose(
+        PAGE, "heatmap", t=t1, activation=vals["activation"], saturation_hint=vals["saturation_hint"]))
     name = "a" if show_a else "h"
     values = (tr.a if show_a else tr.h).numpy()  # (T, H) or (T, 2H)
     split = cfg.hidden_size if cfg.bidirectional else None
-    fig = cache.figure(fh.time_heatmap, values, cur.tokens, t1 - 1, name, split,
-                       title=t("hidden.fig_heat", name=name), labels=heat_labels(name))
-    probe.hidden_map(values, cur.tokens, fig, "hid_fig_heat", ("hid_unit", "hid_at"), split, name)
+
+    def heat(t1: int):
+        return cache.figure(fh.time_heatmap, values, cur.tokens, t1 - 1, name, split,
+                            title=t("hidden.fig_heat", name=name), labels=heat_labels(name))
+
+    follow = None
+    if steps.live:  # the box moves with the slider: each step's figure as a patch of this one's
+        follow = stepped.steps_data(steps, {s: stepped.plain(heat(s)) for s in steps.window})
+    probe.hidden_map(values, cur.tokens, heat(steps.at), "hid_fig_heat", ("hid_unit", "hid_at"), split, name,
+                     steps=follow)
     units = list(range(values.shape[1]))
     picked = st.multiselect(
         t("hidden.units"),

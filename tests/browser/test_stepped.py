@@ -1,0 +1,85 @@
+"""Page 2's step parts follow the slider in the browser (ui/stepped.py, issue 24): a key press on
+the step slider shows the new step's text, tables, terms chart and the heatmap's box, with the
+numbers rnnviz computes for that step, and math drawn by KaTeX; the run that follows keeps the
+step in the address. A sentence longer than the window carried: a move past it draws the page,
+which then carries the new step."""
+from __future__ import annotations
+
+import numpy as np
+
+from rnnviz.engine.trace import trace
+from rnnviz.explain import hidden as hd
+from rnnviz.store.catalog import load_builtin
+from rnnviz.text.corpora import lm_pair
+from rnnviz.text.tokenize import prepare
+from tests.browser.conftest import exceptions_on, page_at, wait_ready
+from ui.stepped import WINDOW
+
+TEXT = "Arrive Taipei on November 2nd and leave Boston"
+
+PARTS_AT = """step => { const parts = [...document.querySelectorAll('.rnnviz-stepped')];
+  return parts.length >= 5 && parts.every(p => p.dataset.step === String(step)); }"""
+CHART = """key => { const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  return gd && gd._fullLayout ? {data: gd._fullData.map(d => d.y ? Array.from(d.y) : null),
+                                 shapes: (gd.layout.shapes || []).map(s => [s.x0, s.x1]),
+                                 step: gd.closest('.rnnviz-chart-frame').dataset.step,
+                                 waiting: !!gd.__waiting} : null; }"""
+
+
+def _terms(step: int) -> dict:
+    model, vocab, _ = load_builtin("default")
+    ids, targets = lm_pair(list(prepare(TEXT, vocab, "word").ids), vocab)
+    return hd.step_terms(model, trace(model, ids, targets), step - 1)
+
+
+def _press(pg, key: str) -> None:
+    slider = pg.locator(".st-key-hid_step").get_by_role("slider").first
+    slider.focus()
+    pg.keyboard.press(key)
+
+
+def _chart_at(pg, key: str, step: int) -> dict:
+    pg.locator(f".st-key-{key}").scroll_into_view_if_needed()
+    # a chart out of sight takes its figure when it comes near: wait until it has drawn it
+    pg.wait_for_function(f"() => {{ const c = ({CHART})('{key}'); return c?.step === '{step}' && !c.waiting; }}",
+                         timeout=30_000)
+    return pg.evaluate(CHART, key)
+
+
+def test_a_key_press_shows_the_new_step_everywhere(server, browser):
+    url = f"{server}/hidden?model=default&text={TEXT.replace(' ', '+')}&hid_step=3"
+    with page_at(browser, url) as pg:
+        pg.wait_for_function(PARTS_AT, arg=3, timeout=60_000)
+        _press(pg, "ArrowRight")
+        pg.wait_for_function(PARTS_AT, arg=4, timeout=30_000)  # every text and table part
+        text = pg.locator(".rnnviz-stepped").nth(1).inner_text()
+        assert "Step 4 of 9" in text and "“on”" in text  # step 1 reads <bos>
+        assert pg.locator(".rnnviz-stepped .katex").count() > 5  # $W_x x_{4}$ and the rest, by KaTeX
+        assert pg.locator(".rnnviz-stepped .math.inline:not(:has(.katex))").count() == 0
+        terms = _terms(4)
+        bars = _chart_at(pg, "hid_fig_terms_chart", 4)  # Wx x, Wh h, b, then a_t and h_t
+        for k, name in enumerate(("Wx_x", "Wh_h", "b", "a", "h")):
+            assert np.allclose(bars["data"][k], terms[name].numpy(), atol=1e-5), name
+        heat = _chart_at(pg, "hid_fig_heat_chart", 4)
+        assert heat["shapes"][0] == [2.5, 3.5]  # the boxed column is step 4 (0-based 3)
+        wait_ready(pg)
+        pg.wait_for_function("() => location.search.includes('hid_step=4')", timeout=30_000)
+        assert not exceptions_on(pg)
+        pg.reload()  # the address opens step 4 again, drawn by the server
+        wait_ready(pg, 120_000)
+        pg.wait_for_function(PARTS_AT, arg=4, timeout=60_000)
+
+
+def test_a_move_past_the_window_draws_the_page_at_the_new_step(server, browser):
+    words = "+".join(["the", "cat", "sat", "on", "the", "mat"] * 5)  # 30 words, 31 steps
+    with page_at(browser, f"{server}/hidden?model=default&text={words}&hid_step=2") as pg:
+        pg.wait_for_function(PARTS_AT, arg=2, timeout=60_000)
+        first = pg.evaluate("() => document.querySelectorAll('.rnnviz-stepped').length")
+        _press(pg, "End")  # step 31: past the 16 steps carried
+        pg.wait_for_function(PARTS_AT, arg=31, timeout=120_000)
+        wait_ready(pg)
+        text = pg.locator(".rnnviz-stepped").nth(1).inner_text()
+        assert "Step 31 of 31" in text
+        assert pg.evaluate("() => document.querySelectorAll('.rnnviz-stepped-stale').length") == 0
+        assert pg.evaluate("() => document.querySelectorAll('.rnnviz-stepped').length") == first
+        assert WINDOW < 31 and not exceptions_on(pg)

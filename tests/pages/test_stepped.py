@@ -1,0 +1,125 @@
+"""ui/stepped.py: page 2's step parts follow the slider in the browser (issue 24, twenty-third
+session). The browser shows, for step s, what the server carried for s; these tests check that
+what it carries for s is exactly what the page draws when the slider stands at s (the slides,
+and each chart's figure once its patch is applied), and the pieces that build it: the window,
+figure patches (with hypothesis), markdown and tables as HTML (escaped)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rnnviz.figures.patches import apply
+from rnnviz.formatting import plain_math
+from tests.apptest_helpers import (
+    chart_elements,
+    chart_json,
+    no_exception,
+    same_figure,
+    stepped_elements,
+    stepped_slide,
+    table_frame,
+)
+from ui import charts, stepped
+
+PAGE = "pages/hidden.py"
+TEXT = "Arrive Taipei on November 2nd and leave Boston with the cat"
+
+
+# ---- the window ------------------------------------------------------------------------------
+
+@given(st.integers(1, 80), st.integers(1, 80), st.integers(1, 20))
+def test_window_holds_the_step_and_stays_in_the_sentence(at, T, size):
+    at = min(at, T)
+    first, last = stepped.window(at, T, size)
+    assert 1 <= first <= at <= last <= T
+    assert last - first + 1 == min(size, T)
+
+
+def test_window_is_the_whole_short_sentence():
+    assert stepped.window(5, 9) == (1, 9)
+    assert stepped.window(30, 60, 16) == (23, 38)  # 7 before, 8 after
+
+
+# ---- markdown and tables as HTML ----------------------------------------------------------------
+
+def test_markdown_html_escapes_html_and_keeps_math():
+    out = stepped.markdown_html("**Step 3**: the token “<script>alert(1)</script>” and $W_x x_{3}$")
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert "<strong>Step 3</strong>" in out and '<span class="math inline">W_x x_{3}</span>' in out
+
+
+def test_table_html_writes_four_significant_digits_and_escapes():
+    import pandas as pd
+    df = pd.DataFrame({"a<b": [55.7442, 1.23e-07], "n": [3, 4]}, index=["u1", "<u2>"])
+    markup = stepped.table_html(df)
+    assert "&lt;u2&gt;" in markup and "a&lt;b" in markup and "<u2>" not in markup
+    back = table_frame(markup)
+    assert back.loc["u1", "a<b"] == "55.74" and back.loc["<u2>", "a<b"] == "1.23e-07" and back.loc["u1", "n"] == "3"
+
+
+# ---- page 2: what the browser shows for step s is what the page draws at s ----------------------
+
+def _stepped_charts(at) -> dict[str, tuple[dict, dict]]:
+    """{chart key's figure title: (figure as drawn, its "steps")} of the charts that follow the slider."""
+    out = {}
+    for el in chart_elements(at):
+        if el.type != "bidi_component":
+            continue
+        data = json.loads(el.proto.bytes)
+        if "steps" in data:
+            fig = json.loads(chart_json(el))
+            out[fig["layout"]["title"]["text"]] = (fig, data["steps"])
+    return out
+
+
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_page_two_carries_each_step_as_the_page_draws_it(app, lang):
+    at = app(PAGE, query={"text": TEXT, "lang": lang})
+    no_exception(at)
+    T = int(at.slider(key="hid_step").max)
+    parts, charts_at = stepped_elements(at), _stepped_charts(at)
+    assert len(parts) == 6 and {p["kind"] for p in parts} == {"info", "", "table"}  # look, step, heat; tables
+    assert len(charts_at) == 2  # the terms chart and the sentence heatmap
+    first, last = parts[0]["first"], parts[0]["first"] + len(parts[0]["slides"]) - 1
+    assert (first, last) == (1, T)  # a short sentence: all of it
+    for s in (1, 3, T):
+        at.slider(key="hid_step").set_value(s).run()
+        no_exception(at)
+        now = stepped_elements(at)
+        assert [p["at"] for p in now] == [s] * 6
+        for before, drawn in zip(parts, now):  # the slide carried for s is the slide drawn at s
+            assert stepped_slide(before, s) == stepped_slide(drawn)
+        for title, (fig, steps) in charts_at.items():
+            drawn, _ = _stepped_charts(at)[title]
+            patched = apply(fig, steps["patches"][s - steps["first"]])
+            assert same_figure(patched, drawn), title
+    text = stepped_slide(parts[1], 3)
+    assert {"en": "Step 3 of", "zh": "第 3 步"}[lang] in text
+
+
+def test_a_long_sentence_carries_a_window_and_a_move_past_it_draws_the_page(app):
+    words = " ".join(["the cat sat on the mat"] * 5)  # 30 words
+    at = app(PAGE, query={"text": words})
+    no_exception(at)
+    parts = stepped_elements(at)
+    T = int(at.slider(key="hid_step").max)
+    assert T > stepped.WINDOW and all(len(p["slides"]) == stepped.WINDOW for p in parts)
+    at.slider(key="hid_step").set_value(T).run()
+    no_exception(at)
+    assert all(p["first"] + len(p["slides"]) - 1 == T and p["at"] == T for p in stepped_elements(at))
+    assert at.session_state[stepped.WINDOWS + "hid_step"] == (T - stepped.WINDOW + 1, T)
+
+
+def test_without_served_code_the_step_view_is_streamlit_elements(app, monkeypatch):
+    monkeypatch.setattr(charts, "_served", set())
+    monkeypatch.setattr(charts, "serve_plotly", lambda app_dir=None: False)
+    at = app(PAGE, query={"text": TEXT})
+    no_exception(at)
+    assert not stepped_elements(at)
+    at.slider(key="hid_step").set_value(3).run()
+    md = "\n".join(m.value for m in at.markdown)
+    assert "**Step 3 of" in md and "What to look at" in "\n".join(i.value for i in at.info)
+    assert any(plain_math("a_t") in df.value.columns for df in at.dataframe)  # the terms table

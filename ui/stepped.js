@@ -1,0 +1,171 @@
+// Step-following elements (ui/stepped.py): served with the chart's code (ui/charts.served_files
+// puts this file after plotly_chart.js in one module), so a stepped chart and a stepped block of
+// text share one follower of the page's step slider.
+//
+// A stepped element carries a window of steps (data's "first" and one entry per step) and shows
+// the one the page's step slider shows, from the moment the slider moves: the slider is
+// Streamlit's own st.slider (key "follow"), which changes its thumb at once and only then asks
+// the server to run. Without this, the new step reached the page only after that run and
+// Streamlit's three redraws of every element (bench/results/browser_bound_s21.txt). The run
+// still comes (it keeps the step in the session, the link and the other pages) and finds the
+// element already showing what it would draw. A step outside the window: the element is marked
+// stale and the server's run (a whole page, ui/stepped.outside) brings the new window.
+const STEPPED_STYLE = `.rnnviz-stepped{overflow-wrap:break-word}
+.rnnviz-stepped p,.rnnviz-stepped ul,.rnnviz-stepped ol{margin:0 0 1rem}
+.rnnviz-stepped>:last-child,.rnnviz-stepped>div>:last-child{margin-bottom:0}
+.rnnviz-stepped-stale{opacity:.33;transition:opacity .2s}
+.rnnviz-stepped-info{background:rgba(28,131,225,.1);color:#004280;border-radius:.5rem;
+padding:1rem;display:flex;gap:.75rem;align-items:flex-start}
+.rnnviz-stepped-info .rnnviz-stepped-icon{font-family:"Material Symbols Rounded";font-size:1.25rem;
+line-height:1.5rem;user-select:none}
+.rnnviz-stepped-caption{font-size:.875rem;color:rgba(49,51,63,.6);margin:-.5rem 0 1rem}
+.rnnviz-stepped-table{max-height:var(--rnnviz-table-height,none);overflow:auto;
+border:1px solid rgba(49,51,63,.1);border-radius:.5rem;font-size:.875rem;margin-bottom:1rem}
+.rnnviz-stepped-table table{border-collapse:separate;border-spacing:0;width:100%}
+.rnnviz-stepped-table th,.rnnviz-stepped-table td{padding:.25rem .5rem;white-space:nowrap;
+border-bottom:1px solid rgba(49,51,63,.1);border-right:1px solid rgba(49,51,63,.1);height:1.6rem}
+.rnnviz-stepped-table thead th{position:sticky;top:0;background:#f8f9fb;color:rgba(49,51,63,.6);
+font-weight:400;text-align:right;z-index:1}
+.rnnviz-stepped-table tbody th{background:#f8f9fb;color:rgba(49,51,63,.6);font-weight:400;
+text-align:left;position:sticky;left:0}
+.rnnviz-stepped-table td{text-align:right;font-variant-numeric:tabular-nums}`;
+function steppedStyle() {
+  if (document.getElementById("rnnviz-stepped-style")) return;
+  const style = document.head.appendChild(document.createElement("style"));
+  style.id = "rnnviz-stepped-style";
+  style.textContent = STEPPED_STYLE;
+}
+// ---- the page's step slider ------------------------------------------------------------------
+// Streamlit's slider is a react-aria range <input> inside the element of class st-key-<key>; it
+// sets the input's aria-valuetext on every drawing of a new value (a key press, a drag, or the
+// server's value after ◀ ▶, Play or a link), which one MutationObserver per tab watches.
+const followers = new Map();  // slider key -> Set of callbacks (step, 1-based)
+let sliderWatch = null;
+function sliderInput(follow) {
+  return document.querySelector(`.st-key-${CSS.escape(follow)} input[type="range"]`);
+}
+function sliderStep(follow) {
+  const input = sliderInput(follow), step = input ? Number(input.value) : NaN;
+  return Number.isInteger(step) ? step : null;
+}
+function keyOf(input) {
+  const box = input.closest('[class*="st-key-"]');
+  const name = box && [...box.classList].find(c => c.startsWith("st-key-"));
+  return name ? name.slice("st-key-".length) : null;
+}
+function onStep(follow, callback) {
+  if (!followers.has(follow)) followers.set(follow, new Set());
+  followers.get(follow).add(callback);
+  sliderWatch ||= new MutationObserver(records => {
+    const moved = new Map();
+    for (const r of records) {
+      if (r.target.tagName !== "INPUT" || r.target.type !== "range") continue;
+      const key = keyOf(r.target), step = Number(r.target.value);
+      if (key && followers.has(key) && Number.isInteger(step)) moved.set(key, step);
+    }
+    for (const [key, step] of moved) for (const cb of [...(followers.get(key) || [])]) {
+      try { cb(step); } catch (err) { console.error(err); }  // the other elements still follow
+    }
+  });
+  if (followers.size === 1 && followers.get(follow).size === 1)
+    sliderWatch.observe(document.body, { subtree: true, attributes: true, attributeFilter: ["aria-valuetext"] });
+  return () => {
+    const set = followers.get(follow);
+    if (set) { set.delete(callback); if (!set.size) followers.delete(follow); }
+    if (!followers.size && sliderWatch) { sliderWatch.disconnect(); sliderWatch = null; }
+  };
+}
+// ---- math: KaTeX as Streamlit draws it (data's "katex": the address of Streamlit's rehype-katex
+// module, whose KaTeX matches the KaTeX styles Streamlit's page has; its own katex module is
+// another version, whose classes those styles miss) --------------------------------------------
+let katexModule = null;
+function katex(address) {
+  return katexModule ||= import(new URL(address, document.baseURI).href).then(m => {
+    const transform = m.default({ throwOnError: false });
+    return (tex, display) => {  // tex -> KaTeX's nodes (hast), as st.markdown gets them
+      const node = { type: "element", tagName: "span", children: [{ type: "text", value: tex }],
+                     properties: { className: [display ? "math-display" : "math-inline"] } };
+      const tree = { type: "root", children: [node] };
+      transform(tree, { message() {} });
+      return tree.children;
+    };
+  }).catch(err => { katexModule = null; throw err; });
+}
+function dom(node) {  // a hast node as DOM (KaTeX's own markup: classes, styles, aria-hidden)
+  if (node.type === "text") return document.createTextNode(node.value);
+  const el = document.createElement(node.type === "element" ? node.tagName : "span");
+  for (const [k, v] of Object.entries(node.properties || {})) {
+    if (v === false || v === null || v === undefined) continue;
+    const name = k === "className" ? "class" : /^(aria|data)[A-Z]/.test(k)
+      ? k.replace(/[A-Z]/g, c => `-${c.toLowerCase()}`) : k;
+    el.setAttribute(name, Array.isArray(v) ? v.join(" ") : v === true ? "" : String(v));
+  }
+  for (const child of node.children || []) el.appendChild(dom(child));
+  return el;
+}
+function typeset(root, render) {
+  // every math span markdown-it wrote (mdit_py_plugins.dollarmath), drawn by KaTeX; left as its
+  // TeX source if KaTeX could not be loaded
+  for (const el of root.querySelectorAll(".math.inline, .math.block")) {
+    try { el.replaceChildren(...render(el.textContent, el.classList.contains("block")).map(dom)); }
+    catch (err) { console.error(err); }
+  }
+}
+function parsed(data) {
+  return JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data));
+}
+// ---- a stepped block of HTML (text, a table) --------------------------------------------------
+// data: {"follow": the slider's key, "first": the first step carried (1-based), "at": the step
+// the server drew, "slides": one HTML text per step from "first" on (made by the server from the
+// catalogue's markdown, every learner's text escaped), "kind": "" | "info" | "table", "icon": the
+// info box's icon name, "height": a table's greatest height in px, "katex": KaTeX's address}.
+export function stepped({ parentElement, data }) {
+  const { follow, first, at, slides, kind, icon, height, katex: address } = parsed(data);
+  steppedStyle();
+  let root = parentElement.querySelector(".rnnviz-stepped");
+  if (!root) {
+    root = parentElement.appendChild(document.createElement("div"));
+    root.__made = [];  // per slide: its HTML with the math drawn, once KaTeX has drawn it
+  }
+  root.className = `rnnviz-stepped${kind ? ` rnnviz-stepped-${kind}` : ""}`;
+  if (height) root.style.setProperty("--rnnviz-table-height", `${height}px`);
+  if (root.__slides !== slides.join("\u0000")) { root.__slides = slides.join("\u0000"); root.__made = []; }
+  let gone = false, tex = null;
+  const hasMath = slides.some(s => s.includes('class="math '));
+  function show(step) {
+    if (gone) return;
+    const k = step - first;
+    root.dataset.step = String(step);
+    if (k < 0 || k >= slides.length) { root.classList.add("rnnviz-stepped-stale"); return; }
+    root.classList.remove("rnnviz-stepped-stale");
+    const body = root.__made[k] ?? slides[k];
+    const html = kind === "info" ? `<span class="rnnviz-stepped-icon" aria-hidden="true">${icon}</span><div>${body}</div>` : body;
+    if (root.__html !== html) { root.innerHTML = html; root.__html = html; }
+    if (root.__made[k] === undefined && tex) { typeset(root, tex); keep(k); }
+  }
+  function keep(k) {
+    const inner = kind === "info" ? root.lastElementChild : root;
+    root.__made[k] = inner.innerHTML;
+    root.__html = root.innerHTML;
+  }
+  function makeAll() {  // every slide's math drawn once, off screen, so a move only swaps HTML
+    const scratch = document.createElement("div");
+    slides.forEach((s, k) => {
+      if (root.__made[k] !== undefined) return;
+      scratch.innerHTML = s;
+      typeset(scratch, tex);
+      root.__made[k] = scratch.innerHTML;
+    });
+  }
+  show(sliderStep(follow) ?? at);
+  const off = onStep(follow, show);
+  if (hasMath) katex(address).then(t => {
+    if (gone) return;
+    tex = t;
+    const step = Number(root.dataset.step);
+    root.__html = null;  // drawn again, with its math
+    makeAll();
+    show(step);
+  }, () => {});
+  return () => { gone = true; off(); };
+}

@@ -1,0 +1,240 @@
+"""Parts of a page that follow its step slider in the browser, without waiting for a server run.
+
+    steps = stepped.around("hid_step", t1, T)          # the window of steps a page run carries
+    stepped.markdown(steps, "hid_look", text_of, box="info")   # text_of(t) -> markdown of step t
+    stepped.table(steps, "hid_terms", table_of)                 # table_of(t) -> a DataFrame
+    stepped.chart(steps, "hid_fig_terms", figure_of, name)     # figure_of(t) -> a cached figure
+
+Why (issue 24): a step move reached the page only after the server's run and Streamlit's three
+redraws of every element of the page (bench/results/browser_bound_s21.txt), which no step view
+made of Streamlit elements got under 4x the speed of commit 6134da8. A stepped part carries every
+step of a window around the current one (at most WINDOW steps), made by the same functions that
+wrote the step before: the catalogue's markdown as HTML (markdown-it, learners' text escaped
+before and raw HTML never passed), a table as HTML with 4 significant digits (as
+ui.page.four_digits), a chart as the step's figure plus, per other step, what differs from it
+(`patches`). In the browser (ui/stepped.js, served with the chart code) each part shows the step
+Streamlit's slider shows from the moment its thumb moves; the slider's run still comes and keeps
+the step in the session, the link and the other pages, and a move outside the window reruns the
+page (`outside`), which brings a new window.
+
+A page draws its stepped parts in its full run, outside its step fragment, so a move's run draws
+only the slider. When the chart code is not served (static serving off), `around` says so (not
+live) and the page draws the same parts inside its step fragment as Streamlit elements, as it
+did before.
+"""
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np  # (np.floating: a cell's type)
+import pandas as pd
+import streamlit as st
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from rnnviz.figures.patches import patches
+from rnnviz.figures.wire import compact
+
+from . import charts
+from .widgets import download_figure
+
+WINDOW = 16  # steps a page run carries: around the current one, the whole sentence if it is short
+WINDOWS = "_stepped_window_"  # session key + slider key: (first, last) the page run carried
+# Streamlit's own module that draws markdown's math (KaTeX 0.16, as its page's styles expect)
+KATEX = next(iter(sorted((Path(st.__file__).parent / "static" / "static" / "js").glob("rehype-katex.*.js"))),
+             None)
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The steps a page run's stepped parts carry: `first`..`last` (1-based), shown at `at`,
+    following the slider `follow`. Not live: the parts are drawn at `at` as Streamlit elements."""
+
+    follow: str
+    at: int
+    first: int
+    last: int
+    live: bool
+
+    @property
+    def window(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+def live() -> bool:
+    """Can this run's parts follow the slider in the browser (the chart code served)?"""
+    return charts._plotly_served()
+
+
+def window(at: int, T: int, size: int = WINDOW) -> tuple[int, int]:
+    """The `size` steps (1-based, inclusive) around `at` within 1..T: the whole sentence when it
+    is short, else `at` with as many steps after it as before it, or one more after."""
+    if T <= size:
+        return 1, T
+    first = min(max(1, at - (size - 1) // 2), T - size + 1)
+    return first, first + size - 1
+
+
+def around(follow: str, at: int, T: int, size: int = WINDOW) -> Steps:
+    """A page run's Steps (live if it can be), noted for `outside`."""
+    if not live():
+        return still(follow, at)
+    first, last = window(at, T, size)
+    st.session_state[WINDOWS + follow] = (first, last)
+    return Steps(follow, at, first, last, True)
+
+
+def still(follow: str, at: int) -> Steps:
+    """The parts drawn at `at` as Streamlit elements (a step fragment redraws them on each move)."""
+    st.session_state.pop(WINDOWS + follow, None)
+    return Steps(follow, at, at, at, False)
+
+
+def carried(follow: str, at: int, T: int) -> Steps:
+    """From a fragment of its own below the step view (page 2's sentence): the window the page's
+    last run carried, if `at` lies in it (so the parts it draws follow the same steps), else a
+    new one around `at`."""
+    window_ = st.session_state.get(WINDOWS + follow)
+    if live() and window_ is not None and window_[0] <= at <= window_[1]:
+        return Steps(follow, at, window_[0], window_[1], True)
+    return around(follow, at, T)
+
+
+def outside(follow: str, at: int) -> bool:
+    """From the step fragment: is `at` outside the window the page's last run carried? (Then the
+    fragment reruns the page, which carries the window around it.)"""
+    carried = st.session_state.get(WINDOWS + follow)
+    return carried is not None and not carried[0] <= at <= carried[1]
+
+
+# ---- markdown and tables as HTML ---------------------------------------------------------------
+
+@functools.cache
+def _markdown_it() -> MarkdownIt:
+    """CommonMark with GitHub's tables and strikethrough, as st.markdown reads the catalogue, and
+    $...$ math (drawn by KaTeX in the browser); raw HTML is written as text, never as HTML."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False})
+    return md.enable(["table", "strikethrough"]).use(dollarmath_plugin, allow_space=True, allow_digits=True,
+                                                      double_inline=True)
+
+
+def markdown_html(text: str) -> str:
+    """The catalogue's markdown as HTML (learners' text escaped by md_escape before, as for
+    st.markdown; any HTML in it is written out as text)."""
+    return _markdown_it().render(text)
+
+
+def table_html(df: pd.DataFrame) -> str:
+    """A table as HTML: the index as row headers, floats with at most 4 significant digits (as
+    ui.page.four_digits shows them in st.dataframe), every cell escaped."""
+    def cell(v) -> str:
+        if isinstance(v, (float, np.floating)):
+            return f"{float(v):.4g}"
+        return str(v)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    rows = "".join(  # a cell's and a row's end tags are optional in HTML: fewer bytes a step
+        f"<tr><th>{html.escape(str(i))}" + "".join(f"<td>{html.escape(cell(v))}" for v in row)
+        for i, row in zip(df.index, df.itertuples(index=False, name=None)))
+    return f'<table><thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def plain_text(markup: str) -> str:
+    """A slide's words without its tags (what the element shows if its code cannot be loaded)."""
+    return html.unescape(re.sub(r"<[^>]*>", "", markup)).strip()
+
+
+@functools.cache
+def _component():
+    """The st.components.v2 component a stepped block of text is: the chart's loader, calling the
+    served module's `stepped` (ui/stepped.js)."""
+    return st.components.v2.component("rnnviz_stepped", js=charts.loader_js("stepped"), isolate_styles=False)
+
+
+def _katex_address() -> str:
+    return f"./static/js/{KATEX.name}" if KATEX is not None else ""
+
+
+def _block(steps: Steps, key: str, slides: list[str], kind: str = "", **extra) -> None:
+    at = slides[steps.at - steps.first]
+    data = {"follow": steps.follow, "first": steps.first, "at": steps.at, "slides": slides, "kind": kind,
+            "katex": _katex_address(), "failed": plain_text(at), **extra}
+    _component()(data=json.dumps(data, ensure_ascii=False).encode(), key=key, width="stretch")
+
+
+# ---- the parts ---------------------------------------------------------------------------------
+
+def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | None = None,
+             caption_of: Callable[[int], str | None] | None = None) -> None:
+    """text_of(t): step t's markdown; box "info": in an info box (st.info's look, the visibility
+    icon); caption_of(t): a caption under it, or None."""
+    if not steps.live:
+        if box == "info":
+            st.info(text_of(steps.at), icon=":material/visibility:")
+        else:
+            st.markdown(text_of(steps.at))
+        note = caption_of(steps.at) if caption_of else None
+        if note:
+            st.caption(note)
+        return
+    slides = []
+    for s in steps.window:
+        body = markdown_html(text_of(s))
+        note = caption_of(s) if caption_of else None
+        if note:
+            body += f'<div class="rnnviz-stepped-caption">{markdown_html(note)}</div>'
+        slides.append(body)
+    _block(steps, key, slides, "info" if box == "info" else "", icon="visibility")
+
+
+def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None) -> None:
+    """table_of(t): step t's table (floats shown with 4 significant digits); height: its greatest
+    height in px (None: every row)."""
+    if not steps.live:
+        from .page import four_digits
+        df = table_of(steps.at)
+        st.dataframe(df, column_config=four_digits(df), width="stretch",
+                     **({"height": height} if height is not None else {}))
+        return
+    _block(steps, key, [table_html(table_of(s)) for s in steps.window], "table", height=height)
+
+
+def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str) -> None:
+    """figure_of(t): step t's figure (ui.cache.figure); the chart and its HTML download, which
+    holds the step the slider is at when it is clicked."""
+    if not steps.live:
+        fig = figure_of(steps.at)
+        charts.chart(fig, width="stretch", key=f"{key}_chart")
+        download_figure(fig, name, key)
+        return
+    figs = {s: plain(figure_of(s)) for s in steps.window}
+    charts.chart(figs[steps.at], width="stretch", key=f"{key}_chart", steps=steps_data(steps, figs))
+    state, follow, at = st.session_state, steps.follow, steps.at
+    download_figure(lambda: figure_of(_clamped(state, follow, at, steps)), name, key)
+
+
+def plain(fig) -> dict:
+    """A figure's plain dict in Streamlit's look, as charts.chart sends it (a cached figure is
+    in that look already)."""
+    return (fig if isinstance(fig, charts.LookedFigure) else charts.looked(fig)).to_dict()
+
+
+def steps_data(steps: Steps, figs: dict[int, dict]) -> dict:
+    """A stepped chart's "steps" (ui/plotly_chart.js figureAt): figs {t: plain figure} -> each
+    step's patch against the figure at steps.at."""
+    base = figs[steps.at]
+    return {"follow": steps.follow, "first": steps.first, "at": steps.at,
+            "patches": [[[e[0], *map(compact, e[1:])] for e in patches(base, figs[s])] for s in steps.window]}
+
+
+def _clamped(state, follow: str, at: int, steps: Steps) -> int:
+    try:
+        step = int(state[follow])
+    except (KeyError, TypeError, ValueError):
+        return at
+    return step if steps.first <= step <= steps.last else at
