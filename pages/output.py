@@ -7,13 +7,9 @@ labels come from; 2 one step written out (and, on the notes model, the notes' ow
 """
 from ui import session
 from ui.sections import output
-from ui.sections.output.steps import by_step, by_step_below, fixed
-from ui.widgets import StepParts
+from ui.sections.output.steps import draw
 
 cur = session.current()
 if output.intro(cur):  # a tagger predicts tags, not next tokens: the page says so and stops
-    steps = StepParts()  # one step fragment: a step move reruns ...
-    steps.here(by_step, cur)  # ... the step slider to the whole sentence ...
-    fixed(cur)  # (a padded batch and free generation do not depend on the step)
-    steps.draw(by_step_below, cur)  # ... and the gradient step
+    draw(cur)  # what to look at, 1 labels, 2 the step, 3 the sentence, 4 batch, 5 generation, 6 gradient step
     output.by_hand()

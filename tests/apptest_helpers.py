@@ -179,9 +179,9 @@ def same_figure(a, b) -> bool:
         numeric = (np.ndarray, list, tuple)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
             return isinstance(x, numeric) and isinstance(y, numeric) and \
-                np.array_equal(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+                np.array_equal(np.asarray(x, dtype=float), np.asarray(y, dtype=float), equal_nan=True)
         if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
             return len(x) == len(y) and all(same(u, v) for u, v in zip(x, y))
-        return x == y
+        return x == y or (isinstance(x, float) and isinstance(y, float) and x != x and y != y)
 
     return same(a, b)

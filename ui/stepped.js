@@ -28,7 +28,8 @@ border-bottom:1px solid rgba(49,51,63,.1);border-right:1px solid rgba(49,51,63,.
 font-weight:400;text-align:right;z-index:1}
 .rnnviz-stepped-table tbody th{background:#f8f9fb;color:rgba(49,51,63,.6);font-weight:400;
 text-align:left;position:sticky;left:0}
-.rnnviz-stepped-table td{text-align:right;font-variant-numeric:tabular-nums}`;
+.rnnviz-stepped-table td{text-align:right;font-variant-numeric:tabular-nums}
+.rnnviz-stepped-table td.s{text-align:left}`;
 function steppedStyle() {
   if (document.getElementById("rnnviz-stepped-style")) return;
   const style = document.head.appendChild(document.createElement("style"));

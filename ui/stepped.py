@@ -130,18 +130,24 @@ def markdown_html(text: str) -> str:
     return _markdown_it().render(text)
 
 
-def table_html(df: pd.DataFrame) -> str:
-    """A table as HTML: the index as row headers, floats with at most 4 significant digits (as
-    ui.page.four_digits shows them in st.dataframe), every cell escaped."""
+def table_html(df: pd.DataFrame, index: bool = True) -> str:
+    """A table as HTML: the index as row headers (index=False: none), floats with at most 4
+    significant digits (as ui.page.four_digits shows them in st.dataframe), every cell escaped;
+    a missing cell (None, NaN) empty."""
     def cell(v) -> str:
+        if v is None or (isinstance(v, (float, np.floating)) and v != v):
+            return ""
         if isinstance(v, (float, np.floating)):
             return f"{float(v):.4g}"
         return str(v)
+    corner = "<th></th>" if index else ""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
     rows = "".join(  # a cell's and a row's end tags are optional in HTML: fewer bytes a step
-        f"<tr><th>{html.escape(str(i))}" + "".join(f"<td>{html.escape(cell(v))}" for v in row)
+        "<tr>" + (f"<th>{html.escape(str(i))}" if index else "")
+        + "".join(f"<td class=s>{html.escape(v)}" if isinstance(v, str) else f"<td>{html.escape(cell(v))}"
+                  for v in row)  # words to the left, numbers to the right (as st.dataframe)
         for i, row in zip(df.index, df.itertuples(index=False, name=None)))
-    return f'<table><thead><tr><th></th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return f'<table><thead><tr>{corner}{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def plain_text(markup: str) -> str:
@@ -176,7 +182,7 @@ def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | N
     if not steps.live:
         if box == "info":
             st.info(text_of(steps.at), icon=":material/visibility:")
-        else:
+        elif text_of(steps.at):
             st.markdown(text_of(steps.at))
         note = caption_of(steps.at) if caption_of else None
         if note:
@@ -192,16 +198,17 @@ def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | N
     _block(steps, key, slides, "info" if box == "info" else "", icon="visibility")
 
 
-def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None) -> None:
+def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None,
+          index: bool = True) -> None:
     """table_of(t): step t's table (floats shown with 4 significant digits); height: its greatest
-    height in px (None: every row)."""
+    height in px (None: every row); index: the row names shown as the first column."""
     if not steps.live:
-        from .page import four_digits
+        from .page import four_digits, whole_height
         df = table_of(steps.at)
-        st.dataframe(df, column_config=four_digits(df), width="stretch",
-                     **({"height": height} if height is not None else {}))
+        size = {"height": height} if height is not None else whole_height(len(df))
+        st.dataframe(df, column_config=four_digits(df), width="stretch", hide_index=not index, **size)
         return
-    _block(steps, key, [table_html(table_of(s)) for s in steps.window], "table", height=height)
+    _block(steps, key, [table_html(table_of(s), index) for s in steps.window], "table", height=height)
 
 
 def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str) -> None:

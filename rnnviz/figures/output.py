@@ -149,3 +149,9 @@ def moved_bars(step_names, dp_target, moved, chosen: int, title: str, text: dict
     layout = _two_panels(_label(text, "x", "step s (red: the step trained on)"), y_titles,
                          yaxis2=log_ticks_of(moved))  # the log axis, spaced for the moves
     return _layout(fig, title, 360, layout=layout)
+
+
+def empty_figure(title: str) -> go.Figure:
+    """A chart with nothing to draw but its title (page 3's gradient step at a step with no
+    target, beside the steps that have one), as tall as the bars it stands for."""
+    return _layout(plain_figure([], {"xaxis": {"visible": False}, "yaxis": {"visible": False}}), title, 340)

@@ -83,3 +83,25 @@ def test_a_move_past_the_window_draws_the_page_at_the_new_step(server, browser):
         assert pg.evaluate("() => document.querySelectorAll('.rnnviz-stepped-stale').length") == 0
         assert pg.evaluate("() => document.querySelectorAll('.rnnviz-stepped').length") == first
         assert WINDOW < 31 and not exceptions_on(pg)
+
+
+def test_page_three_follows_the_slider_with_the_steps_numbers(server, browser):
+    from rnnviz.explain import output as out
+
+    url = f"{server}/output?model=default&text={TEXT.replace(' ', '+')}&out_step=3"
+    with page_at(browser, url) as pg:
+        pg.wait_for_function(PARTS_AT, arg=3, timeout=60_000)
+        slider = pg.locator(".st-key-out_step").get_by_role("slider").first
+        slider.focus()
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function(PARTS_AT, arg=4, timeout=30_000)
+        assert any("Step 4" in pg.locator(".rnnviz-stepped").nth(i).inner_text() for i in range(3))
+        model, vocab, _ = load_builtin("default")
+        ids, targets = lm_pair(list(prepare(TEXT, vocab, "word").ids), vocab)
+        view = out.step_view(trace(model, ids, targets), 3, vocab.itos)
+        shown = out.shown_outputs(view, 8)
+        bars = _chart_at(pg, "out_fig_step_chart", 4)  # p over the shown outputs, then p - y
+        assert np.allclose(bars["data"][0], view.p[shown], atol=1e-6)
+        wait_ready(pg)
+        pg.wait_for_function("() => location.search.includes('out_step=4')", timeout=30_000)
+        assert not exceptions_on(pg)

@@ -12,7 +12,15 @@ from rnnviz.explain import output as out
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import EOS, prepare
-from tests.apptest_helpers import figures, no_exception, skip_checkpoints
+from tests.apptest_helpers import (
+    figures,
+    html_text,
+    no_exception,
+    page_text,
+    skip_checkpoints,
+    stepped_elements,
+    stepped_slide,
+)
 
 PAGE = "pages/output.py"
 
@@ -44,7 +52,7 @@ def lm_trace(key, text):
 
 
 def text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
+    return page_text(at).replace("\n", " ")  # the markdown and the step's parts (ui/stepped.py)
 
 
 def test_default_model_step_change(app):
@@ -308,7 +316,7 @@ def test_page_in_chinese(model, sentence):
 def test_what_to_look_at_and_contents(app):
     at = app(PAGE)
     _, _, tr = lm_trace("default", "Arrive Taipei on November 2nd")
-    look = at.info[0].value
+    look = html_text(stepped_slide(next(d for d in stepped_elements(at) if d["kind"] == "info")))
     worst = out.worst_step(tr)
     assert "What to look at" in look and f"{float(tr.loss):.4g}" in look and f"step {worst + 1}" in look
     assert "](#out-labels)" in text(at) and "](#out-byhand)" in text(at)

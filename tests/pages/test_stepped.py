@@ -62,42 +62,48 @@ def test_table_html_writes_four_significant_digits_and_escapes():
 
 # ---- page 2: what the browser shows for step s is what the page draws at s ----------------------
 
-def _stepped_charts(at) -> dict[str, tuple[dict, dict]]:
-    """{chart key's figure title: (figure as drawn, its "steps")} of the charts that follow the slider."""
-    out = {}
+def _stepped_charts(at) -> list[tuple[dict, dict]]:
+    """(figure as drawn, its "steps") of each chart that follows the slider, in page order."""
+    out = []
     for el in chart_elements(at):
         if el.type != "bidi_component":
             continue
         data = json.loads(el.proto.bytes)
         if "steps" in data:
-            fig = json.loads(chart_json(el))
-            out[fig["layout"]["title"]["text"]] = (fig, data["steps"])
+            out.append((json.loads(chart_json(el)), data["steps"]))
     return out
 
 
+# page, its slider, how many stepped blocks and charts, the text of step 3
+PAGES = {
+    "hidden": ("pages/hidden.py", "hid_step", 6, 2, {"en": "Step 3 of", "zh": "第 3 步"}),
+    "output": ("pages/output.py", "out_step", 6, 4, {"en": "Step 3", "zh": "第 3 步"}),
+}
+
+
 @pytest.mark.parametrize("lang", ("en", "zh"))
-def test_page_two_carries_each_step_as_the_page_draws_it(app, lang):
-    at = app(PAGE, query={"text": TEXT, "lang": lang})
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_each_step_carried_is_the_page_drawn_at_that_step(app, name, lang):
+    page, key, n_blocks, n_charts, step3 = PAGES[name]
+    at = app(page, query={"text": TEXT, "lang": lang})
     no_exception(at)
-    T = int(at.slider(key="hid_step").max)
+    T = int(at.slider(key=key).max)
     parts, charts_at = stepped_elements(at), _stepped_charts(at)
-    assert len(parts) == 6 and {p["kind"] for p in parts} == {"info", "", "table"}  # look, step, heat; tables
-    assert len(charts_at) == 2  # the terms chart and the sentence heatmap
+    assert len(parts) == n_blocks and {p["kind"] for p in parts} == {"info", "", "table"}
+    assert len(charts_at) == n_charts
     first, last = parts[0]["first"], parts[0]["first"] + len(parts[0]["slides"]) - 1
     assert (first, last) == (1, T)  # a short sentence: all of it
     for s in (1, 3, T):
-        at.slider(key="hid_step").set_value(s).run()
+        at.slider(key=key).set_value(s).run()
         no_exception(at)
         now = stepped_elements(at)
-        assert [p["at"] for p in now] == [s] * 6
+        assert [p["at"] for p in now] == [s] * n_blocks
         for before, drawn in zip(parts, now):  # the slide carried for s is the slide drawn at s
             assert stepped_slide(before, s) == stepped_slide(drawn)
-        for title, (fig, steps) in charts_at.items():
-            drawn, _ = _stepped_charts(at)[title]
+        for (fig, steps), (drawn, _) in zip(charts_at, _stepped_charts(at)):
             patched = apply(fig, steps["patches"][s - steps["first"]])
-            assert same_figure(patched, drawn), title
-    text = stepped_slide(parts[1], 3)
-    assert {"en": "Step 3 of", "zh": "第 3 步"}[lang] in text
+            assert same_figure(patched, drawn), drawn["layout"]["title"]["text"]
+    assert any(step3[lang] in stepped_slide(p, 3) for p in parts)
 
 
 def test_a_long_sentence_carries_a_window_and_a_move_past_it_draws_the_page(app):

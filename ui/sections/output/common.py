@@ -7,6 +7,7 @@ import streamlit as st
 from rnnviz.explain import output as out
 
 from ...i18n import t
+from ...page import arrow_rows
 from ...page import table as page_table
 
 PAGE = "output"
@@ -44,10 +45,8 @@ def _header(k: str) -> str:
     return k
 
 
-def table(rows: list[dict], **kw) -> None:
-    """A table as the prose writes its numbers (4 significant digits, one type per column), its
-    headers and its few fixed words in the learner's language; every column wide enough."""
-    rows = [
+def _rows(rows: list[dict]) -> list[dict]:
+    return [
         {
             _header(k): (
                 t(f"output.{CELLS[v]}") if isinstance(v, str) and v in CELLS else v
@@ -56,5 +55,18 @@ def table(rows: list[dict], **kw) -> None:
         }
         for r in out.display_rows(rows)
     ]
+
+
+def table_shown(rows: list[dict]):
+    """The table as the page shows it (ui.stepped.table): its cells as the prose writes its
+    numbers, its headers and fixed words in the learner's language, as a DataFrame."""
+    shown = arrow_rows(_rows(rows))
+    return shown.to_pandas() if hasattr(shown, "to_pandas") else shown
+
+
+def table(rows: list[dict], **kw) -> None:
+    """A table as the prose writes its numbers (4 significant digits, one type per column), its
+    headers and its few fixed words in the learner's language; every column wide enough."""
+    rows = _rows(rows)
     widths = {c: st.column_config.Column(width=w) for c, w in out.column_widths(rows).items()}
     page_table(rows, column_config=widths, **kw)

@@ -12,7 +12,7 @@ from rnnviz.formatting import num
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import PAD, prepare
 
-from ... import cache, session
+from ... import cache, session, stepped
 from ...cache import cached_trace
 from ...i18n import prose, t
 from ...page import figure_labels
@@ -20,7 +20,7 @@ from ...widgets import follow_part, guard, labelled_choice, md_escape, named_par
 from .common import BIND, PAGE, table
 
 
-def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
+def whole_sentence(cur: session.Current, steps: stepped.Steps, k: int) -> None:
     """Top-k per step (a window around the step on long sentences), the per-step table and L_t."""
     st.header(t("output.h_sentence"), anchor="out-sentence")
     tr, vocab = cur.trace, cur.vocab
@@ -41,21 +41,25 @@ def whole_sentence(cur: session.Current, t1: int, k: int) -> None:
             )
         )
     idx, vals = out.top_k(tr, k_top)
-    lo, hi = out.step_window(tr.T, t1 - 1)
-    where = (
-        t("output.where_all")
-        if (lo, hi) == (0, tr.T)
-        else t("output.where_window", lo=lo + 1, hi=hi, T=tr.T, t=t1)
-    )
-    title = t("output.fig_topk", k=k_top, where=where)
     text = figure_labels(
         x="output.ax_rank", y="output.ax_step", colorbar="output.ax_prob", token="output.token"
     )
-    show_figure(
-        figs.topk_heatmap(out.index_words(vocab, idx[lo:hi]), vals[lo:hi], names[lo:hi], title, text),
-        title,
-        key="out_fig_topk",
-    )
+
+    def title(t1: int) -> str:  # a long sentence's heatmap shows a window of steps around t1
+        lo, hi = out.step_window(tr.T, t1 - 1)
+        where = (
+            t("output.where_all")
+            if (lo, hi) == (0, tr.T)
+            else t("output.where_window", lo=lo + 1, hi=hi, T=tr.T, t=t1)
+        )
+        return t("output.fig_topk", k=k_top, where=where)
+
+    def figure(t1: int):
+        lo, hi = out.step_window(tr.T, t1 - 1)
+        return cache.figure(figs.topk_heatmap, out.index_words(vocab, idx[lo:hi]), vals[lo:hi], names[lo:hi],
+                            title(t1), text)
+
+    stepped.chart(steps, "out_fig_topk", figure, title(steps.at))
     k_table = min(k_top, out.MAX_TABLE_TOP)  # all k are in the heatmap; the table keeps its row on screen
     st.caption(
         t("output.table_caption", k=k_table) + (t("output.table_more", k=k_top) if k_table < k_top else "")

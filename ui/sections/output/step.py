@@ -11,11 +11,11 @@ from rnnviz.formatting import num
 from rnnviz.store.catalog import NOTES_VOCAB
 from rnnviz.text.tokenize import EOS
 
-from ... import cache, session
+from ... import cache, session, stepped
 from ...i18n import prose, t
 from ...page import figure_labels
 from ...widgets import md_escape, shared_step, show_figure
-from .common import BIND, PAGE, table
+from .common import BIND, PAGE, table, table_shown
 
 TOC = ("labels", "step", "sentence", "batch", "generation", "gradstep", "byhand")
 
@@ -31,25 +31,22 @@ def intro(cur: session.Current) -> bool:
     return True
 
 
-def look_here(cur: session.Current, t1: int) -> None:
-    """The things to look at, with this sentence's numbers, and the in-page contents."""
+def look_here(cur: session.Current, steps: stepped.Steps) -> None:
+    """The things to look at, with this sentence's numbers (step by step), and the contents."""
     tr, worst = cur.trace, out.worst_step(cur.trace)
     if worst is not None:
         targets = out.target_tokens(cur.vocab, tr.targets)
-        st.info(
-            prose(
-                PAGE,
-                "look",
-                t=t1,
-                tok=md_escape(cur.tokens[t1 - 1]),
-                L=num(float(tr.loss)),
-                N=out.valid_count(tr),
-                worst_t=worst + 1,
-                worst_target=md_escape(targets[worst]),
-                worst_loss=num(float(tr.loss_t[worst])),
-            ),
-            icon=":material/visibility:",
-        )
+        stepped.markdown(steps, "out_look", lambda t1: prose(
+            PAGE,
+            "look",
+            t=t1,
+            tok=md_escape(cur.tokens[t1 - 1]),
+            L=num(float(tr.loss)),
+            N=out.valid_count(tr),
+            worst_t=worst + 1,
+            worst_target=md_escape(targets[worst]),
+            worst_loss=num(float(tr.loss_t[worst])),
+        ), box="info")
     st.markdown(" · ".join(f"[{t('output.h_' + k)}](#out-{k})" for k in TOC))
 
 
@@ -113,69 +110,51 @@ def fig_text() -> dict:
     )
 
 
-def one_step(cur: session.Current, t1: int, k: int) -> None:
-    """z_t = W_o h_t + b_o row by row, the softmax written out, L_t and p_t - y_t."""
+def one_step(cur: session.Current, steps: stepped.Steps, k: int) -> None:
+    """z_t = W_o h_t + b_o row by row, the softmax written out, L_t and p_t - y_t, each step of
+    `steps` (ui/stepped.py)."""
     tr, model, labels_ = cur.trace, cur.model, cur.vocab.itos
-    view = out.step_view(tr, t1 - 1, labels_)
-    tok = md_escape(cur.tokens[t1 - 1])
-    shown = out.shown_outputs(view, k)
+    views = {s: out.step_view(tr, s - 1, labels_) for s in steps.window}
+    shown = {s: out.shown_outputs(v, k) for s, v in views.items()}
     K, H = model.cfg.K, model.cfg.H_out
-    if view.target is None:
-        st.markdown(prose(PAGE, "no_target", t=t1, tok=tok))
-    else:
-        note = t("output.shown_all", K=K) if len(shown) == K else t("output.shown_top", k=k)
-        st.markdown(
-            prose(
-                PAGE, "step", t=t1, tok=tok, target=md_escape(labels_[view.target]), K=K, H=H, shown_note=note
-            )
-        )
+
+    def text(t1: int) -> str:
+        view, tok = views[t1], md_escape(cur.tokens[t1 - 1])
+        if view.target is None:
+            return prose(PAGE, "no_target", t=t1, tok=tok)
+        note = t("output.shown_all", K=K) if len(shown[t1]) == K else t("output.shown_top", k=k)
+        return prose(PAGE, "step", t=t1, tok=tok, target=md_escape(labels_[view.target]), K=K, H=H,
+                     shown_note=note)
+
+    def figure(t1: int):
+        view, idx = views[t1], shown[t1]
+        return cache.figure(figs.prob_and_grad_bars, [view.labels[i] for i in idx], view.p[idx],
+                            view.p_minus_y[idx], idx.index(view.target) if view.target is not None else None,
+                            t("output.fig_step", t=t1, tok=cur.tokens[t1 - 1]), fig_text())
+
+    stepped.markdown(steps, "out_step_text", text)
     st.caption(t("output.logit_rows"))
-    table(out.logit_rows(model, tr, t1 - 1, shown, labels_))
-    table(out.softmax_rows(view, shown))
-    if view.target is not None:
-        step_prose(view, jordan=model.cfg.cell == "jordan")
-    title = t("output.fig_step", t=t1, tok=cur.tokens[t1 - 1])
-    show_figure(
-        cache.figure(figs.prob_and_grad_bars,
-            [view.labels[i] for i in shown],
-            view.p[shown],
-            view.p_minus_y[shown],
-            shown.index(view.target) if view.target is not None else None,
-            title,
-            fig_text(),
-        ),
-        title,
-        key="out_fig_step",
-    )
+    stepped.table(steps, "out_logits", lambda t1: table_shown(
+        out.logit_rows(model, tr, t1 - 1, shown[t1], labels_)), index=False)
+    stepped.table(steps, "out_softmax", lambda t1: table_shown(out.softmax_rows(views[t1], shown[t1])),
+                  index=False)
+    jordan = model.cfg.cell == "jordan"
+    stepped.markdown(steps, "out_step_prose",
+                     lambda t1: step_prose(views[t1], jordan) if views[t1].target is not None else "")
+    name = t("output.fig_step", t=steps.at, tok=cur.tokens[steps.at - 1])
+    stepped.chart(steps, "out_fig_step", figure, name)
 
 
-def step_prose(view: out.StepView, jordan: bool) -> None:
-    """Softmax, cross-entropy and p - y with the step's own numbers."""
+def step_prose(view: out.StepView, jordan: bool) -> str:
+    """Softmax, cross-entropy and p - y with the step's own numbers (markdown)."""
     tgt = view.target
     target = md_escape(view.labels[tgt])
-    st.markdown(
-        prose(
-            PAGE,
-            "softmax",
-            K=len(view.z),
-            normaliser=num(view.normaliser),
-            target=target,
-            exp_target=num(view.exps[tgt]),
-            p_target=num(view.p[tgt]),
-            zmax=num(view.zmax),
-        )
-    )
-    st.markdown(prose(PAGE, "loss", target=target, p_target=num(view.p[tgt]), loss=num(view.loss)))
-    diff = view.autograd_diff
-    st.markdown(
-        prose(
-            PAGE,
-            "grad",
-            one_minus_p=num(1 - view.p[tgt]),
-            autograd_diff=num(diff),
-            jordan_note=" " + prose(PAGE, "jordan_note") if jordan else "",
-        )
-    )
+    softmax = prose(PAGE, "softmax", K=len(view.z), normaliser=num(view.normaliser), target=target,
+                    exp_target=num(view.exps[tgt]), p_target=num(view.p[tgt]), zmax=num(view.zmax))
+    loss = prose(PAGE, "loss", target=target, p_target=num(view.p[tgt]), loss=num(view.loss))
+    grad = prose(PAGE, "grad", one_minus_p=num(1 - view.p[tgt]), autograd_diff=num(view.autograd_diff),
+                 jordan_note=" " + prose(PAGE, "jordan_note") if jordan else "")
+    return "\n\n".join((softmax, loss, grad))
 
 
 def notes_example(cur: session.Current) -> None:
@@ -204,5 +183,5 @@ def labels_and_step(cur: session.Current) -> tuple[int, int]:
     labels(cur)
     t1, k = step_controls(cur)
     with top:
-        look_here(cur, t1)
+        look_here(cur, stepped.still("out_step", t1))
     return t1, k
