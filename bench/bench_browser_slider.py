@@ -20,6 +20,9 @@ new browser context:
   the key press until the browser receives the script_finished frame of the rerun it caused;
   "drawn" adds the wait until the running indicator is gone and two animation frames later.
   Bytes per move: the frames received meanwhile.
+- shown (per move, on a page whose step parts follow the slider in the browser, ui/stepped.py):
+  from the key press until every one of them shows the new step, two animation frames later;
+  the ratio "shown" is the base's drawn over it;
 - request (per move): from the key press until the browser sent its first frame after it (the rerun
   request), so "finished" minus "request" is the server's round trip as the browser sees it;
 - answered (per move): from the key press until the server had written that rerun's
@@ -273,7 +276,7 @@ def main(argv=None) -> dict:
     print(f"# 1-min load average before each page: {' '.join(loads)}"
           + ("; stopped at --max-seconds" if stopped else ""))
     print(f"{'page':<10} {'root':<8} {'visit s':>8} {'visit KB':>9} {'finished s':>11} {'drawn s':>8} "
-          f"{'KB/move':>8} {'request s':>10} {'answered s':>11}")
+          f"{'shown s':>8} {'KB/move':>8} {'request s':>10} {'answered s':>11}")
     ratios = {}
     for page in pages:
         for name in names:
@@ -283,7 +286,8 @@ def main(argv=None) -> dict:
             vb = "-" if r["visit_bytes"] is None else f"{r['visit_bytes'] / 1024:.0f}"
             vs = "-" if r["visit_s"] is None else f"{r['visit_s']:.2f}"
             print(f"{page:<10} {name:<8} {vs:>8} {vb:>9} {med(r['finished_s']):>11.3f} "
-                  f"{med(r['drawn_s']):>8.3f} {med(r['move_bytes']) / 1024:>8.0f} "
+                  f"{med(r['drawn_s']):>8.3f} {med(r.get('shown_s', [])):>8.3f} "
+                  f"{med(r['move_bytes']) / 1024:>8.0f} "
                   f"{med(r.get('request_s', [])):>10.3f} {med(r.get('answered_s', [])):>11.3f}"
                   + (f"  {r['skipped']} checkpoint(s) skipped" if "skipped" in r else "")
                   + (f"  {r['error']}" if r.get("error") else ""))
@@ -291,10 +295,13 @@ def main(argv=None) -> dict:
         if b and c and b["drawn_s"] and c["drawn_s"]:
             ratios[page] = {"answered": med(b["answered_s"]) / med(c["answered_s"]),
                             "finished": med(b["finished_s"]) / med(c["finished_s"]),
-                            "drawn": med(b["drawn_s"]) / med(c["drawn_s"])}
+                            "drawn": med(b["drawn_s"]) / med(c["drawn_s"]),
+                            # the step's parts on screen (ui/stepped.py), against the base's drawn
+                            "shown": (med(b["drawn_s"]) / med(c["shown_s"])) if c.get("shown_s")
+                            else float("nan")}
     print("ratio base / current (slider move, median): " + ", ".join(
         f"{p} {v['answered']:.2f} (answered) {v['finished']:.2f} (finished) {v['drawn']:.2f} (drawn)"
-        for p, v in ratios.items()))
+        f" {v['shown']:.2f} (shown)" for p, v in ratios.items()))
     out = {"roots": [str(r) for r in roots], "results": results, "ratios": ratios, "loads": loads}
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")

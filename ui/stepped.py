@@ -44,7 +44,7 @@ from rnnviz.figures.wire import compact
 from . import charts
 from .widgets import download_figure
 
-WINDOW = 16  # steps a page run carries: around the current one, the whole sentence if it is short
+WINDOW = 12  # steps a page run carries: around the current one, the whole sentence if it is short
 WINDOWS = "_stepped_window_"  # session key + slider key: (first, last) the page run carried
 # Streamlit's own module that draws markdown's math (KaTeX 0.16, as its page's styles expect)
 KATEX = next(iter(sorted((Path(st.__file__).parent / "static" / "static" / "js").glob("rehype-katex.*.js"))),

@@ -75,7 +75,7 @@ def test_a_move_past_the_window_draws_the_page_at_the_new_step(server, browser):
     with page_at(browser, f"{server}/hidden?model=default&text={words}&hid_step=2") as pg:
         pg.wait_for_function(PARTS_AT, arg=2, timeout=60_000)
         first = pg.evaluate("() => document.querySelectorAll('.rnnviz-stepped').length")
-        _press(pg, "End")  # step 31: past the 16 steps carried
+        _press(pg, "End")  # step 31: past the 12 steps carried
         pg.wait_for_function(PARTS_AT, arg=31, timeout=120_000)
         wait_ready(pg)
         text = pg.locator(".rnnviz-stepped").nth(1).inner_text()
