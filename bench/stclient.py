@@ -9,6 +9,8 @@ and tests/deploy/. Loopback only.
 from __future__ import annotations
 
 import asyncio
+import html
+import json
 import re
 import time
 import urllib.parse
@@ -41,6 +43,16 @@ class Run:
     options: dict = field(default_factory=dict)      # a radio's key -> its options as shown
     fragments: dict = field(default_factory=dict)    # auto-rerun fragment id -> interval (s)
     starts: int = 0   # script runs the server began for this request (a run cut short counts)
+    stepped: list = field(default_factory=list)      # ui/stepped.py's blocks: their data (slides per step)
+
+    def stepped_text(self, step: int) -> list[str]:
+        """The words every stepped block of this run shows at `step` (tags dropped), where it carries it."""
+        out = []
+        for d in self.stepped:
+            k = step - d["first"]
+            if 0 <= k < len(d["slides"]):
+                out.append(html.unescape(re.sub(r"<[^>]*>", "", d["slides"][k])))
+        return out
 
     def text(self) -> str:
         return "\n".join(self.markdown + [b for _, b in self.alerts])
@@ -233,6 +245,8 @@ class Session:
             run.markdown.append(f"{body.label}: {body.body}")
         elif kind == "exception":
             run.exceptions.append(f"{body.type}: {body.message}")
+        elif kind == "bidi_component" and body.component_name == "rnnviz_stepped":
+            run.stepped.append(json.loads(body.bytes))
         wid = getattr(body, "id", "")
         if isinstance(wid, str) and wid.startswith("$$ID-"):
             key = wid.split("-", 2)[2] if wid.count("-") >= 2 else ""

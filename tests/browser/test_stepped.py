@@ -105,3 +105,27 @@ def test_page_three_follows_the_slider_with_the_steps_numbers(server, browser):
         wait_ready(pg)
         pg.wait_for_function("() => location.search.includes('out_step=4')", timeout=30_000)
         assert not exceptions_on(pg)
+
+
+def test_buttons_and_play_move_the_parts_with_the_slider(server, browser):
+    url = f"{server}/hidden?model=default&text={TEXT.replace(' ', '+')}&hid_step=2"
+    with page_at(browser, url) as pg:
+        pg.wait_for_function(PARTS_AT, arg=2, timeout=60_000)
+        pg.locator(".st-key-hid_next button").first.click()  # ▶: the server moves the slider, the parts follow
+        pg.wait_for_function(PARTS_AT, arg=3, timeout=30_000)
+        wait_ready(pg)
+        pg.locator(".st-key-hid_play label").click()  # Play: a step per tick, the parts with it
+        seen = set()
+        for _ in range(60):
+            step = pg.evaluate("""() => { const v = document.querySelector('.st-key-hid_step input[type=range]')?.value;
+              const parts = [...document.querySelectorAll('.rnnviz-stepped')].map(p => p.dataset.step);
+              return parts.every(s => s === v) ? Number(v) : null; }""")
+            if step is not None:
+                seen.add(step)
+            if len(seen) >= 3:
+                break
+            pg.wait_for_timeout(250)
+        pg.locator(".st-key-hid_play label").click()
+        assert len(seen) >= 3, seen  # three steps shown by every part as Play moved the slider
+        wait_ready(pg)
+        assert not exceptions_on(pg)

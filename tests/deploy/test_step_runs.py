@@ -7,7 +7,8 @@ that drew the slider, and the other only after a second run was asked for, which
 short (a run the server begins, then ends early: 35-95 ms of a move in Chromium). Here every move
 begins exactly one run, and that run draws the new step in every part and nothing of the page's
 other sections; a control inside the last part (page 1's learning rate) reruns that part alone.
-Page 8's step slider sits in a part of its own inside its step fragment (widgets.inner_part): a
+Pages 2 and 3 carry their step parts in the page run (ui/stepped.py): a move's run draws the
+slider alone, and the page run's stepped blocks hold step 3's words. Page 8's step slider sits in a part of its own inside its step fragment (widgets.inner_part): a
 move redraws the step written out, not the gates over the sentence beside it in the fragment nor
 the cell's formulas above it."""
 from __future__ import annotations
@@ -28,13 +29,16 @@ TEXT = "Arrive Taipei on November 2nd and leave Boston"
 PARTS = {
     "embedding": ("emb_step", ["**Lookup.** Step t = 3 reads “Taipei”", "**The same row as one-hot × E.** Write “Taipei”",
                                "would add its two contributions"]),
-    "output": ("out_step", ["**Step 3: input “Taipei”, target “on”.**", "The gradient of $L_3$ reaches"]),
+    "output": ("out_step", ["Step 3: input “Taipei”, target “on”.", "The gradient of L_3 reaches"]),  # stepped
     "bptt": ("bptt_step", ["At step 3 (“Taipei”)", "Here $\\|J_{3}\\|_2$ = "]),
-    "hidden": ("hid_step", ["**Step 3 of 9: the token “Taipei”.**"]),
+    "hidden": ("hid_step", ["Step 3 of 9: the token “Taipei”."]),  # stepped: the words without markdown
     "gates": ("gates_step", ['**Step t = 3, input "Taipei".**']),
     # page 7's centre word (its own step fragment: the slider, the window, one pair's SGD step)
     "origins": ("origins_centre", ["around “on”", "**The pair (c, o) = (“on”"]),
 }
+# pages whose step parts follow the slider in the browser (ui/stepped.py): the page run carries
+# every step of a window in its stepped blocks, and a move's run draws the slider's fragment alone
+STEPPED = {"hidden", "output"}
 # page, words of sections inside the step fragment that the step does not drive: the full run
 # draws them, the move does not (page 8's gates over the sentence and the cell's formulas and
 # shapes follow the LSTM/GRU choice only)
@@ -57,7 +61,8 @@ async def moves(url: str) -> dict:
         full = await s.rerun(page)
         s.set_widget(key, [3])
         moved = await s.rerun()
-        seen[page] = (full, moved, [_index(moved.markdown, w) for w in words])
+        drawn = full.stepped_text(3) if page in STEPPED else moved.markdown  # step 3's words
+        seen[page] = (full, moved, [_index(drawn, w) for w in words])
         if page == "embedding":  # a control inside the last part: that part alone
             s.set_widget("emb_lr", [0.2])
             seen["embedding lr"] = (moved, await s.rerun(), [])
@@ -82,6 +87,9 @@ def test_a_step_move_is_one_run_that_draws_every_part():
         assert moved.starts == 1, f"{page}: the step move began {moved.starts} runs"
         assert all(i >= 0 for i in found), (page, found, moved.markdown)
         assert found == sorted(found), (page, found)  # the parts drawn in order, top to bottom
+        if page in STEPPED:  # the move's run: the slider alone, no step part sent again
+            assert not moved.stepped and not moved.markdown and full.stepped, page
+            continue
         assert 0 < len(moved.markdown) < len(full.markdown), page  # the fragment alone
         for words in NOT_REDRAWN.get(page, ()):
             assert _index(full.markdown, words) >= 0, (page, words)
@@ -122,8 +130,8 @@ def test_page2_cell_kind_redraws_its_own_section_alone():
                                                "model=default&hid_variants=true")
     assert full.starts == 1 and chosen.starts == 1
     assert not chosen.exceptions
-    assert _index(full.markdown, "**Step 2 of ") >= 0  # the full run drew the step view
-    assert _index(chosen.markdown, "**Step 2 of ") == -1  # the choice did not
+    assert _index(full.stepped_text(2), "Step 2 of ") >= 0  # the full run drew the step view
+    assert not chosen.stepped and _index(chosen.markdown, "Step 2 of ") == -1  # the choice did not
     assert _index(chosen.markdown, "Jordan") >= 0, chosen.markdown
     assert 0 < len(chosen.markdown) < len(full.markdown)
     assert "hid_cell=jordan" in link
@@ -138,8 +146,8 @@ def test_page2_order_numbers_redraw_their_own_section_alone():
     assert full.starts == 1 and chosen.starts == 1
     assert not chosen.exceptions
     order = "**Why order matters, by hand.**"
-    assert _index(full.markdown, "**Step 2 of ") >= 0 and _index(full.markdown, order) >= 0
-    assert _index(chosen.markdown, "**Step 2 of ") == -1, chosen.markdown
+    assert _index(full.stepped_text(2), "Step 2 of ") >= 0 and _index(full.markdown, order) >= 0
+    assert not chosen.stepped and _index(chosen.markdown, "Step 2 of ") == -1, chosen.markdown
     assert "end in\n7 and 5." in full.markdown[_index(full.markdown, order)]  # w_x = 2, inputs 1 and 3
     assert "end in\n10.5 and 7.5." in chosen.markdown[_index(chosen.markdown, order)]  # w_x = 3
     assert 0 < len(chosen.markdown) < len(full.markdown)
@@ -190,9 +198,9 @@ def test_page3_sum_or_mean_redraws_the_padded_batch_alone():
     of the step view above it."""
     (full, _), (chosen, link) = served_choices("output", [("out_batch_red", "mean")])
     assert full.starts == chosen.starts == 1 and not chosen.exceptions
-    step, batch = "**Step 2: input ", "**A padded batch.**"
-    assert _index(full.markdown, step) >= 0 and _index(full.markdown, batch) >= 0
-    assert _index(chosen.markdown, step) == -1, chosen.markdown
+    step, batch = "Step 2: input ", "**A padded batch.**"  # the step view: stepped (ui/stepped.py)
+    assert _index(full.stepped_text(2), step) >= 0 and _index(full.markdown, batch) >= 0
+    assert not chosen.stepped and _index(chosen.markdown, step) == -1, chosen.markdown
     assert _index(chosen.markdown, batch) >= 0
     assert 0 < len(chosen.markdown) < len(full.markdown)
     assert "out_batch_red=mean" in link
