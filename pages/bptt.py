@@ -3,8 +3,7 @@ Jacobians and all-pairs norms, vanishing / exploding, float32's limits, gradient
 clipping, and the notes beside the app. J is computed once here and passed to every view."""
 from ui import session
 from ui.sections import bptt
-from ui.sections.bptt.steps import by_scale, by_step, fixed
-from ui.widgets import StepParts
+from ui.sections.bptt.steps import draw
 
 session.start_page()  # the language and sidebar first, also when the page runs alone (a deep link)
 bptt.intro()
@@ -14,10 +13,7 @@ look = bptt.look_slot()  # filled below, at the W_h scale the slider holds
 bptt.toc()
 bptt.not_elman(cur)
 
-steps = StepParts()  # one step fragment: a step move reruns these two parts
-steps.here(by_step, cur)  # the step, paths and recursion
-fixed(cur)  # shared weights, notation, the vector chain, the backward cost: not the step's
-steps.draw(by_scale, cur, J, look)  # the W_h scale to the distance view (and J_t at the step)
+draw(cur, J, look)  # the step, its paths and recursion; shared weights ... the backward cost; the W_h scale
 bptt.scalar()
 bptt.precision()
 

@@ -129,3 +129,22 @@ def test_buttons_and_play_move_the_parts_with_the_slider(server, browser):
         assert len(seen) >= 3, seen  # three steps shown by every part as Play moved the slider
         wait_ready(pg)
         assert not exceptions_on(pg)
+
+
+def test_page_four_paths_follow_the_slider(server, browser):
+    url = f"{server}/bptt?model=default&text={TEXT.replace(' ', '+')}&bptt_step=3"
+    with page_at(browser, url) as pg:
+        pg.wait_for_function("() => document.querySelector('.rnnviz-stepped')?.dataset.step === '3'",
+                             timeout=60_000)
+        before = _chart_at(pg, "bptt_paths_chart", 3)
+        slider = pg.locator(".st-key-bptt_step").get_by_role("slider").first
+        slider.focus()
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.querySelector('.rnnviz-stepped')?.dataset.step === '4'",
+                             timeout=30_000)
+        assert "At step 4 (“on”)" in pg.locator(".rnnviz-stepped").first.inner_text()
+        after = _chart_at(pg, "bptt_paths_chart", 4)
+        assert after["data"] != before["data"]  # the sources of ∂L/∂h₄, not h₃'s
+        wait_ready(pg)
+        pg.wait_for_function("() => location.search.includes('bptt_step=4')", timeout=30_000)
+        assert not exceptions_on(pg)

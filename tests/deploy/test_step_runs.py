@@ -30,7 +30,7 @@ PARTS = {
     "embedding": ("emb_step", ["**Lookup.** Step t = 3 reads “Taipei”", "**The same row as one-hot × E.** Write “Taipei”",
                                "would add its two contributions"]),
     "output": ("out_step", ["Step 3: input “Taipei”, target “on”.", "The gradient of L_3 reaches"]),  # stepped
-    "bptt": ("bptt_step", ["At step 3 (“Taipei”)", "Here $\\|J_{3}\\|_2$ = "]),
+    "bptt": ("bptt_step", ["At step 3 (“Taipei”)", "Here $\\|J_{3}\\|_2$ = "]),  # the first: stepped
     "hidden": ("hid_step", ["Step 3 of 9: the token “Taipei”."]),  # stepped: the words without markdown
     "gates": ("gates_step", ['**Step t = 3, input "Taipei".**']),
     # page 7's centre word (its own step fragment: the slider, the window, one pair's SGD step)
@@ -39,6 +39,7 @@ PARTS = {
 # pages whose step parts follow the slider in the browser (ui/stepped.py): the page run carries
 # every step of a window in its stepped blocks, and a move's run draws the slider's fragment alone
 STEPPED = {"hidden", "output"}
+STEPPED_FIRST = {"bptt": 1}  # page 4: where ∂L/∂h_t comes from follows the slider; J_t is the run's
 # page, words of sections inside the step fragment that the step does not drive: the full run
 # draws them, the move does not (page 8's gates over the sentence and the cell's formulas and
 # shapes follow the LSTM/GRU choice only)
@@ -62,7 +63,10 @@ async def moves(url: str) -> dict:
         s.set_widget(key, [3])
         moved = await s.rerun()
         drawn = full.stepped_text(3) if page in STEPPED else moved.markdown  # step 3's words
-        seen[page] = (full, moved, [_index(drawn, w) for w in words])
+        n = STEPPED_FIRST.get(page, 0)  # the first n words: in the page run's stepped blocks
+        found = [_index(full.stepped_text(3), w) for w in words[:n]]
+        found += [len(found) + _index(drawn, w) if _index(drawn, w) >= 0 else -1 for w in words[n:]]
+        seen[page] = (full, moved, found)
         if page == "embedding":  # a control inside the last part: that part alone
             s.set_widget("emb_lr", [0.2])
             seen["embedding lr"] = (moved, await s.rerun(), [])

@@ -74,22 +74,23 @@ def _stepped_charts(at) -> list[tuple[dict, dict]]:
     return out
 
 
-# page, its slider, how many stepped blocks and charts, the text of step 3
+# page, its slider, how many stepped blocks and charts, their kinds, the text of step 3
 PAGES = {
-    "hidden": ("pages/hidden.py", "hid_step", 6, 2, {"en": "Step 3 of", "zh": "第 3 步"}),
-    "output": ("pages/output.py", "out_step", 6, 4, {"en": "Step 3", "zh": "第 3 步"}),
+    "hidden": ("pages/hidden.py", "hid_step", 6, 2, {"info", "", "table"}, {"en": "Step 3 of", "zh": "第 3 步"}),
+    "output": ("pages/output.py", "out_step", 6, 4, {"info", "", "table"}, {"en": "Step 3", "zh": "第 3 步"}),
+    "bptt": ("pages/bptt.py", "bptt_step", 1, 1, {""}, {"en": "At step 3", "zh": "第 3 步"}),
 }
 
 
 @pytest.mark.parametrize("lang", ("en", "zh"))
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_each_step_carried_is_the_page_drawn_at_that_step(app, name, lang):
-    page, key, n_blocks, n_charts, step3 = PAGES[name]
+    page, key, n_blocks, n_charts, kinds, step3 = PAGES[name]
     at = app(page, query={"text": TEXT, "lang": lang})
     no_exception(at)
     T = int(at.slider(key=key).max)
     parts, charts_at = stepped_elements(at), _stepped_charts(at)
-    assert len(parts) == n_blocks and {p["kind"] for p in parts} == {"info", "", "table"}
+    assert len(parts) == n_blocks and {p["kind"] for p in parts} == kinds
     assert len(charts_at) == n_charts
     first, last = parts[0]["first"], parts[0]["first"] + len(parts[0]["slides"]) - 1
     assert (first, last) == (1, T)  # a short sentence: all of it

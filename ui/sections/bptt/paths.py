@@ -10,49 +10,49 @@ from rnnviz.explain import bptt as chains
 from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num, plain_subscripts
 
-from ... import cache, session
+from ... import cache, session, stepped
 from ...i18n import prose, t
 from ...page import folded
-from ...widgets import md_escape, show_figure
+from ...widgets import md_escape
 from .common import P, anchor, elman_1d, frame, labels, table, text
 
 
-def paths(cur: session.Current, t_: int) -> None:
-    """∂L/∂h_t as a sum over the losses at t and after, bar per source loss."""
+def paths(cur: session.Current, steps: stepped.Steps) -> None:
+    """∂L/∂h_t as a sum over the losses at t and after, bar per source loss, for each step of
+    `steps` (ui/stepped.py; 1-based)."""
     anchor("paths")
     tr, H = cur.trace, cur.model.cfg.hidden_size
-    src = cache.grad_sources(cur.model, tr, t_)  # from the cached step Jacobians
-    norms = chains.paths_norms(src, tr.grad_h[t_])
-    direct = (
-        prose(P, "paths_direct", t=t_ + 1, direct=num(norms["direct"]))
-        if src["has_direct"]
-        else prose(P, "paths_no_direct", t=t_ + 1)
-    )
-    later = (
-        prose(
-            P,
-            "paths_later",
-            n_later=len(src["later_steps"]),
-            later=num(src["later_norm"]),
-            names=_names(src["later_steps"]),
+    src = {s: cache.grad_sources(cur.model, tr, s - 1) for s in steps.window}  # cached step Jacobians
+
+    def words(s: int) -> str:
+        t_, part = s - 1, src[s]
+        norms = chains.paths_norms(part, tr.grad_h[t_])
+        direct = (
+            prose(P, "paths_direct", t=s, direct=num(norms["direct"]))
+            if part["has_direct"]
+            else prose(P, "paths_no_direct", t=s)
         )
-        if src["later_steps"]
-        else prose(P, "paths_no_later")
-    )
-    none = " " + prose(P, "paths_none", none=num(src["none_norm"])) if tr.T > 1 else ""
-    text(
-        "paths",
-        t=t_ + 1,
-        tok=md_escape(cur.tokens[t_]),
-        direct_part=direct,
-        later_part=later,
-        total=num(norms["total"]),
-        none_part=none,
-    )
-    fig = cache.figure(figs.paths_bar,  # once per step and sentence: a step moved back to pays nothing
-        src["parts"].numpy(), src["steps"], t_, cur.tokens, H, labels=labels("paths", *figs.PATHS_LABELS)
-    )
-    show_figure(fig, "bptt-paths", key="bptt_paths")
+        later = (
+            prose(
+                P,
+                "paths_later",
+                n_later=len(part["later_steps"]),
+                later=num(part["later_norm"]),
+                names=_names(part["later_steps"]),
+            )
+            if part["later_steps"]
+            else prose(P, "paths_no_later")
+        )
+        none = " " + prose(P, "paths_none", none=num(part["none_norm"])) if tr.T > 1 else ""
+        return prose(P, "paths", t=s, tok=md_escape(cur.tokens[t_]), direct_part=direct, later_part=later,
+                     total=num(norms["total"]), none_part=none)
+
+    def figure(s: int):  # once per step and sentence: a step moved back to pays nothing
+        return cache.figure(figs.paths_bar, src[s]["parts"].numpy(), src[s]["steps"], s - 1, cur.tokens, H,
+                            labels=labels("paths", *figs.PATHS_LABELS))
+
+    stepped.markdown(steps, "bptt_paths_text", words)
+    stepped.chart(steps, "bptt_paths", figure, "bptt-paths")
 
 
 def _names(steps: list[int]) -> str:
