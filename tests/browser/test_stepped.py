@@ -5,6 +5,10 @@ step in the address. A sentence longer than the window carried: a move past it d
 which then carries the new step."""
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import numpy as np
 
 from rnnviz.engine.trace import trace
@@ -65,6 +69,13 @@ def test_a_key_press_shows_the_new_step_everywhere(server, browser):
         wait_ready(pg)
         pg.wait_for_function("() => location.search.includes('hid_step=4')", timeout=30_000)
         assert not exceptions_on(pg)
+        button = pg.locator(".st-key-hid_fig_terms_html button").first  # the chart as HTML: step 4's
+        button.scroll_into_view_if_needed()
+        with pg.expect_download(timeout=60_000) as download:
+            button.click()
+        html = Path(download.value.path()).read_text(encoding="utf-8")
+        first_y = json.loads(re.search(r'"y":(\[[^\]]*\])', html).group(1))
+        assert np.allclose(first_y, terms["Wx_x"].numpy(), atol=1e-6)
         pg.reload()  # the address opens step 4 again, drawn by the server
         wait_ready(pg, 120_000)
         pg.wait_for_function(PARTS_AT, arg=4, timeout=60_000)
