@@ -17,6 +17,7 @@ from tests.apptest_helpers import (
     chart_elements,
     chart_json,
     no_exception,
+    page_text,
     same_figure,
     stepped_elements,
     stepped_slide,
@@ -130,3 +131,23 @@ def test_without_served_code_the_step_view_is_streamlit_elements(app, monkeypatc
     md = "\n".join(m.value for m in at.markdown)
     assert "**Step 3 of" in md and "What to look at" in "\n".join(i.value for i in at.info)
     assert any(plain_math("a_t") in df.value.columns for df in at.dataframe)  # the terms table
+
+
+def test_page_four_carries_its_paths_only_when_they_fit_the_visit(app):
+    """Page 4's paths chart has a bar per later loss for every unit: a long sentence's steps would
+    carry about 110 KB each, so its step fragment draws the chart at each move instead."""
+    from ui.sections.bptt.paths import PATHS_BUDGET
+    short = app("pages/bptt.py", query={"text": TEXT})
+    no_exception(short)
+    assert len(stepped_elements(short)) == 1 and len(_stepped_charts(short)) == 1
+    assert len(json.dumps(_stepped_charts(short)[0][1])) <= PATHS_BUDGET
+    words = " ".join(["the cat sat on the mat"] * 5)
+    long = app("pages/bptt.py", query={"text": words})  # at step 2: 29 later losses a step
+    no_exception(long)
+    assert not stepped_elements(long) and not _stepped_charts(long)
+    assert "At step 2 (" in page_text(long)
+    long.slider(key="bptt_step").set_value(25).run()  # near the end, few later losses: they fit
+    no_exception(long)
+    assert "At step 25 (" in page_text(long)
+    charts_at = _stepped_charts(long)
+    assert len(stepped_elements(long)) == 1 and len(json.dumps(charts_at[0][1])) <= PATHS_BUDGET

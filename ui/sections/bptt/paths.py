@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.io as pio
 import streamlit as st
 
 from rnnviz.engine.jacobians import delta_steps
@@ -21,7 +22,7 @@ def paths(cur: session.Current, steps: stepped.Steps) -> None:
     """∂L/∂h_t as a sum over the losses at t and after, bar per source loss, for each step of
     `steps` (ui/stepped.py; 1-based)."""
     anchor("paths")
-    tr, H = cur.trace, cur.model.cfg.hidden_size
+    tr = cur.trace
     src = {s: cache.grad_sources(cur.model, tr, s - 1) for s in steps.window}  # cached step Jacobians
 
     def words(s: int) -> str:
@@ -47,12 +48,30 @@ def paths(cur: session.Current, steps: stepped.Steps) -> None:
         return prose(P, "paths", t=s, tok=md_escape(cur.tokens[t_]), direct_part=direct, later_part=later,
                      total=num(norms["total"]), none_part=none)
 
-    def figure(s: int):  # once per step and sentence: a step moved back to pays nothing
-        return cache.figure(figs.paths_bar, src[s]["parts"].numpy(), src[s]["steps"], s - 1, cur.tokens, H,
-                            labels=labels("paths", *figs.PATHS_LABELS))
-
     stepped.markdown(steps, "bptt_paths_text", words)
-    stepped.chart(steps, "bptt_paths", figure, "bptt-paths")
+    stepped.chart(steps, "bptt_paths", lambda s: paths_figure(cur, s), "bptt-paths")
+
+
+def paths_figure(cur: session.Current, s: int):
+    """The sources of ∂L/∂h_s (1-based), a bar per source loss; built once per step and sentence
+    (a step moved back to pays nothing)."""
+    src = cache.grad_sources(cur.model, cur.trace, s - 1)
+    return cache.figure(figs.paths_bar, src["parts"].numpy(), src["steps"], s - 1, cur.tokens,
+                        cur.model.cfg.hidden_size, labels=labels("paths", *figs.PATHS_LABELS))
+
+
+PATHS_BUDGET = 150_000  # bytes: the paths chart's other steps a page visit may carry (visit <= 400 KB)
+
+
+def paths_fit(cur: session.Current, at: int) -> bool:
+    """Do the paths chart's steps around `at` (1-based) fit PATHS_BUDGET? Each step's chart has a
+    bar per later loss for every unit, so a long sentence's steps do not (a 49-step sentence:
+    about 110 KB a step); then the step fragment draws the chart at each move, as before."""
+    first, last = stepped.window(at, cur.trace.T)
+    figs_ = {s: stepped.plain(paths_figure(cur, s)) for s in range(first, last + 1)}
+    size = len(pio.to_json(stepped.steps_data(stepped.Steps("bptt_step", at, first, last, True), figs_),
+                           validate=False))
+    return size <= PATHS_BUDGET
 
 
 def _names(steps: list[int]) -> str:

@@ -12,12 +12,12 @@ import streamlit as st
 
 from ... import session, stepped
 from ...links import in_fragment_rerun
-from ...widgets import StepParts, hand_on, handed
+from ...widgets import SHARED_STEP, StepParts, first_word_step, hand_on, handed
 from .. import checkpoints
 from .intro import look_here, step
 from .norms import chain, heatmap, jacobian_view, scale_control, verdict
 from .notes import backward_cost, notation_key, vector_chain
-from .paths import paths, recursion, shared
+from .paths import paths, paths_fit, recursion, shared
 from .vanish import distance
 
 STEP = "bptt_t"  # the step (0-based) by_step hands on to by_scale
@@ -29,7 +29,7 @@ def draw(cur: session.Current, J, look) -> None:
     follows the slider in the browser: the page run draws it for a window of steps, between the
     fragment's slider and its delta recursion."""
     steps = StepParts()  # one step fragment: a step move reruns its parts
-    if not stepped.live():
+    if not stepped.live() or not paths_fit(cur, step_now(cur)):
         steps.here(by_step, cur)  # the step, paths and recursion
         fixed(cur)  # shared weights, notation, the vector chain, the backward cost: not the step's
         steps.draw(by_scale, cur, J, look)  # the W_h scale to the distance view (and J_t at the step)
@@ -41,6 +41,19 @@ def draw(cur: session.Current, J, look) -> None:
     steps.draw(by_scale, cur, J, look)
     with slot:
         paths(cur, stepped.around("bptt_step", handed(STEP) + 1, cur.trace.T))
+
+
+def step_now(cur: session.Current) -> int:
+    """The step (1-based) this run will most likely draw, before its slider is drawn: the slider's
+    kept value, else the link's, else the one shared by the pages, else the first word's."""
+    T = cur.trace.T
+    for value in (st.session_state.get("bptt_step"), st.query_params.get("bptt_step"),
+                  st.session_state.get(SHARED_STEP)):
+        try:
+            return min(max(int(value), 1), T)
+        except (TypeError, ValueError):
+            continue
+    return min(first_word_step(cur.vocab.has_specials), T)
 
 
 def slider(cur: session.Current) -> None:
