@@ -249,6 +249,15 @@ def set_initial_param(key: str, value: str) -> None:
         qp._initial_query_params[key] = [value]
 
 
+def session_state_object():
+    """This session's own state object (Streamlit's SafeSessionState), readable outside a script
+    run, where st.session_state reads an empty one: a download's data made on click after the run
+    (ui/stepped.chart). st.session_state itself when there is no run context."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return ctx.session_state if ctx is not None else st.session_state
+
+
 def in_fragment_rerun() -> bool:
     """Whether this run is a fragment's own rerun (ctx.fragment_ids_this_run in 1.67)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx

@@ -42,6 +42,7 @@ from rnnviz.figures.patches import patches
 from rnnviz.figures.wire import compact
 
 from . import charts
+from .links import session_state_object
 from .widgets import download_figure
 
 WINDOW = 12  # steps a page run carries: around the current one, the whole sentence if it is short
@@ -221,7 +222,7 @@ def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str)
         return
     figs = {s: plain(figure_of(s)) for s in steps.window}
     charts.chart(figs[steps.at], width="stretch", key=f"{key}_chart", steps=steps_data(steps, figs))
-    state = _session_state()  # the download is made on click, outside any run: this session's own state
+    state = session_state_object()  # the download is made on click, after the run: the session's own
     download_figure(lambda: figure_of(_clamped(state, steps.follow, steps.at, steps)), name, key)
 
 
@@ -237,14 +238,6 @@ def steps_data(steps: Steps, figs: dict[int, dict]) -> dict:
     base = figs[steps.at]
     return {"follow": steps.follow, "first": steps.first, "at": steps.at,
             "patches": [[[e[0], *map(compact, e[1:])] for e in patches(base, figs[s])] for s in steps.window]}
-
-
-def _session_state():
-    """This session's state object, readable outside a script run (st.session_state reads the
-    running script's session, and a download's data is made after the run, on click)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-    ctx = get_script_run_ctx()
-    return ctx.session_state if ctx is not None else st.session_state
 
 
 def _clamped(state, follow: str, at: int, steps: Steps) -> int:
