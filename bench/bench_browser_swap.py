@@ -25,10 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.appserver import app_server  # noqa: E402
+from bench.bench_browser_slider import SLIDERS, step_pages  # noqa: E402
 from tools.server import CHROME_ARGS, CHROMIUM, IDLE_JS  # noqa: E402
 
-SLIDERS = {"hidden": "hid_step", "output": "out_step", "bptt": "bptt_step"}
-MAX_REPEAT = 20
 INSTALL_JS = """key => {
   window.__swaps = [];
   document.addEventListener('keydown', () => {
@@ -76,9 +75,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--lang", default="en")
     args = ap.parse_args(argv)
-    pages = [p for p in args.pages.split(",") if p]
-    if not 1 <= args.repeat <= MAX_REPEAT or any(p not in SLIDERS for p in pages):
-        ap.error(f"--repeat 1..{MAX_REPEAT}; --pages among {sorted(SLIDERS)}")
+    pages = step_pages(ap, args)  # --repeat 1..20, each page with a known step slider
     from playwright.sync_api import sync_playwright
 
     out = {}

@@ -42,8 +42,8 @@ from rnnviz.figures.patches import patches
 from rnnviz.figures.wire import compact
 
 from . import charts
-from .links import session_state_object
-from .widgets import download_figure
+from .links import in_fragment_rerun, session_state_object
+from .widgets import SHARED_STEP, download_figure
 
 WINDOW = 12  # steps a page run carries: around the current one, the whole sentence if it is short
 WINDOWS = "_stepped_window_"  # session key + slider key: (first, last) the page run carried
@@ -105,6 +105,19 @@ def carried(follow: str, at: int, T: int) -> Steps:
     if live() and window_ is not None and window_[0] <= at <= window_[1]:
         return Steps(follow, at, window_[0], window_[1], True)
     return around(follow, at, T)
+
+
+def followed(follow: str, t1: int, T: int) -> Steps:
+    """From a fragment of its own below the step view (page 2's sentence, page 3's sentence and
+    gradient step): its parts' Steps. Its own reruns come after moves, so they stand at the step
+    the slider is at now (the shared step), in the window the page carried; a full run at t1.
+    Not live: drawn at t1."""
+    if not live():
+        return still(follow, t1)
+    kept = st.session_state.get(SHARED_STEP)
+    if isinstance(kept, int) and in_fragment_rerun():
+        t1 = min(max(kept, 1), T)
+    return carried(follow, t1, T)
 
 
 def outside(follow: str, at: int) -> bool:

@@ -20,7 +20,7 @@ from ...i18n import prose, t
 from ...links import in_fragment_rerun
 from ...model_text import prose_values
 from ...page import figure_labels
-from ...widgets import SHARED_STEP, md_escape, share_step, shared_step, show_figure
+from ...widgets import md_escape, share_step, shared_step, show_figure
 from ...widgets import step_view as step_fragment
 from .. import checkpoints, probe
 from .common import BIND, PAGE, folds_behind, folds_drew, heat_labels
@@ -124,15 +124,10 @@ def sentence_part(cur: session.Current, t1: int) -> None:
     """Predict first (the step of the largest |h_t|), then the whole sentence. Where the parts
     follow the slider, a fragment of its own: its controls (a vs h, the units, a cell) rerun it
     alone, at the step the slider is at now."""
-    if stepped.live():
-        kept = st.session_state.get(SHARED_STEP)
-        t1 = min(max(kept, 1), cur.trace.T) if isinstance(kept, int) else t1
-        steps = stepped.carried("hid_step", t1, cur.trace.T)
-    else:
-        steps = stepped.still("hid_step", t1)
+    steps = stepped.followed("hid_step", t1, cur.trace.T)
     if checkpoints.hidden(cur):
         sentence(cur, steps)
-    if stepped.live():
+    if steps.live:
         follow_link(ignore=("hid_step",))
 
 

@@ -12,9 +12,8 @@ from rnnviz.formatting import num, plain_math
 
 from ... import cache, session, stepped
 from ...i18n import prose, t
-from ...links import in_fragment_rerun
 from ...page import figure_labels
-from ...widgets import SHARED_STEP, md_escape
+from ...widgets import md_escape
 from .common import BIND, PAGE
 
 
@@ -29,13 +28,8 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
     step's parts follow the slider (ui/stepped.py), for each step of the window (the learning
     rate reruns this section alone, at the step the slider is at now)."""
     tr = cur.trace
-    live = stepped.live()
-    if live:
-        kept = st.session_state.get(SHARED_STEP)
-        t1 = min(max(kept, 1), tr.T) if isinstance(kept, int) and in_fragment_rerun() else t1
-        steps = stepped.carried("out_step", t1, tr.T)
-    else:
-        steps = stepped.still("out_step", t1)
+    steps = stepped.followed("out_step", t1, tr.T)
+    t1, live = steps.at, steps.live
     if not live and not bool(tr.valid[t1 - 1]):
         st.info(t("output.no_target_step", t=t1))
         return

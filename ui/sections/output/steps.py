@@ -13,7 +13,7 @@ import streamlit as st
 
 from ... import session, stepped
 from ...links import in_fragment_rerun
-from ...widgets import SHARED_STEP, StepParts, hand_on, handed
+from ...widgets import StepParts, hand_on, handed
 from ...widgets import step_view as step_fragment
 from .. import checkpoints
 from .generation import generation
@@ -59,10 +59,8 @@ def controls(cur: session.Current) -> tuple[int, int]:
 def sentence_part(cur: session.Current, t1: int, k: int) -> None:
     """Predict first (which step's loss is largest), then the whole sentence, at the step the
     slider is at now (this fragment's own reruns come after moves)."""
-    kept = st.session_state.get(SHARED_STEP)
-    t1 = min(max(kept, 1), cur.trace.T) if isinstance(kept, int) and in_fragment_rerun() else t1
     if checkpoints.output(cur):
-        whole_sentence(cur, stepped.carried("out_step", t1, cur.trace.T), k)
+        whole_sentence(cur, stepped.followed("out_step", t1, cur.trace.T), k)
 
 
 def by_step(cur: session.Current) -> None:
