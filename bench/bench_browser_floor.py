@@ -9,8 +9,10 @@ Issue 24 asks a step move in Chromium to be 4x faster than at 6134da8 (BASE_ROOT
 - base and current: each page's step move (bench/bench_browser_slider.measure: "finished" when
   the run's script_finished frame arrived, "drawn" when the running indicator is gone and two
   animation frames later, and on a page whose step parts follow the slider in the browser
-  (ui/stepped.py), "shown" when every one of them shows the new step and two frames later), and
-  the target, base / 4;
+  (ui/stepped.py), "shown" when every one of them shows the new step and two frames later;
+  where the slider sits in a step form (ui/widgets.step_form), the move runs nothing, "drawn" is
+  "shown" with no run begun, and "sync" the run that comes when the learner stops), and the
+  target, base / 4;
 - the floor: bench/apps/fragment_floor.py, a step slider in a fragment with nothing of the app
   around it, drawing with each move: nothing else; a line of text; a 64 x 5 table; page 2's
   terms chart (64 units, ui.charts.chart); that chart sent again unchanged; text, table and
@@ -138,12 +140,13 @@ def main(argv=None) -> dict:
           f"lang={args.lang}, {args.repeat} moves per row; medians")
     print(f"# 1-min load average before each row: {' '.join(loads)}"
           + ("; stopped at --max-seconds" if time.time() > end else ""))
-    print(f"{'what':<38} {'finished s':>10} {'drawn s':>8} {'shown s':>8}  "
+    print(f"{'what':<38} {'finished s':>10} {'drawn s':>8} {'shown s':>8} {'sync s':>7}  "
           "charts made anew / charts after a move")
     for what, r in rows.items():
         made = f"  {r['remounted']} / {r['charts']}" if "charts" in r else ""
         shown = f"{med(r['shown_s']):>8.3f}" if r.get("shown_s") else f"{'-':>8}"
-        print(f"{what:<38} {med(r['finished_s']):>10.3f} {med(r['drawn_s']):>8.3f} {shown}{made}"
+        sync = f"{med(r['sync_s']):>7.3f}" if r.get("sync_s") else f"{'-':>7}"
+        print(f"{what:<38} {med(r['finished_s']):>10.3f} {med(r['drawn_s']):>8.3f} {shown} {sync}{made}"
               + (f"  {r['error']}" if r.get("error") else ""))
     floor = rows.get("floor slider + chart")
     for page in pages:
@@ -156,7 +159,9 @@ def main(argv=None) -> dict:
         if floor and floor["drawn_s"]:
             line += (f"; the floor with one chart {med(floor['drawn_s']):.3f} s "
                      f"({med(b['drawn_s']) / med(floor['drawn_s']):.2f}x base)")
-        if c.get("shown_s"):  # the step's parts follow the slider (ui/stepped.py): on screen first
+        if c.get("sync_s"):  # a step form: the move ran nothing; its sync ran when the learner stopped
+            line += f"; the sync's run {med(c['sync_s']):.3f} s from its request, when the learner stops"
+        elif c.get("shown_s"):  # the step's parts follow the slider (ui/stepped.py): on screen first
             line += (f"; shown {med(c['shown_s']):.3f} s ({med(b['drawn_s']) / med(c['shown_s']):.2f}x), "
                      f"then the slider's run settles")
         print(line)

@@ -29,6 +29,11 @@ new browser context:
   script_finished to the websocket (the servers run under bench/answer_server.py, which notes
   the time; same machine, same clock). "finished" minus "answered" is the browser's own delay:
   its renderer handles the frame only once it has drawn the frames before it;
+- a slider in a step form (ui/widgets.step_form, pages 2-4 where their parts follow it): the move
+  runs nothing until the learner stops (ui/stepped.js presses the form's sync SYNC_MS later).
+  "drawn" is then "shown", checked with no run begun and no running indicator; "finished",
+  "answered" and "sync" (drawn and idle) time that later run from its request; "request" says
+  when it came.
 
 --answered: after the visit, every predict-first checkpoint's Skip is clicked before the moves,
 so a move redraws the figures they guard, as for a learner who answered them (6134da8 had no
@@ -69,6 +74,12 @@ SHOWN_JS = """key => {
   const parts = [...document.querySelectorAll('.rnnviz-stepped, .rnnviz-chart-frame[data-step]')];
   return input && parts.length && parts.every(e => e.dataset.step === String(input.value));
 }"""
+
+# The slider sits in a step form (ui/widgets.step_form): a move runs nothing at once, and the form's
+# sync is pressed when the learner stops (ui/stepped.js, SYNC_MS). Its "drawn" is then the key press
+# until every part shows the step with no run begun ("shown", checked idle); "finished" and "sync"
+# time that later run from its request (script_finished; drawn and idle), "request" is when it came.
+DEFERRED_JS = "key => !!document.querySelector(`.st-key-step_sync_${key} button`)"
 
 
 class Frames:
@@ -155,7 +166,7 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
     frames = Frames()
     frames.attach(pg)
     out = {"visit_s": None, "visit_bytes": None, "finished_s": [], "drawn_s": [], "move_bytes": [],
-           "request_s": [], "answered_s": [], "shown_s": []}
+           "request_s": [], "answered_s": [], "shown_s": [], "sync_s": []}
     try:
         t0 = time.perf_counter()
         slider = open_step_slider(pg, frames, f"{base}/{page}?lang={args.lang}", page, args.timeout)
@@ -173,22 +184,33 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
             n, b, sent = len(frames.finished), frames.bytes, len(frames.sent)
             t0, wall0 = time.perf_counter(), time.time()
             pg.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            deferred = pg.evaluate(DEFERRED_JS, SLIDERS[page])  # no run until the learner stops
             if pg.evaluate(HAS_STEPPED_JS):  # parts that follow the slider (ui/stepped.py)
                 pg.wait_for_function(SHOWN_JS, arg=SLIDERS[page], timeout=args.timeout * 1000)
                 pg.evaluate(TWO_FRAMES_JS)
                 out["shown_s"].append(time.perf_counter() - t0)
+                if deferred:  # the page shows the step and runs nothing: the move is drawn
+                    if pg.evaluate(IDLE_JS) and len(frames.sent) == sent:
+                        out["drawn_s"].append(out["shown_s"][-1])
+                    else:
+                        out.setdefault("notes", []).append(f"move {i + 1}: a run began first")
             done = wait_finished(pg, frames, n, args.timeout)
             if done is None:
                 out["error"] = f"move {i + 1}: no script_finished in {args.timeout:.0f} s"
                 break
             settle(pg, args.timeout)
-            out["finished_s"].append(done - t0)
-            if len(frames.sent) > sent:  # the key press until the browser sent the rerun request
-                out["request_s"].append(frames.sent[sent] - t0)
-            out["drawn_s"].append(time.perf_counter() - t0)
+            request = frames.sent[sent] - t0 if len(frames.sent) > sent else None
+            if request is not None:  # the key press until the browser sent the rerun request
+                out["request_s"].append(request)
+            if deferred:  # the step form's sync: its run, from its request until it is drawn
+                out["finished_s"].append(done - t0 - (request or 0.0))
+                out["sync_s"].append(time.perf_counter() - t0 - (request or 0.0))
+            else:
+                out["finished_s"].append(done - t0)
+                out["drawn_s"].append(time.perf_counter() - t0)
             answered = answers_since(answers, wall0) if answers is not None else []
             if answered:
-                out["answered_s"].append(answered[0] - wall0)
+                out["answered_s"].append(answered[0] - wall0 - (request or 0.0 if deferred else 0.0))
             out["move_bytes"].append(frames.bytes - b)
     finally:
         ctx.close()
@@ -276,7 +298,7 @@ def main(argv=None) -> dict:
     print(f"# 1-min load average before each page: {' '.join(loads)}"
           + ("; stopped at --max-seconds" if stopped else ""))
     print(f"{'page':<10} {'root':<8} {'visit s':>8} {'visit KB':>9} {'finished s':>11} {'drawn s':>8} "
-          f"{'shown s':>8} {'KB/move':>8} {'request s':>10} {'answered s':>11}")
+          f"{'shown s':>8} {'KB/move':>8} {'request s':>10} {'answered s':>11} {'sync s':>7}")
     ratios = {}
     for page in pages:
         for name in names:
@@ -289,6 +311,8 @@ def main(argv=None) -> dict:
                   f"{med(r['drawn_s']):>8.3f} {med(r.get('shown_s', [])):>8.3f} "
                   f"{med(r['move_bytes']) / 1024:>8.0f} "
                   f"{med(r.get('request_s', [])):>10.3f} {med(r.get('answered_s', [])):>11.3f}"
+                  f" {med(r.get('sync_s', [])):>7.3f}"
+                  + (f"  {r.get('notes', [''])[0]}" if r.get("notes") else "")
                   + (f"  {r['skipped']} checkpoint(s) skipped" if "skipped" in r else "")
                   + (f"  {r['error']}" if r.get("error") else ""))
         b, c = results["base"].get(page), results["current"].get(page)

@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from rnnviz.explain.checkpoints import KEYS as CHECKPOINTS
+from ui.widgets import STEP_SYNC
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i1": np.int8, "u1": np.uint8, "i2": np.int16,
            "u2": np.uint16, "i4": np.int32, "u4": np.uint32, "i8": np.int64, "u8": np.uint64}
@@ -87,6 +88,17 @@ def finish_job(at, key: str, timeout: float = 300.0):
 
 
 # ---- parts that follow the step slider in the browser (ui/stepped.py) -------------------------
+
+def move_step(at, key: str, value: int):
+    """Move a page's step slider as a learner does: set it and, where it sits in a step form
+    (ui/widgets.step_form: its parts follow it in the browser), press the form's sync button, as
+    ui/stepped.js does when the learner stops. Returns `at`, to run."""
+    at.slider(key=key).set_value(value)
+    sync = [b for b in at.button if b.key == STEP_SYNC + key]
+    if sync:
+        sync[0].click()
+    return at
+
 
 def stepped_elements(at) -> list[dict]:
     """Every stepped block of text or table on the page ("rnnviz_stepped" components), in page

@@ -59,7 +59,7 @@ def app_process(log_name: str = "streamlit-browser.log", script: Path | None = N
 
 
 QUIET_S = 0.4  # s: a run's frames come closer together than this, and so does a run asked for as one ends
-FIRST_S = 0.6  # s: the least wait_ready waits (a slider sends its move about 0.15 s after the key press)
+FIRST_S = 0.6  # s: the least wait_ready waits (a move is sent 0.15 s after the key press; a step form: 0.4 s)
 BLIND_S = 3.0  # s: a watched page whose socket has said nothing by then is waited for as an unwatched one
 
 
@@ -125,6 +125,9 @@ def watch(pg):
 
 IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidget"]')
                    && !!document.querySelector('[data-testid="stMain"]')"""
+# A step form's sync waits to be sent (ui/stepped.js: the learner's move has not reached the server yet)
+SYNC_PENDING_JS = "() => document.documentElement.hasAttribute('data-rnnviz-sync')"
+IDLE_SENT_JS = f"() => ({IDLE_JS})() && !({SYNC_PENDING_JS})()"  # idle, and every move sent
 TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
 
 
@@ -140,7 +143,7 @@ def wait_ready(pg, timeout_ms: int = 90_000) -> None:
         deadline = start + timeout_ms / 1000
         while time.monotonic() < deadline:
             now = time.monotonic()
-            if now - start >= FIRST_S and runs.settled(now) and pg.evaluate(IDLE_JS):
+            if now - start >= FIRST_S and runs.settled(now) and pg.evaluate(IDLE_SENT_JS):
                 pg.evaluate(TWO_FRAMES_JS)
                 return
             if runs.last == 0 and now - start >= BLIND_S:
@@ -150,4 +153,4 @@ def wait_ready(pg, timeout_ms: int = 90_000) -> None:
             raise TimeoutError(f"the page's run did not finish in {timeout_ms / 1000:.0f} s")
     for _ in range(2):
         pg.wait_for_timeout(700)
-        pg.wait_for_function(IDLE_JS, timeout=timeout_ms)
+        pg.wait_for_function(IDLE_SENT_JS, timeout=timeout_ms)

@@ -54,7 +54,59 @@ function keyOf(input) {
   const name = box && [...box.classList].find(c => c.startsWith("st-key-"));
   return name ? name.slice("st-key-".length) : null;
 }
+// ---- the move's one run (ui/widgets.step_form) ----------------------------------------------
+// Where the slider sits in a step form, its move runs nothing: the parts show the step at once,
+// and the form's hidden sync button is pressed SYNC_MS after the learner's last move (one run
+// keeps the step in the session), at once if a part has no slide for that step, and before the
+// learner's next press elsewhere (a page change keeps the new step). A value drawn by the server
+// (◀ ▶, Play, a link) is no move of the learner's: no sync.
+const SYNC_MS = 400;
+const pending = new Map();  // slider key -> the sync's timer
+let touched = { key: null, at: -Infinity }, held = null;  // the learner's last key or pointer on a slider
+function syncButton(follow) {
+  return document.querySelector(`.st-key-step_sync_${CSS.escape(follow)} button`);
+}
+function marked() {  // <html data-rnnviz-sync> while a sync waits (tools/server.wait_ready waits for it)
+  document.documentElement.toggleAttribute("data-rnnviz-sync", pending.size > 0);
+}
+function syncNow(follow) {
+  if (!pending.has(follow)) return;
+  clearTimeout(pending.get(follow));
+  pending.delete(follow);
+  marked();
+  syncButton(follow)?.click();
+}
+function syncLater(follow) {
+  clearTimeout(pending.get(follow));
+  pending.set(follow, setTimeout(() => syncNow(follow), SYNC_MS));
+  marked();
+}
+function learnerMoved(follow) {
+  return (held === follow || (touched.key === follow && performance.now() - touched.at < 1000))
+    && syncButton(follow) !== null;
+}
+function sliderKeyOf(target) {
+  const box = target instanceof Element ? target.closest('[class*="st-key-"]') : null;
+  const key = box && keyOf(box.querySelector('input[type="range"]') || box);
+  return key && followers.has(key) ? key : null;
+}
+let watchingInput = false;
+function watchInput() {
+  if (watchingInput) return;
+  watchingInput = true;
+  const touch = event => { const key = sliderKeyOf(event.target); if (key) touched = { key, at: performance.now() }; return key; };
+  document.addEventListener("keydown", touch, true);
+  document.addEventListener("pointerdown", event => {
+    held = touch(event);
+    for (const key of [...pending.keys()]) if (key !== held) syncNow(key);  // a press elsewhere
+  }, true);
+  document.addEventListener("pointerup", () => {
+    if (held && pending.has(held)) syncLater(held);  // SYNC_MS from the release
+    held = null;
+  }, true);
+}
 function onStep(follow, callback) {
+  watchInput();
   if (!followers.has(follow)) followers.set(follow, new Set());
   followers.get(follow).add(callback);
   sliderWatch ||= new MutationObserver(records => {
@@ -64,6 +116,7 @@ function onStep(follow, callback) {
       const key = keyOf(r.target), step = Number(r.target.value);
       if (key && followers.has(key) && Number.isInteger(step)) moved.set(key, step);
     }
+    for (const key of moved.keys()) if (learnerMoved(key)) syncLater(key);
     for (const [key, step] of moved) for (const cb of [...(followers.get(key) || [])]) {
       try { cb(step); } catch (err) { console.error(err); }  // the other elements still follow
     }
@@ -137,7 +190,11 @@ export function stepped({ parentElement, data }) {
     if (gone) return;
     const k = step - first;
     root.dataset.step = String(step);
-    if (k < 0 || k >= slides.length) { root.classList.add("rnnviz-stepped-stale"); return; }
+    if (k < 0 || k >= slides.length) {  // the server's run brings the window around it
+      root.classList.add("rnnviz-stepped-stale");
+      syncNow(follow);
+      return;
+    }
     root.classList.remove("rnnviz-stepped-stale");
     const body = root.__made[k] ?? slides[k];
     const html = kind === "info" ? `<span class="rnnviz-stepped-icon" aria-hidden="true">${icon}</span><div>${body}</div>` : body;

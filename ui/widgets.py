@@ -126,16 +126,42 @@ def first_word_step(has_bos: bool) -> int:
     return 2 if has_bos else 1
 
 
-def shared_step(label: str, T: int, has_bos: bool, key: str, **kw) -> int:
+def shared_step(label: str, T: int, has_bos: bool, key: str, deferred: bool = False, **kw) -> int:
     """The page's step slider, sharing one choice across pages: a page opened after the learner
-    chose t elsewhere starts at that t (unless its own link names a step). 1-based."""
+    chose t elsewhere starts at that t (unless its own link names a step). 1-based.
+    deferred: the slider sits in step_form(key) (its move is sent with the form's sync)."""
     kept = st.session_state.get(SHARED_STEP)
     if key not in st.session_state and key not in st.query_params and isinstance(kept, int):
         st.session_state[key] = min(max(kept, 1), T)
-    value = step_slider(label, 1, T, first_word_step(has_bos), key, on_change=share_step, args=(key,),
-                        **kw)
+    changed = {} if deferred else {"on_change": share_step, "args": (key,)}  # a form's widget has none
+    value = step_slider(label, 1, T, first_word_step(has_bos), key, **changed, **kw)
     st.session_state[SHARED_STEP] = value
     return value
+
+
+STEP_SYNC = "step_sync_"  # widget key prefix: a step form's hidden submit button (PHONE_CSS hides it)
+
+
+@contextlib.contextmanager
+def step_form(key: str, deferred: bool):
+    """Around a page's step slider `key` (and its ◀ ▶, made by step_button): where its parts
+    follow the slider in the browser (ui/stepped.py), a form, so that a move of the slider runs
+    nothing at once. Streamlit draws the new value and writes it to the URL; the parts show that
+    step; ui/stepped.js presses the form's hidden sync button when the learner stops moving, at
+    a step outside the parts' window, or before a page change. That one run keeps the step in
+    the session (the other pages, the share link). ◀ ▶ submit the form with the slider's value.
+    Not deferred: nothing around the slider, whose every move reruns the step fragment."""
+    if not deferred:
+        yield
+        return
+    with st.form(f"{key}_form", border=False, enter_to_submit=False):
+        yield
+        st.form_submit_button(t("widgets.step_sync"), key=STEP_SYNC + key, on_click=share_step, args=(key,))
+
+
+def step_button(where, label: str, key: str, deferred: bool, **kw) -> bool:
+    """A button beside a step slider (◀ ▶): in a step_form, one of its submit buttons."""
+    return (where.form_submit_button if deferred else where.button)(label, key=key, **kw)
 
 
 def share_step(key: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +160,56 @@ def test_page_four_paths_follow_the_slider(server, browser):
         wait_ready(pg)
         pg.wait_for_function("() => location.search.includes('bptt_step=4')", timeout=30_000)
         assert not exceptions_on(pg)
+
+
+def _reruns(pg) -> list[float]:
+    """The times (monotonic s) of every rerun request the page sends from now on."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    sent: list[float] = []
+
+    def on_frame(payload) -> None:
+        msg = BackMsg()
+        try:
+            msg.ParseFromString(payload.encode() if isinstance(payload, str) else payload)
+        except Exception:  # noqa: BLE001 - not a Streamlit message
+            return
+        if msg.WhichOneof("type") == "rerun_script":
+            sent.append(time.monotonic())
+
+    pg.on("websocket", lambda ws: ws.on("framesent", on_frame))
+    return sent
+
+
+def test_moves_run_nothing_until_the_learner_stops_then_one_run_keeps_the_step(server, browser):
+    """The slider sits in a step form (ui/widgets.step_form): three quick presses show steps 3, 4
+    and 5 at once and send nothing; one run follows when the learner stops, and keeps step 5 for
+    the other pages; a page change right after a move keeps that move too."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
+    try:
+        pg = ctx.new_page()
+        sent = _reruns(pg)  # before the socket opens
+        pg.goto(f"{server}/hidden?model=default&text={TEXT.replace(' ', '+')}&hid_step=2")
+        wait_ready(pg, 180_000)
+        pg.wait_for_function(PARTS_AT, arg=2, timeout=60_000)
+        before = len(sent)
+        _press(pg, "ArrowRight")
+        pg.keyboard.press("ArrowRight")
+        pg.keyboard.press("ArrowRight")
+        pressed = time.monotonic()
+        pg.wait_for_function(PARTS_AT, arg=5, timeout=10_000)
+        assert pg.evaluate("() => location.search.includes('hid_step=5')")  # the address has it at once
+        pg.wait_for_function("() => !document.documentElement.hasAttribute('data-rnnviz-sync')",
+                             timeout=10_000)
+        wait_ready(pg)
+        assert len(sent) == before + 1  # one run for the three moves ...
+        assert sent[before] - pressed > 0.3  # ... asked for once the learner stopped (SYNC_MS = 0.4 s)
+        _press(pg, "ArrowRight")  # step 6, then at once to page 3
+        pg.wait_for_function(PARTS_AT, arg=6, timeout=10_000)
+        pg.locator('[data-testid="stSidebarNav"] a[href*="output"]').first.click()
+        pg.wait_for_selector(".st-key-out_step input[type=range]", timeout=60_000)
+        wait_ready(pg)
+        assert pg.evaluate("() => document.querySelector('.st-key-out_step input[type=range]').value") == "6"
+        assert not exceptions_on(pg)
+    finally:
+        ctx.close()

@@ -8,7 +8,7 @@ from rnnviz.formatting import num
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
 from rnnviz.text.tokenize import prepare
-from tests.apptest_helpers import figures, no_exception, skip_checkpoints
+from tests.apptest_helpers import figures, move_step, no_exception, skip_checkpoints
 from tests.conftest import ROOT
 
 
@@ -114,7 +114,7 @@ def test_long_sentence_on_the_default_model(app):
 
 def test_step_sliders_survive_a_shorter_sentence(app):
     at = page(app, "Arrive Taipei on November 2nd", model="default")
-    at.slider(key="bptt_step").set_value(6)
+    move_step(at, "bptt_step", 6)
     at.number_input(key="bptt_cell_t").set_value(5).run()
     at.session_state["model"], at.session_state["text"] = "notes", "I like cats"
     at.run()
@@ -128,16 +128,16 @@ def paths_text(at):
 
 def test_paths_count_only_later_steps_with_a_loss(app):
     at = page(app, "I like cats")  # notes model: step 3 has no target, so no L_3
-    at.slider(key="bptt_step").set_value(2).run()
+    move_step(at, "bptt_step", 2).run()
     shown = paths_text(at)
     assert "no later step has a loss" in shown and "later loss" not in shown
     [bar] = fig_by_title(at, "∂L/∂h₂")
     names = [d["name"] for d in bar["data"]]
     assert names == ["from L₂ (direct)", "total ∂L/∂hₜ"] and not any("L₃" in n for n in names)
-    at.slider(key="bptt_step").set_value(1).run()  # step 1: L_2 exists and arrives through J_2
+    move_step(at, "bptt_step", 1).run()  # step 1: L_2 exists and arrives through J_2
     shown = paths_text(at)
     assert "the 1 later loss ($L_{2}$) adds a part" in shown and "L_{3}" not in shown
-    at.slider(key="bptt_step").set_value(3).run()  # step 3: no loss of its own either
+    move_step(at, "bptt_step", 3).run()  # step 3: no loss of its own either
     shown = paths_text(at)
     assert "step 3 has no target, so there is no loss $L_{3}$" in shown and "no later step has a loss" in shown
     [bar] = fig_by_title(at, "∂L/∂h₃")
@@ -389,7 +389,7 @@ def test_step_jacobian_row_is_autograd_and_the_weights_chart_stays(app):
     W_x, b = model.W_x.detach().double(), model.b_h.detach().double()
     before = None
     for step in (2, 3):
-        at.slider(key="bptt_step").set_value(step).run()
+        move_step(at, "bptt_step", step).run()
         no_exception(at)
         [weights] = fig_by_title(at, "Wₕ")
         [jac] = by_panels(at, [f"1 - h{'₂₃'[step - 2]}²", f"J{'₂₃'[step - 2]} (own scale)"])

@@ -11,7 +11,7 @@ from rnnviz.explain import hidden as hd
 from rnnviz.formatting import plain_math
 from rnnviz.store.catalog import NOTES_VOCAB, load_builtin
 from rnnviz.text.corpora import lm_pair
-from tests.apptest_helpers import figures, no_exception, skip_checkpoints, stepped_tables
+from tests.apptest_helpers import figures, move_step, no_exception, skip_checkpoints, stepped_tables
 from tests.conftest import ROOT
 
 PAGE = "pages/hidden.py"
@@ -62,7 +62,7 @@ def test_default_model_step_change_moves_the_box_and_the_numbers(app):
     heat = _fig(at, "hₜ: steps across")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
     assert heat["layout"]["shapes"][0]["x0"] == 0.5  # starts at the first real word, not <bos>
-    at.slider(key="hid_step").set_value(3).run()
+    move_step(at, "hid_step", 3).run()
     no_exception(at)
     heat = _fig(at, "hₜ: steps across")
     assert heat["layout"]["shapes"][0]["x0"] == 1.5
@@ -110,7 +110,7 @@ def test_overlay_with_no_known_word_is_an_error_not_a_crash(app):
 
 def test_long_sentence_caps_the_expansion(app):
     at = _open(app, "notes", " ".join(["I", "like", "cats", "dogs"] * 5))
-    at.slider(key="hid_step").set_value(20).run()
+    move_step(at, "hid_step", 20).run()
     no_exception(at)
     lin = [df.value for df in at.dataframe if "sum of the terms" in df.value.columns][0]
     assert plain_math("W_h^4 W_x x_1") in lin.columns and plain_math("W_h^5 h_0") in lin.columns  # h_5, not h_20
@@ -238,7 +238,7 @@ def test_page_on_a_jordan_or_bidirectional_current_model(cell, bidi):
     tr = trace(model, [0, 1, 2])
     heat = _fig(at, "hₜ: steps across")
     assert np.allclose(heat["data"][0]["z"], tr.h.numpy().T, atol=1e-6)
-    at.slider(key="hid_step").set_value(2).run()
+    move_step(at, "hid_step", 2).run()
     no_exception(at)
     table = at.dataframe[0].value
     rec = plain_math("W_y y_{t-1}" if cell == "jordan" else "W_h h_{t-1}")
@@ -263,7 +263,7 @@ def test_expansion_caption_follows_the_slider_and_the_sentence(app):
     at = _open(app, "notes", "I like cats")
     captions = " ".join(c.value for c in at.caption)
     assert "Step 2: the slider is at step 1" in captions and "step 5" not in captions
-    at.slider(key="hid_step").set_value(3).run()
+    move_step(at, "hid_step", 3).run()
     assert "Step 3, the step slider's step." in " ".join(c.value for c in at.caption)
 
 

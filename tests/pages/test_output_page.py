@@ -15,6 +15,7 @@ from rnnviz.text.tokenize import EOS, prepare
 from tests.apptest_helpers import (
     figures,
     html_text,
+    move_step,
     no_exception,
     page_text,
     skip_checkpoints,
@@ -66,7 +67,7 @@ def test_default_model_step_change(app):
     assert f"{float(tr.loss_t[1]):.4g}" in text(at)
     loss = fig(at, "Per-token loss")
     assert np.allclose(np.asarray(loss["data"][0]["y"], float), tr.loss_t.numpy(), atol=1e-6)
-    at.slider(key="out_step").set_value(4).run()
+    move_step(at, "out_step", 4).run()
     no_exception(at)
     f = fig(at, "Step 4")
     grads = np.asarray(f["data"][1]["y"], dtype=float)
@@ -81,7 +82,7 @@ def test_notes_model_and_notes_preset(app):
     at = open_on("notes", "I like cats")
     no_exception(at)
     assert "has no next token" not in text(at)
-    at.slider(key="out_step").set_value(3).run()
+    move_step(at, "out_step", 3).run()
     assert "has no next token" in text(at)  # the notes model has no <eos>: the last step has no target
     no_exception(at)  # no page-level switch: the notes model shows the notes' example by itself
     assert "out_src" not in [r.key for r in at.radio]
@@ -270,7 +271,7 @@ def test_padded_sum_adds_up_as_shown_and_second_warning_is_labelled():
 def test_long_sentence_heatmap_is_a_labelled_window(app):
     words = ("Leave Boston at 5 pm and arrive in Paris on November 2nd " * 6).split()[:60]
     at = open_on("default", " ".join(words))
-    at.slider(key="out_step").set_value(30).run()
+    move_step(at, "out_step", 30).run()
     no_exception(at)
     f = fig(at, "Top ")
     assert "steps 20–39 of 61 (around step 30" in f["layout"]["title"]["text"]

@@ -16,6 +16,7 @@ from rnnviz.formatting import plain_math
 from tests.apptest_helpers import (
     chart_elements,
     chart_json,
+    move_step,
     no_exception,
     page_text,
     same_figure,
@@ -96,7 +97,7 @@ def test_each_step_carried_is_the_page_drawn_at_that_step(app, name, lang):
     first, last = parts[0]["first"], parts[0]["first"] + len(parts[0]["slides"]) - 1
     assert (first, last) == (1, T)  # a short sentence: all of it
     for s in (1, 3, T):
-        at.slider(key=key).set_value(s).run()
+        move_step(at, key, s).run()
         no_exception(at)
         now = stepped_elements(at)
         assert [p["at"] for p in now] == [s] * n_blocks
@@ -115,7 +116,7 @@ def test_a_long_sentence_carries_a_window_and_a_move_past_it_draws_the_page(app)
     parts = stepped_elements(at)
     T = int(at.slider(key="hid_step").max)
     assert T > stepped.WINDOW and all(len(p["slides"]) == stepped.WINDOW for p in parts)
-    at.slider(key="hid_step").set_value(T).run()
+    move_step(at, "hid_step", T).run()
     no_exception(at)
     assert all(p["first"] + len(p["slides"]) - 1 == T and p["at"] == T for p in stepped_elements(at))
     assert at.session_state[stepped.WINDOWS + "hid_step"] == (T - stepped.WINDOW + 1, T)
@@ -127,7 +128,7 @@ def test_without_served_code_the_step_view_is_streamlit_elements(app, monkeypatc
     at = app(PAGE, query={"text": TEXT})
     no_exception(at)
     assert not stepped_elements(at)
-    at.slider(key="hid_step").set_value(3).run()
+    move_step(at, "hid_step", 3).run()
     md = "\n".join(m.value for m in at.markdown)
     assert "**Step 3 of" in md and "What to look at" in "\n".join(i.value for i in at.info)
     assert any(plain_math("a_t") in df.value.columns for df in at.dataframe)  # the terms table
@@ -146,7 +147,7 @@ def test_page_four_carries_its_paths_only_when_they_fit_the_visit(app):
     no_exception(long)
     assert not stepped_elements(long) and not _stepped_charts(long)
     assert "At step 2 (" in page_text(long)
-    long.slider(key="bptt_step").set_value(25).run()  # near the end, few later losses: they fit
+    move_step(long, "bptt_step", 25).run()  # near the end, few later losses: they fit
     no_exception(long)
     assert "At step 25 (" in page_text(long)
     charts_at = _stepped_charts(long)

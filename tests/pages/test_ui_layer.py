@@ -4,7 +4,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 import rnnviz.engine.jacobians
-from tests.apptest_helpers import chart_elements, chart_json, no_exception
+from tests.apptest_helpers import chart_elements, chart_json, move_step, no_exception
 
 PAGE = "pages/bptt.py"
 
@@ -141,7 +141,7 @@ def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
     first = len(calls)
     assert first >= 1
     for t in (3, 1, 4):
-        at.slider(key="bptt_step").set_value(t).run()
+        move_step(at, "bptt_step", t).run()
         no_exception(at)
     assert len(calls) == first, "a slider move recomputed J"
 

@@ -9,7 +9,7 @@ from rnnviz.formatting import num
 
 from ... import cache, session
 from ...i18n import t
-from ...widgets import shared_step
+from ...widgets import shared_step, step_form
 from .common import P, elman_1d, text, window_caption
 
 SECTIONS = ("paths", "shared", "jacobians", "vanish", "precision", "gradcheck", "clipping", "notes", "byhand")
@@ -62,14 +62,14 @@ def not_elman(cur: session.Current) -> None:
         text("not_elman")
 
 
-def step(cur: session.Current) -> int:
-    """The step t (0-based) the sections below explain, shared with the other pages."""
-    return (
-        shared_step(
-            t("bptt.step"), cur.trace.T, cur.vocab.has_specials, "bptt_step", help=t("bptt.step_help")
-        )
-        - 1
-    )
+def step(cur: session.Current, deferred: bool = False) -> int:
+    """The step t (0-based) the sections below explain, shared with the other pages. deferred:
+    the slider in a step form (the parts follow it in the browser; ui/widgets.step_form)."""
+    deferred = deferred and cur.trace.T > 1
+    with step_form("bptt_step", deferred):
+        t1 = shared_step(t("bptt.step"), cur.trace.T, cur.vocab.has_specials, "bptt_step", deferred=deferred,
+                         help=t("bptt.step_help"))
+    return t1 - 1
 
 
 __all__ = ["P"]

@@ -58,7 +58,7 @@ def step_now(cur: session.Current) -> int:
 
 def slider(cur: session.Current) -> None:
     """The step slider; a step past the window the page carries draws the page."""
-    t = hand_on(STEP, step(cur))
+    t = hand_on(STEP, step(cur, deferred=True))
     if in_fragment_rerun() and stepped.outside("bptt_step", t + 1):
         st.rerun(scope="app")
 

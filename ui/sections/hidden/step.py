@@ -20,7 +20,7 @@ from ...i18n import prose, t
 from ...links import in_fragment_rerun
 from ...model_text import prose_values
 from ...page import figure_labels
-from ...widgets import md_escape, share_step, shared_step, show_figure
+from ...widgets import md_escape, share_step, shared_step, show_figure, step_button, step_form
 from ...widgets import step_view as step_fragment
 from .. import checkpoints, probe
 from .common import BIND, PAGE, folds_behind, folds_drew, heat_labels
@@ -95,7 +95,7 @@ def step_and_sentence(cur: session.Current) -> int:
         )
         if bool(now_on) != on and T > 1:
             st.rerun(scope="app")  # the timer is set when the page is drawn: redraw it
-        t1 = step_controls(cur)
+        t1 = step_controls(cur, deferred=live and T > 1)
         if not on and folds_behind(t1):  # an open section below shows the step: redraw the page
             folds_drew(t1)
             st.rerun(scope="app")
@@ -148,32 +148,20 @@ def _move(delta: int, T: int) -> None:
     share_step("hid_step")  # the other pages' step, the step fragment and the share link
 
 
-def step_controls(cur: session.Current) -> int:
-    """◀ ▶ and the shared step slider; returns the 1-based step."""
+def step_controls(cur: session.Current, deferred: bool = False) -> int:
+    """◀ ▶ and the shared step slider; returns the 1-based step. deferred: in a step form (the
+    parts follow the slider in the browser; ui/widgets.step_form)."""
     T = cur.trace.T
-    c1, c2, c3 = st.columns([0.8, 0.8, 10], vertical_alignment="bottom")
-    c1.button(
-        "◀",
-        key="hid_prev",
-        on_click=_move,
-        args=(-1, T),
-        disabled=T == 1,
-        help=t("hidden.prev"),
-        width="stretch",
-    )
-    c2.button(
-        "▶",
-        key="hid_next",
-        on_click=_move,
-        args=(1, T),
-        disabled=T == 1,
-        help=t("hidden.next"),
-        width="stretch",
-    )
-    with c3:
-        return shared_step(
-            t("hidden.step"), T, cur.vocab.has_specials, "hid_step", help=t("hidden.step_help")
-        )
+    with step_form("hid_step", deferred):
+        c1, c2, c3 = st.columns([0.8, 0.8, 10], vertical_alignment="bottom")
+        for where, label, key, delta, tip in ((c1, "◀", "hid_prev", -1, "hidden.prev"),
+                                              (c2, "▶", "hid_next", 1, "hidden.next")):
+            step_button(where, label, key, deferred, on_click=_move, args=(delta, T), disabled=T == 1,
+                        help=t(tip), width="stretch")
+        with c3:
+            t1 = shared_step(t("hidden.step"), T, cur.vocab.has_specials, "hid_step", deferred=deferred,
+                             help=t("hidden.step_help"))
+    return t1
 
 
 def step_view(cur: session.Current, steps: stepped.Steps) -> None:

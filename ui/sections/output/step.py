@@ -14,7 +14,7 @@ from rnnviz.text.tokenize import EOS
 from ... import cache, session, stepped
 from ...i18n import prose, t
 from ...page import figure_labels
-from ...widgets import md_escape, shared_step, show_figure
+from ...widgets import md_escape, shared_step, show_figure, step_form
 from .common import BIND, PAGE, table, table_shown
 
 TOC = ("labels", "step", "sentence", "batch", "generation", "gradstep", "byhand")
@@ -83,15 +83,15 @@ def labels(cur: session.Current) -> None:
         st.info(t("output.one_word"))
 
 
-def step_controls(cur: session.Current) -> tuple[int, int]:
-    """2 · The step (shared with the other pages) and how many outputs to show."""
+def step_controls(cur: session.Current, deferred: bool = False) -> tuple[int, int]:
+    """2 · The step (shared with the other pages) and how many outputs to show. deferred: the
+    slider in a step form (the parts follow it in the browser; ui/widgets.step_form)."""
     st.header(t("output.h_step"), anchor="out-step")
     K = cur.model.cfg.K
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    with c1:
-        t1 = shared_step(
-            t("output.step"), cur.trace.T, cur.vocab.has_specials, "out_step", help=t("output.step_help")
-        )
+    with c1, step_form("out_step", deferred):
+        t1 = shared_step(t("output.step"), cur.trace.T, cur.vocab.has_specials, "out_step",
+                         deferred=deferred, help=t("output.step_help"))
     k_max = min(20, K)
     k = c2.number_input(
         t("output.top_k"), 1, k_max, min(8, k_max), key="out_k", **BIND, help=t("output.top_k_help", K=K)

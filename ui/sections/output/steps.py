@@ -50,7 +50,7 @@ def draw(cur: session.Current) -> None:
 def controls(cur: session.Current) -> tuple[int, int]:
     """The step fragment where the parts follow the slider: the slider and top-k. A new top-k, or
     a step past the window the page carries, draws the page."""
-    t1, k = step_controls(cur)
+    t1, k = step_controls(cur, deferred=cur.trace.T > 1)
     if in_fragment_rerun() and (k != st.session_state.get(DRAWN_K) or stepped.outside("out_step", t1)):
         st.rerun(scope="app")
     return t1, k
