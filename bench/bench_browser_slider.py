@@ -31,9 +31,9 @@ new browser context:
   its renderer handles the frame only once it has drawn the frames before it;
 - a slider in a step form (ui/widgets.step_form, pages 2-4 where their parts follow it): the move
   runs nothing until the learner stops (ui/stepped.js presses the form's sync SYNC_MS later).
-  "drawn" is then "shown", checked with no run begun and no running indicator; "finished",
-  "answered" and "sync" (drawn and idle) time that later run from its request; "request" says
-  when it came.
+  "drawn" is then "shown", checked with no run begun and no running indicator; "finished" and
+  "sync" (drawn and idle) time that later run from its request as Playwright saw it; "request"
+  says when it came; "answered" is left out (bench_pages.py gives that run's server time).
 
 --answered: after the visit, every predict-first checkpoint's Skip is clicked before the moves,
 so a move redraws the figures they guard, as for a learner who answered them (6134da8 had no
@@ -209,8 +209,8 @@ def measure(browser, base: str, page: str, args, answers: Path | None = None) ->
                 out["finished_s"].append(done - t0)
                 out["drawn_s"].append(time.perf_counter() - t0)
             answered = answers_since(answers, wall0) if answers is not None else []
-            if answered:
-                out["answered_s"].append(answered[0] - wall0 - (request or 0.0 if deferred else 0.0))
+            if answered and not deferred:  # (a sync's request time is known only as Playwright saw it)
+                out["answered_s"].append(answered[0] - wall0)
             out["move_bytes"].append(frames.bytes - b)
     finally:
         ctx.close()
