@@ -123,15 +123,16 @@ class Page:
 
 
 def folded(label: str, key: str, content: Callable[..., object], *args, icon: str | None = None,
-           opens_for: tuple[str, ...] = (), **kwargs):
+           opens_for: tuple[str, ...] = (), follow: Callable[[], None] | None = None, **kwargs):
     """An expander that computes nothing while it is closed: `content(*args, **kwargs)` runs (and
     its result is returned) only when the learner has opened it; closed, None. Opening or closing
     it reruns the page, and its open state is in the link (`key=true`), so a shared link opens it.
     `key` must be unique on the page and stable (links hold it). `opens_for`: the keys of the
-    widgets inside it; a link that names one of them opens it (the widget then reads the link)."""
+    widgets inside it; a link that names one of them opens it (the widget then reads the link).
+    `follow`: inside a fragment, the callback that reruns an open share box with it (widgets.FOLLOW)."""
     if key not in st.session_state and any(k in st.query_params for k in opens_for):
         st.session_state[key] = True
-    with st.expander(label, key=key, icon=icon, on_change="rerun", bind="query-params") as box:
+    with st.expander(label, key=key, icon=icon, on_change=follow or "rerun", bind="query-params") as box:
         if box.open:
             return content(*args, **kwargs)
     return None

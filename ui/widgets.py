@@ -181,6 +181,11 @@ def follow_share() -> None:
         rerun_step_view()
 
 
+# A control inside a page's step fragment (StepParts' last part: page 1's update, page 4's W_h scale):
+# it reruns its part alone, and with an open share box the step fragment and the link (follow_share).
+FOLLOW = {"on_change": follow_share}
+
+
 # ---- a control reruns only what it drives --------------------------------------------------------
 # A page's step slider and the parts it drives are ONE fragment (STEP_VIEW): a step move reruns
 # that fragment and the sidebar's share link (SHARE_VIEW, ui/links.py), nothing else of the page.

@@ -95,6 +95,32 @@ def test_a_control_inside_a_step_fragment_reaches_the_share_link(server, browser
         assert not exceptions_on(pg)
 
 
+@pytest.mark.parametrize(("page", "key", "option", "words"), [
+    ("embedding", "emb_rule", "SGD + weight decay", "emb_rule=wd"),  # page 1: the update part
+    ("bptt", "bptt_ord", "Frobenius", "bptt_ord=fro"),  # page 4: the W_h-scale part
+])
+def test_an_open_share_box_follows_a_control_in_a_step_fragments_part(server, browser, page, key, option, words):
+    """A control in the last part of a page's step fragment (widgets.FOLLOW) reruns its part, and
+    with the share box open the box too: the link shows the choice at once, box still open."""
+    with page_at(browser, f"{server}/{page}?model=default&text={TEXT}") as pg:
+        assert words not in share_link(pg)  # opens the box
+        _choose(pg, key, option)
+        _link_has(pg, words)
+        box = pg.locator('[data-testid="stSidebar"] [data-testid="stExpander"]', has_text="Share this view").first
+        assert box.locator("details[open]").count() == 1
+        assert not exceptions_on(pg)
+
+
+def test_an_open_share_box_follows_page_nines_row(server, browser):
+    """Page 9's chosen row is a fragment of its own (widgets.named_part): a move of its slider
+    redraws the row's words and the open share box's link (widgets.follow_part)."""
+    with page_at(browser, f"{server}/attention?model=default&text={TEXT}") as pg:
+        assert "attention_row=" not in share_link(pg)  # the last row, the default; opens the box
+        step_right(pg, "attention_row", "ArrowLeft")
+        _link_has(pg, "attention_row=")
+        assert not exceptions_on(pg)
+
+
 def test_an_open_share_box_follows_a_step_move(server, browser):
     """A step move reruns the share link only while its box is open (widgets.share_step; a closed
     box computes the link when opened, as above): open, the link follows the move, box still open."""

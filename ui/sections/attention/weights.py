@@ -10,7 +10,7 @@ from rnnviz.figures.attention import row_bars, weights_heatmap
 from rnnviz.formatting import num, sub, vector_rows
 
 from ...i18n import prose, t
-from ...widgets import md_escape, show_figure, step_slider
+from ...widgets import follow_part, md_escape, named_part, show_figure, step_slider
 from .reader import PAGE, Run
 
 
@@ -21,14 +21,17 @@ def weights(run: Run) -> None:
     labels = {k: t(f"attention.fig.w_{k}") for k in ("title", "x", "y", "colorbar", "hover", "blank")}
     show_figure(weights_heatmap(attention.weights_matrix(tr), run.tokens, labels),
                 t("attention.file.weights"), key="attention_weights")
-    _row(run)
+    named_part(ROW_PART, _row, run)
 
 
-@st.fragment
+ROW_PART = "attention_row_part"  # fragment key: the chosen row, redrawn alone (with an open share box)
+
+
 def _row(run: Run) -> None:
     """One query step: its weights as bars and its context vector (redrawn alone)."""
     tr = run.trace
-    t_ = step_slider(t("attention.row"), 1, tr.T, tr.T, key="attention_row") - 1
+    t_ = step_slider(t("attention.row"), 1, tr.T, tr.T, key="attention_row", on_change=follow_part,
+                     args=(ROW_PART,)) - 1
     w = attention.step_weights(tr, t_)
     top = attention.top_key(w["weights"])
     st.markdown(prose(PAGE, "row", t=t_ + 1, tok=md_escape(run.tokens[t_]), top=top + 1,

@@ -21,7 +21,7 @@ from ...charts import chart
 from ...i18n import t
 from ...model_text import prose_values
 from ...page import folded
-from ...widgets import download_figure, show_figure
+from ...widgets import FOLLOW, download_figure, follow_share, show_figure
 from ...widgets import labelled_choice as coded
 from .common import BIND, P, anchor, elman_1d, labels, text, window_caption, window_note
 
@@ -44,6 +44,7 @@ class View:
 
 def _preset(value: float) -> None:
     st.session_state["bptt_scale"] = value
+    follow_share()  # an open share box: the link with the new scale
 
 
 def scale_control(cur: session.Current, J: torch.Tensor) -> View:
@@ -57,12 +58,14 @@ def scale_control(cur: session.Current, J: torch.Tensor) -> View:
         value=1.0,
         key="bptt_scale",
         **BIND,
+        **FOLLOW,
         disabled=not elman,
         help=t("bptt.scale_help"),
     )
     norms = ("2", "fro")
     names = [t(f"bptt.norm_{k}") for k in norms]
-    ord_ = coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True)  # a lesson may hide it
+    # (a lesson may hide it)
+    ord_ = coded(c2.radio, t("bptt.norm"), norms, names, "bptt_ord", horizontal=True, **FOLLOW)
     ord_ = 2 if ord_ == "2" else "fro"
     cols = c1.columns(3)
     for col, (name, value) in zip(cols, chains.SCALE_PRESETS.items()):
@@ -136,7 +139,7 @@ def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
     if cfg.bidirectional:
         dirs = ("fwd", "bwd")
         direction = coded(st.radio, t("bptt.direction"), dirs, [t(f"bptt.dir_{k}") for k in dirs], "bptt_dir",
-                          horizontal=True)
+                          horizontal=True, **FOLLOW)
         if direction == "bwd":
             N = cache.backward_jacobian_norms(view.model, view.trace, view.ord_, view.win.start)
         text(
@@ -183,7 +186,7 @@ def heatmap(cur: session.Current, view: View) -> tuple[int, int, str]:
                 "bptt-flow",
                 key="bptt_flow",
             )
-        folded(t("bptt.flow_header"), "bptt_flow", _folded)
+        folded(t("bptt.flow_header"), "bptt_flow", _folded, follow=follow_share)
     return cell[0] - 1, cell[1] - 1, direction
 
 
@@ -199,9 +202,10 @@ def chain(cur: session.Current, view: View, cell: tuple[int, int, str]) -> None:
     st.subheader(t("bptt.strip_header", s=s + 1, t=t_ + 1))
     c1, c2 = st.columns(2)
     elman = view.model.cfg.cell == "elman"
-    flat = c1.toggle(t("bptt.whatif_flat"), key="bptt_whatif_flat", bind="query-params",
+    flat = c1.toggle(t("bptt.whatif_flat"), key="bptt_whatif_flat", bind="query-params", **FOLLOW,
                      help=t("bptt.whatif_flat_help"))
-    rho = c2.toggle(t("bptt.whatif_rho"), key="bptt_whatif_rho", bind="query-params", disabled=not elman,
+    rho = c2.toggle(t("bptt.whatif_rho"), key="bptt_whatif_rho", bind="query-params", **FOLLOW,
+                    disabled=not elman,
                     help=t("bptt.whatif_rho_help" if elman else "bptt.whatif_rho_elman"))
     rho = rho and elman
     strip = cache.cell_strip(view.model, view.trace, s, t_, direction, view.ord_, _J=view.J)

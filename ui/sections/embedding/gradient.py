@@ -16,7 +16,7 @@ from rnnviz.formatting import num, sub
 from ... import cache, resources, session
 from ...i18n import error_text, prose
 from ...page import folded
-from ...widgets import code_radio, md_escape, show_figure
+from ...widgets import FOLLOW, code_radio, md_escape, show_figure
 from ..vectors import beside
 from .common import PAGE, RADIUS, VIEW_ROWS, header, matrix_view, rows_note, say, table, tr, view_rows
 from .lookup import encode
@@ -32,8 +32,8 @@ def gradient(cur: session.Current, E, step: int):
     c1, c2 = st.columns(2)
     with c1:
         src = code_radio(tr("gsrc"), ["backward", "typed"], "emb_gsrc", lambda k: tr(f"gsrc_{k}"),
-                          default=1 if cur.key == "notes" else 0)
-    g_text = c2.text_input(tr("ge", d=E.shape[1]), "2, -1, 3", key="emb_ge", **BIND,
+                          default=1 if cur.key == "notes" else 0, **FOLLOW)
+    g_text = c2.text_input(tr("ge", d=E.shape[1]), "2, -1, 3", key="emb_ge", **BIND, **FOLLOW,
                            disabled=src == "backward")
     if src == "typed":
         try:
@@ -80,9 +80,9 @@ def update(cur: session.Current, E, step: int, grad, g_typed) -> None:
     """One update step under the chosen rule, the rows it moved, and their numbers."""
     header("update")
     c1, c2 = st.columns(2)
-    lr = c1.slider(tr("lr"), 0.0, 1.0, 0.1, 0.01, key="emb_lr", **BIND)
+    lr = c1.slider(tr("lr"), 0.0, 1.0, 0.1, 0.01, key="emb_lr", **BIND, **FOLLOW)
     with c2:
-        rule = code_radio(tr("rule"), list(RULES), "emb_rule", lambda k: tr(f"rule_{k}"))
+        rule = code_radio(tr("rule"), list(RULES), "emb_rule", lambda k: tr(f"rule_{k}"), **FOLLOW)
     try:
         before, after, used, itos, ids, key, values = apply_rule(cur, E, rule, step, grad, lr, g_typed)
     except InputError as err:
@@ -126,7 +126,7 @@ def apply_rule(cur, E, rule: str, step: int, grad, lr: float, g_typed):
                                   (tr("vec_after", k=k), new[k])]}
         return E, new, grad, itos, ids, "update-gd", values
     if rule == "wd":
-        wd = st.slider(tr("wd"), 0.0, 0.5, 0.01, 0.01, key="emb_wd", **BIND)
+        wd = st.slider(tr("wd"), 0.0, 0.5, 0.01, 0.01, key="emb_wd", **BIND, **FOLLOW)
         return E, emb.sgd_step(E, grad, lr, wd), grad, itos, ids, "update-wd", {"wd": num(wd)}
     if rule == "adam":
         return adam_rule(cur, E, grad, lr, g_typed)
@@ -136,7 +136,7 @@ def apply_rule(cur, E, rule: str, step: int, grad, lr: float, g_typed):
 def adam_rule(cur, E, grad, lr: float, g_typed):
     """Adam's step 1 on an earlier sentence, step 2 on this one; returns step 2's change."""
     suggestion = "you like dogs" if cur.key == "notes" else tr("adam_placeholder")
-    text = (st.text_input(tr("adam_prev"), key="emb_prev", **BIND, placeholder=suggestion).strip()
+    text = (st.text_input(tr("adam_prev"), key="emb_prev", **BIND, **FOLLOW, placeholder=suggestion).strip()
             or suggestion)
     inp, tgt = encode(cur, text)
     V = E.shape[0]
