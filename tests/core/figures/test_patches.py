@@ -27,7 +27,7 @@ def _equal(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.dictionaries(st.sampled_from("abcdef"), tree, max_size=5),
        st.dictionaries(st.sampled_from("abcdef"), tree, max_size=5))
 def test_apply_of_patches_gives_the_other_figure(a, b):
