@@ -152,3 +152,44 @@ def test_page_four_carries_its_paths_only_when_they_fit_the_visit(app):
     assert "At step 25 (" in page_text(long)
     charts_at = _stepped_charts(long)
     assert len(stepped_elements(long)) == 1 and len(json.dumps(charts_at[0][1])) <= PATHS_BUDGET
+
+
+# ---- the step form: a move runs nothing until the learner stops (ui/widgets.step_form) ------------
+
+@pytest.mark.parametrize(("page", "key", "buttons"), [
+    ("pages/hidden.py", "hid_step", ("hid_prev", "hid_next")),
+    ("pages/output.py", "out_step", ()),
+    ("pages/bptt.py", "bptt_step", ()),
+])
+def test_the_step_slider_is_in_a_form_whose_sync_keeps_the_step(app, page, key, buttons):
+    from ui.widgets import SHARED_STEP, STEP_SYNC
+
+    at = app(page, query={"text": TEXT})
+    no_exception(at)
+    slider = at.slider(key=key)
+    form = slider.proto.form_id
+    assert form and all(b.proto.form_id == form for b in at.button if b.key in (*buttons, STEP_SYNC + key))
+    assert [b.key for b in at.button if b.key == STEP_SYNC + key]  # the sync, hidden by the page's style
+    before = at.session_state[SHARED_STEP]
+    slider.set_value(before + 2).run()  # a move the form has not sent: nothing changes on the server
+    assert at.session_state[SHARED_STEP] == before and at.slider(key=key).value == before
+    move_step(at, key, before + 2).run()  # the sync sends it: every page's step
+    assert at.session_state[SHARED_STEP] == before + 2 and at.slider(key=key).value == before + 2
+    no_exception(at)
+
+
+def test_the_arrows_submit_the_form_with_the_slider_where_the_learner_left_it(app):
+    at = app(PAGE, query={"text": TEXT, "hid_step": "2"})
+    at.slider(key="hid_step").set_value(5)  # moved in the browser, not yet sent
+    at.button(key="hid_next").click().run()  # ▶ submits the form: 5, then one step on
+    no_exception(at)
+    assert at.slider(key="hid_step").value == 6
+
+
+def test_without_served_code_the_slider_is_no_form(app, monkeypatch):
+    monkeypatch.setattr(charts, "_served", set())
+    monkeypatch.setattr(charts, "serve_plotly", lambda app_dir=None: False)
+    at = app(PAGE, query={"text": TEXT})
+    no_exception(at)
+    assert not at.slider(key="hid_step").proto.form_id  # every move reruns the step fragment
+    assert not [b for b in at.button if (b.key or "").startswith("step_sync_")]
