@@ -137,7 +137,7 @@ def write_link_cell(name: str, keys: tuple[str, str], value: tuple[int, int],
 def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str], labels: tuple[str, str],
               bounds, default: tuple[int, int], first: tuple[int, int] = (1, 1),
               panels: tuple[str, list, int] | None = None, link: str = "cell",
-              steps: dict | None = None) -> tuple[int, int]:
+              steps: dict | None = None, download=None) -> tuple[int, int]:
     """Draw a clickable heatmap and its two number inputs below it; returns the chosen (row, col)
     as the screen numbers them (1-based). fig: the heatmap from ui/cache.figure (its clickable
     copy is cached per chosen cell).
@@ -149,7 +149,8 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
     values in the heatmaps' order, the one chosen now); a click on a map sets that key too.
     link: the cell's parameter in the address: "cell" (cell=s,t) or "unit" (unit=k,t: a hidden
     map's unit and step; unit=k alone keeps the step). steps: the chart follows the step slider
-    (ui/stepped.steps_data: its patches apply to the clickable copy, whose ring is added data)."""
+    (ui/stepped.steps_data: its patches apply to the clickable copy, whose ring is added data);
+    download: what "Download as HTML" holds, made on click (ui/stepped.shown_figure), else fig."""
     chart = f"{key}_chart"
     slot = st.container()  # the chart goes above the numbers, drawn once the numbers are known
     n, itself = heatmap_cells(fig.to_dict()), charts.clicks_in_place()  # itself: no marker layer
@@ -165,7 +166,7 @@ def pick_cell(fig: cache.CachedFigure, name: str, key: str, keys: tuple[str, str
         follow = {} if steps is None else {"steps": steps}
         charts.chart(shown, width="stretch", key=chart, selection_mode="points",
                      on_select=_callback(chart, keys, first, bounds, panels), **follow)
-    download_figure(fig, name, key)
+    download_figure(fig if download is None else download, name, key)
     return value
 
 

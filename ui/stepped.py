@@ -235,8 +235,15 @@ def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str)
         return
     figs = {s: plain(figure_of(s)) for s in steps.window}
     charts.chart(figs[steps.at], width="stretch", key=f"{key}_chart", steps=steps_data(steps, figs))
-    state = session_state_object()  # the download is made on click, after the run: the session's own
-    download_figure(lambda: figure_of(_clamped(state, steps.follow, steps.at, steps)), name, key)
+    download_figure(shown_figure(steps, figure_of), name, key)
+
+
+def shown_figure(steps: Steps, figure_of: Callable[[int], object]) -> Callable[[], object]:
+    """For a stepped chart's "Download as HTML" (made on click, after the run): the figure of the
+    step the slider is at then, read from the session's own state (st.session_state is not there
+    outside a run), within the window carried; else the step the run drew."""
+    state = session_state_object()
+    return lambda: figure_of(_clamped(state, steps.follow, steps.at, steps))
 
 
 def plain(fig) -> dict:

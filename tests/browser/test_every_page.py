@@ -1,11 +1,13 @@
 """Open every page in Chromium, in English and 中文, on a laptop (1366x768) and a phone (390x844):
 no exception box, a full-page screenshot of each (artifacts/screenshots/<lang>/<size>/<page>.png),
-navigation names equal page titles, /overview opens the overview."""
+navigation names equal page titles, /overview opens the overview; on the laptop in English, the
+same visit types a learner's own sentences (tests/browser/own_sentence.py)."""
 from __future__ import annotations
 
 import pytest
 
 from tests.browser.conftest import SHOTS, exceptions_on, screenshot, wait_ready, watch
+from tests.browser.own_sentence import own_sentences_just_work
 from ui.i18n import text_for
 from ui.navigation import PAGES as NAV_KEYS
 from ui.navigation import existing_pages
@@ -45,6 +47,8 @@ def test_page_renders_without_exception(server, sized, url_path, lang, request):
     assert sized.locator("h1").first.inner_text().strip() == text_for(lang, key), (url_path, lang)
     screenshot(sized, f"{lang}/{size}/{url_path}")
     assert (SHOTS / lang / size / f"{url_path}.png").exists()
+    if lang == "en" and url_path != "glossary":  # the same visit: a learner's own sentences (CI time)
+        own_sentences_just_work(sized, url_path)
 
 
 @pytest.mark.skipif(len(PAGES) < 2, reason="Streamlit hides the navigation for a single page")

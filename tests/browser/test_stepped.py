@@ -77,6 +77,12 @@ def test_a_key_press_shows_the_new_step_everywhere(server, browser):
         html = Path(download.value.path()).read_text(encoding="utf-8")
         first_y = json.loads(re.search(r'"y":(\[[^\]]*\])', html).group(1))
         assert np.allclose(first_y, terms["Wx_x"].numpy(), atol=1e-6)
+        button = pg.locator(".st-key-hid_fig_heat_html button").first  # the heatmap: step 4's column boxed
+        button.scroll_into_view_if_needed()
+        with pg.expect_download(timeout=60_000) as download:
+            button.click()
+        html = Path(download.value.path()).read_text(encoding="utf-8")
+        assert re.search(r'"x0":\s*2\.5,\s*"x1":\s*3\.5', html), re.findall(r'"x0":[^,]*,\s*"x1":[^,]*', html)
         pg.reload()  # the address opens step 4 again, drawn by the server
         wait_ready(pg, 120_000)
         pg.wait_for_function(PARTS_AT, arg=4, timeout=60_000)

@@ -30,15 +30,16 @@ MAX_LINES = 400  # lines of a text the search reads (the first ones)
 
 
 def hidden_map(values, tokens, fig, key: str, keys: tuple[str, str], split: int | None = None,
-               name: str = "h", steps: dict | None = None) -> tuple[int, int]:
+               name: str = "h", steps: dict | None = None, download=None) -> tuple[int, int]:
     """A units x steps heatmap made clickable, and the chosen cell opened below it. Returns
     (unit, step), 0-based. fig: the heatmap (rows units, columns steps); steps: the chart follows
-    the step slider (ui/stepped.steps_data)."""
+    the step slider (ui/stepped.steps_data); download: its download's figure, made on click."""
     T, H = values.shape
     peak = hidden_peak(values)
     unit, step = pick_cell(fig, t("probe.map_file", name=name), key, keys,
                            (t("probe.unit_row"), t("probe.step_col")), ((1, H), (1, T)),
-                           (peak["unit"] + 1, peak["t"] + 1), link="unit", steps=steps)
+                           (peak["unit"] + 1, peak["t"] + 1), link="unit", steps=steps,
+                           download=download)
     unit_panel(values, tokens, unit - 1, step - 1, key, split, name)
     return unit - 1, step - 1
 

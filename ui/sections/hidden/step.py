@@ -283,11 +283,12 @@ def sentence(cur: session.Current, steps: stepped.Steps) -> None:
         return cache.figure(fh.time_heatmap, values, cur.tokens, t1 - 1, name, split,
                             title=t("hidden.fig_heat", name=name), labels=heat_labels(name))
 
-    follow = None
+    follow = download = None
     if steps.live:  # the box moves with the slider: each step's figure as a patch of this one's
         follow = stepped.steps_data(steps, {s: stepped.plain(heat(s)) for s in steps.window})
+        download = stepped.shown_figure(steps, heat)  # the step shown when it is clicked
     probe.hidden_map(values, cur.tokens, heat(steps.at), "hid_fig_heat", ("hid_unit", "hid_at"), split, name,
-                     steps=follow)
+                     steps=follow, download=download)
     units = list(range(values.shape[1]))
     picked = st.multiselect(
         t("hidden.units"),

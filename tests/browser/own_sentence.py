@@ -1,18 +1,14 @@
 """A learner's own sentence just works: on the start model (a fresh session, no model in the
 link), "the cat sat on the mat" and a sentence of our own, typed into the sidebar on every
-page, never show <unk>."""
+page, never show <unk>. The check runs in test_every_page's laptop visit of each page."""
 from __future__ import annotations
 
-import pytest
-
 from rnnviz.store.catalog import START_MODEL
-from tests.browser.conftest import exceptions_on, wait_ready, watch
+from tests.browser.conftest import exceptions_on, wait_ready
 from ui.i18n import text_for
-from ui.navigation import existing_pages
 
 SENTENCES = ("the cat sat on the mat",
              "My grandmother's bakery sells warm croissants every Sunday morning!")
-PAGES = [p[2] for p in existing_pages() if p[2] != "glossary"]
 
 
 def stem(key: str) -> str:
@@ -48,19 +44,14 @@ def unknown_shown(pg) -> list[str]:
     return found + [a for a in main if PAGE_UNKNOWN in a]
 
 
-@pytest.mark.parametrize("url_path", PAGES)
-def test_own_sentences_have_no_unknown_token(server, browser, url_path):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
-    try:
-        pg = watch(ctx.new_page())
-        pg.goto(f"{server}/{url_path}")
-        pg.wait_for_selector('[data-testid="stSidebar"] textarea', timeout=90_000)
-        wait_ready(pg)
-        assert f"model={START_MODEL}" in pg.url
-        for text in SENTENCES:
-            type_sentence(pg, text)
-            assert not exceptions_on(pg), (url_path, text, exceptions_on(pg))
-            assert pg.locator('[data-testid="stSidebar"] textarea').first.input_value() == text
-            assert not unknown_shown(pg), (url_path, text, unknown_shown(pg))
-    finally:
-        ctx.close()
+def own_sentences_just_work(pg, url_path: str) -> None:
+    """On a page opened on the start model (a fresh session, no model in the link): each of
+    SENTENCES typed into the sidebar shows no exception, stays in the box and has no <unk>.
+    Called by tests/browser/test_every_page.py on its laptop visit of each page (one visit a
+    page for both checks: CI time)."""
+    assert f"model={START_MODEL}" in pg.url
+    for text in SENTENCES:
+        type_sentence(pg, text)
+        assert not exceptions_on(pg), (url_path, text, exceptions_on(pg))
+        assert pg.locator('[data-testid="stSidebar"] textarea').first.input_value() == text
+        assert not unknown_shown(pg), (url_path, text, unknown_shown(pg))
