@@ -143,7 +143,7 @@ def wait_ready(pg, timeout_ms: int = 90_000) -> None:
         deadline = start + timeout_ms / 1000
         while time.monotonic() < deadline:
             now = time.monotonic()
-            if now - start >= FIRST_S and runs.settled(now) and pg.evaluate(IDLE_SENT_JS):
+            if now - start >= FIRST_S and pg.evaluate(IDLE_SENT_JS) and runs.settled(now):  # browser first
                 pg.evaluate(TWO_FRAMES_JS)
                 return
             if runs.last == 0 and now - start >= BLIND_S:

@@ -298,7 +298,7 @@ export default function ({ parentElement, data, setTriggerValue }) {
 function figureAt(drawn, steps, step, frame) {
   const patch = steps.patches[step - steps.first];
   frame.classList.toggle("rnnviz-stepped-stale", patch === undefined);
-  if (patch === undefined) { syncNow(steps.follow); return frame.__stepFigure ?? drawn; }
+  if (patch === undefined) { syncSoon(steps.follow); return frame.__stepFigure ?? drawn; }
   if (frame.__stepKey === step && frame.__stepBase === drawn) return frame.__stepFigure;
   const out = { ...drawn };
   for (const [path, ...value] of patch) {

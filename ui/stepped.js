@@ -56,30 +56,38 @@ function keyOf(input) {
 }
 // ---- the move's one run (ui/widgets.step_form) ----------------------------------------------
 // Where the slider sits in a step form, its move runs nothing: the parts show the step at once,
-// and the form's hidden sync button is pressed SYNC_MS after the learner's last move (one run
-// keeps the step in the session), at once if a part has no slide for that step, and before the
-// learner's next press elsewhere (a page change keeps the new step). A value drawn by the server
-// (◀ ▶, Play, a link) is no move of the learner's: no sync.
-const SYNC_MS = 400;
+// and the form's hidden sync button is pressed SYNC_MS after the learner's last move or release
+// (one run keeps the step in the session), SOON_MS after it if a part has no slide for that step
+// (a held key past the window: one run when it stops), and before the learner's next press or key
+// elsewhere (a page change keeps the new step). A value drawn by the server (◀ ▶, Play, a link) is
+// no move of the learner's: no sync. A part drawn while a move was still unsent sends it.
+const SYNC_MS = 400, SOON_MS = 120, SENT_MS = 300;
 const pending = new Map();  // slider key -> the sync's timer
 let touched = { key: null, at: -Infinity }, held = null;  // the learner's last key or pointer on a slider
+let sending = 0;  // syncs pressed in the last SENT_MS (their run's request is on its way)
 function syncButton(follow) {
   return document.querySelector(`.st-key-step_sync_${CSS.escape(follow)} button`);
 }
-function marked() {  // <html data-rnnviz-sync> while a sync waits (tools/server.wait_ready waits for it)
-  document.documentElement.toggleAttribute("data-rnnviz-sync", pending.size > 0);
+function marked() {  // <html data-rnnviz-sync> while a sync waits or was just sent (tools/server.wait_ready)
+  document.documentElement.toggleAttribute("data-rnnviz-sync", pending.size > 0 || sending > 0);
 }
 function syncNow(follow) {
   if (!pending.has(follow)) return;
   clearTimeout(pending.get(follow));
   pending.delete(follow);
+  if (held === follow) { syncLater(follow); return; }  // still dragging: from the release
+  sending += 1;
+  setTimeout(() => { sending -= 1; marked(); }, SENT_MS);
   marked();
   syncButton(follow)?.click();
 }
-function syncLater(follow) {
+function syncLater(follow, ms = SYNC_MS) {
   clearTimeout(pending.get(follow));
-  pending.set(follow, setTimeout(() => syncNow(follow), SYNC_MS));
+  pending.set(follow, setTimeout(() => syncNow(follow), ms));
   marked();
+}
+function syncSoon(follow) {  // a part has no slide for the step: the server's run brings them
+  if (pending.has(follow)) syncLater(follow, SOON_MS);
 }
 function learnerMoved(follow) {
   return (held === follow || (touched.key === follow && performance.now() - touched.at < 1000))
@@ -94,16 +102,24 @@ let watchingInput = false;
 function watchInput() {
   if (watchingInput) return;
   watchingInput = true;
-  const touch = event => { const key = sliderKeyOf(event.target); if (key) touched = { key, at: performance.now() }; return key; };
+  const touch = event => {  // the learner's key or press: on a slider, or elsewhere (sent first)
+    const key = sliderKeyOf(event.target);
+    touched = key ? { key, at: performance.now() } : { key: null, at: -Infinity };
+    for (const other of [...pending.keys()]) if (other !== key) syncNow(other);
+    return key;
+  };
   document.addEventListener("keydown", touch, true);
-  document.addEventListener("pointerdown", event => {
-    held = touch(event);
-    for (const key of [...pending.keys()]) if (key !== held) syncNow(key);  // a press elsewhere
-  }, true);
-  document.addEventListener("pointerup", () => {
+  document.addEventListener("pointerdown", event => { held = touch(event); }, true);
+  const release = () => {
     if (held && pending.has(held)) syncLater(held);  // SYNC_MS from the release
     held = null;
-  }, true);
+  };
+  document.addEventListener("pointerup", release, true);
+  document.addEventListener("pointercancel", release, true);
+}
+function unsent(follow, at) {  // a part drawn now: a move the learner made before it was there
+  const now = sliderStep(follow);
+  if (now !== null && now !== at && !pending.has(follow) && syncButton(follow)) syncLater(follow);
 }
 function onStep(follow, callback) {
   watchInput();
@@ -192,7 +208,7 @@ export function stepped({ parentElement, data }) {
     root.dataset.step = String(step);
     if (k < 0 || k >= slides.length) {  // the server's run brings the window around it
       root.classList.add("rnnviz-stepped-stale");
-      syncNow(follow);
+      syncSoon(follow);
       return;
     }
     root.classList.remove("rnnviz-stepped-stale");
@@ -216,6 +232,7 @@ export function stepped({ parentElement, data }) {
     });
   }
   show(sliderStep(follow) ?? at);
+  unsent(follow, at);
   const off = onStep(follow, show);
   if (hasMath) katex(address).then(t => {
     if (gone) return;

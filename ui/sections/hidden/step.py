@@ -95,7 +95,7 @@ def step_and_sentence(cur: session.Current) -> int:
         )
         if bool(now_on) != on and T > 1:
             st.rerun(scope="app")  # the timer is set when the page is drawn: redraw it
-        t1 = step_controls(cur, deferred=live and T > 1)
+        t1 = step_controls(cur, deferred=live and T > 1 and not on)  # Play moves the server's step
         if not on and folds_behind(t1):  # an open section below shows the step: redraw the page
             folds_drew(t1)
             st.rerun(scope="app")
