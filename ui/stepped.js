@@ -41,6 +41,7 @@ function steppedStyle() {
 // sets the input's aria-valuetext on every drawing of a new value (a key press, a drag, or the
 // server's value after ◀ ▶, Play or a link), which one MutationObserver per tab watches.
 const followers = new Map();  // slider key -> Set of callbacks (step, 1-based)
+const shownStep = new Map();  // slider key -> the step its followers were last told
 let sliderWatch = null;
 function sliderInput(follow) {
   return document.querySelector(`.st-key-${CSS.escape(follow)} input[type="range"]`);
@@ -79,7 +80,10 @@ function syncNow(follow) {
   sending += 1;
   setTimeout(() => { sending -= 1; marked(); }, SENT_MS);
   marked();
-  syncButton(follow)?.click();
+  const button = syncButton(follow);
+  if (!button) return;
+  sentStep.set(follow, [sliderStep(follow), performance.now()]);  // a page link waits for its run
+  button.click();
 }
 function syncLater(follow, ms = SYNC_MS) {
   clearTimeout(pending.get(follow));
@@ -97,6 +101,42 @@ function sliderKeyOf(target) {
   const box = target instanceof Element ? target.closest('[class*="st-key-"]') : null;
   const key = box && keyOf(box.querySelector('input[type="range"]') || box);
   return key && followers.has(key) ? key : null;
+}
+// ---- a page change right after a move ------------------------------------------------------------
+// Streamlit sends a page change with the new page's widget states only. If it reaches the server
+// before the sync's run has begun, the two requests merge: the sync's callback then reads the
+// slider's value from before the move, and the next page opens at the old step. So a click on a
+// page link waits until the form's hidden mark (ui/widgets.step_form) says the server's run has
+// the step the sync sent, at most START_MS, then goes on.
+const START_MS = 2000, LOOK_MS = 30;
+const PAGE_LINK = '[data-testid="stSidebarNavLink"], [data-testid="stPageLink-NavLink"], [data-testid="stTopNavLink"]';
+const sentStep = new Map();  // slider key -> [the step its last sync sent, performance.now() of the press]
+let heldLink = null;
+function keptStep(follow) {
+  const mark = document.querySelector(`.st-key-step_sync_kept_${CSS.escape(follow)} [data-step]`);
+  return mark ? Number(mark.dataset.step) : null;
+}
+function untaken() {
+  const now = performance.now();
+  return [...sentStep].some(([key, [step, at]]) => now - at < START_MS && keptStep(key) !== step);
+}
+function holdPageLink(event) {
+  const link = event.target instanceof Element ? event.target.closest(PAGE_LINK) : null;
+  if (!link) return;
+  for (const key of [...pending.keys()]) syncNow(key);  // a click with no press before it (a key)
+  if (!untaken()) return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  const looking = heldLink !== null;
+  heldLink = link;  // the learner's last click wins
+  if (looking) return;
+  const look = setInterval(() => {
+    if (untaken()) return;  // (START_MS after the press it counts as taken)
+    clearInterval(look);
+    const go = heldLink;
+    heldLink = null;
+    if (go.isConnected) go.click();
+  }, LOOK_MS);
 }
 let watchingInput = false;
 function watchInput() {
@@ -116,6 +156,7 @@ function watchInput() {
   };
   document.addEventListener("pointerup", release, true);
   document.addEventListener("pointercancel", release, true);
+  document.addEventListener("click", holdPageLink, true);
 }
 function unsent(follow, at) {  // a part drawn now: a move the learner made before it was there
   const now = sliderStep(follow);
@@ -126,12 +167,13 @@ function onStep(follow, callback) {
   if (!followers.has(follow)) followers.set(follow, new Set());
   followers.get(follow).add(callback);
   sliderWatch ||= new MutationObserver(records => {
-    const moved = new Map();
+    const moved = new Map();  // a redraw of the same value is no move (Streamlit sets the text on every drawing)
     for (const r of records) {
       if (r.target.tagName !== "INPUT" || r.target.type !== "range") continue;
       const key = keyOf(r.target), step = Number(r.target.value);
-      if (key && followers.has(key) && Number.isInteger(step)) moved.set(key, step);
+      if (key && followers.has(key) && Number.isInteger(step) && shownStep.get(key) !== step) moved.set(key, step);
     }
+    for (const [key, step] of moved) shownStep.set(key, step);
     for (const key of moved.keys()) if (learnerMoved(key)) syncLater(key);
     for (const [key, step] of moved) for (const cb of [...(followers.get(key) || [])]) {
       try { cb(step); } catch (err) { console.error(err); }  // the other elements still follow

@@ -140,6 +140,7 @@ def shared_step(label: str, T: int, has_bos: bool, key: str, deferred: bool = Fa
 
 
 STEP_SYNC = "step_sync_"  # widget key prefix: a step form's hidden submit button (PHONE_CSS hides it)
+STEP_KEPT = STEP_SYNC + "kept_"  # container key prefix: the step the form's last run kept (hidden too)
 
 
 @contextlib.contextmanager
@@ -149,7 +150,8 @@ def step_form(key: str, deferred: bool):
     nothing at once. Streamlit draws the new value and writes it to the URL; the parts show that
     step; ui/stepped.js presses the form's hidden sync button when the learner stops moving, at
     a step outside the parts' window, or before a page change. That one run keeps the step in
-    the session (the other pages, the share link). ◀ ▶ submit the form with the slider's value.
+    the session (the other pages, the share link), and writes it in a hidden mark, for which a
+    page link clicked meanwhile waits. ◀ ▶ submit the form with the slider's value.
     Not deferred: nothing around the slider, whose every move reruns the step fragment."""
     if not deferred:
         yield
@@ -157,6 +159,8 @@ def step_form(key: str, deferred: bool):
     with st.form(f"{key}_form", border=False, enter_to_submit=False):
         yield
         st.form_submit_button(t("widgets.step_sync"), key=STEP_SYNC + key, on_click=share_step, args=(key,))
+        with st.container(key=STEP_KEPT + key):  # the step this run keeps: a page link waits for it
+            st.html(f'<span data-step="{int(st.session_state[key])}"></span>')
 
 
 def step_button(where, label: str, key: str, deferred: bool, **kw) -> bool:

@@ -168,32 +168,56 @@ def test_page_four_paths_follow_the_slider(server, browser):
         assert not exceptions_on(pg)
 
 
-def _reruns(pg) -> list[float]:
-    """The times (monotonic s) of every rerun request the page sends from now on."""
+def _is_rerun(payload) -> bool:
+    """A frame the page sends: a Streamlit rerun request?"""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
+    msg = BackMsg()
+    try:
+        msg.ParseFromString(payload.encode() if isinstance(payload, str) else payload)
+    except Exception:  # noqa: BLE001 - not a Streamlit message
+        return False
+    return msg.WhichOneof("type") == "rerun_script"
+
+
+def _reruns(pg) -> list[float]:
+    """The times (monotonic s) of every rerun request the page sends from now on."""
     sent: list[float] = []
-
-    def on_frame(payload) -> None:
-        msg = BackMsg()
-        try:
-            msg.ParseFromString(payload.encode() if isinstance(payload, str) else payload)
-        except Exception:  # noqa: BLE001 - not a Streamlit message
-            return
-        if msg.WhichOneof("type") == "rerun_script":
-            sent.append(time.monotonic())
-
-    pg.on("websocket", lambda ws: ws.on("framesent", on_frame))
+    pg.on("websocket", lambda ws: ws.on("framesent", lambda payload: _is_rerun(payload) and sent.append(time.monotonic())))
     return sent
+
+
+class _HeldSocket:
+    """The page's messages to the server, held while `held` and then sent together, in order: as a
+    busy server takes them, both before its next run begins."""
+
+    def __init__(self, pg) -> None:
+        self.held, self.queue = False, []
+        pg.route_web_socket(re.compile(r".*/_stcore/stream"), self._route)
+
+    def _route(self, ws) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(lambda msg: self.queue.append((server, msg)) if self.held else server.send(msg))
+
+    def reruns_held(self) -> int:
+        return sum(_is_rerun(msg) for _, msg in self.queue)
+
+    def release(self) -> None:
+        self.held = False
+        for server, msg in self.queue:
+            server.send(msg)
+        self.queue.clear()
 
 
 def test_moves_run_nothing_until_the_learner_stops_then_one_run_keeps_the_step(server, browser):
     """The slider sits in a step form (ui/widgets.step_form): three quick presses show steps 3, 4
     and 5 at once and send nothing; one run follows when the learner stops, and keeps step 5 for
-    the other pages; a page change right after a move keeps that move too."""
+    the other pages; a page change right after a move keeps that move too, even when the server
+    takes the move's sync and the page change together (they would merge, losing the move)."""
     ctx = browser.new_context(viewport={"width": 1366, "height": 1000})
     try:
         pg = ctx.new_page()
+        socket = _HeldSocket(pg)
         sent = _reruns(pg)  # before the socket opens
         pg.goto(f"{server}/hidden?model=default&text={TEXT.replace(' ', '+')}&hid_step=2")
         wait_ready(pg, 180_000)
@@ -212,7 +236,11 @@ def test_moves_run_nothing_until_the_learner_stops_then_one_run_keeps_the_step(s
         assert sent[before] - pressed > 0.3  # ... asked for once the learner stopped (SYNC_MS = 0.4 s)
         _press(pg, "ArrowRight")  # step 6, then at once to page 3
         pg.wait_for_function(PARTS_AT, arg=6, timeout=10_000)
+        socket.held = True
         pg.locator('[data-testid="stSidebarNav"] a[href*="output"]').first.click()
+        pg.wait_for_timeout(300)
+        assert socket.reruns_held() == 1  # the click sent the sync; the page change waits for its run
+        socket.release()
         pg.wait_for_selector(".st-key-out_step input[type=range]", timeout=60_000)
         wait_ready(pg)
         assert pg.evaluate("() => document.querySelector('.st-key-out_step input[type=range]').value") == "6"
