@@ -74,6 +74,7 @@ h1, h2, h3 { overflow-wrap: anywhere; }
 [data-testid="stTable"] { overflow-x: auto; }
 [class*="st-key-phone_only"] { display: none !important; }  /* cues that only a phone needs */
 [class*="st-key-step_sync_"] { display: none !important; }  /* ui/widgets.step_form's sync (by script) */
+[data-testid="stElementContainer"]:has([data-rnnviz-kept]) { display: none !important; }  /* and its mark */
 @media (min-width: 641px) {  /* a table's cell wraps at the table's width, not at 400 px */
   [data-testid="stTable"] td [data-testid="stMarkdownContainer"] { max-width: none; }
 }

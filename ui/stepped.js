@@ -29,7 +29,7 @@ font-weight:400;text-align:right;z-index:1}
 .rnnviz-stepped-table tbody th{background:#f8f9fb;color:rgba(49,51,63,.6);font-weight:400;
 text-align:left;position:sticky;left:0}
 .rnnviz-stepped-table td{text-align:right;font-variant-numeric:tabular-nums}
-.rnnviz-stepped-table td.s{text-align:left}`;
+.rnnviz-stepped-table td.s,.rnnviz-stepped-table thead th.s{text-align:left}`;
 function steppedStyle() {
   if (document.getElementById("rnnviz-stepped-style")) return;
   const style = document.head.appendChild(document.createElement("style"));
@@ -113,7 +113,7 @@ const PAGE_LINK = '[data-testid="stSidebarNavLink"], [data-testid="stPageLink-Na
 const sentStep = new Map();  // slider key -> [the step its last sync sent, performance.now() of the press]
 let heldLink = null;
 function keptStep(follow) {
-  const mark = document.querySelector(`.st-key-step_sync_kept_${CSS.escape(follow)} [data-step]`);
+  const mark = document.querySelector(`[data-rnnviz-kept="${CSS.escape(follow)}"]`);
   return mark ? Number(mark.dataset.step) : null;
 }
 function untaken() {

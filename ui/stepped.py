@@ -144,10 +144,11 @@ def markdown_html(text: str) -> str:
     return _markdown_it().render(text)
 
 
-def table_html(df: pd.DataFrame, index: bool = True) -> str:
+def table_html(df: pd.DataFrame, index: bool = True, math: tuple[str, ...] = ()) -> str:
     """A table as HTML: the index as row headers (index=False: none), floats with at most 4
     significant digits (as ui.page.four_digits shows them in st.dataframe), every cell escaped;
-    a missing cell (None, NaN) empty."""
+    a missing cell (None, NaN) empty. math: columns whose cells are the code's own inline markdown
+    ("$A_i$", drawn by KaTeX as st.table draws it), never a learner's text."""
     def cell(v) -> str:
         if v is None or (isinstance(v, (float, np.floating)) and v != v):
             return ""
@@ -155,11 +156,15 @@ def table_html(df: pd.DataFrame, index: bool = True) -> str:
             return f"{float(v):.4g}"
         return str(v)
     corner = "<th></th>" if index else ""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    words = {c for c in df.columns if all(isinstance(v, str) for v in df[c])}  # a heading over words: left
+    head = "".join(f"<th{' class=s' if c in words else ''}>{html.escape(str(c))}</th>" for c in df.columns)
+    def td(column, v) -> str:  # words to the left, numbers to the right (as st.dataframe)
+        if column in math:
+            return f"<td class=s>{_markdown_it().renderInline(v)}"
+        return f"<td class=s>{html.escape(v)}" if isinstance(v, str) else f"<td>{html.escape(cell(v))}"
     rows = "".join(  # a cell's and a row's end tags are optional in HTML: fewer bytes a step
         "<tr>" + (f"<th>{html.escape(str(i))}" if index else "")
-        + "".join(f"<td class=s>{html.escape(v)}" if isinstance(v, str) else f"<td>{html.escape(cell(v))}"
-                  for v in row)  # words to the left, numbers to the right (as st.dataframe)
+        + "".join(td(c, v) for c, v in zip(df.columns, row))
         for i, row in zip(df.index, df.itertuples(index=False, name=None)))
     return f'<table><thead><tr>{corner}{head}</tr></thead><tbody>{rows}</tbody></table>'
 
@@ -213,16 +218,17 @@ def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | N
 
 
 def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None,
-          index: bool = True) -> None:
+          index: bool = True, math: tuple[str, ...] = ()) -> None:
     """table_of(t): step t's table (floats shown with 4 significant digits); height: its greatest
-    height in px (None: every row); index: the row names shown as the first column."""
+    height in px (None: every row); index: the row names shown as the first column; math: columns
+    of the code's inline markdown (table_html)."""
     if not steps.live:
         from .page import four_digits, whole_height
         df = table_of(steps.at)
         size = {"height": height} if height is not None else whole_height(len(df))
         st.dataframe(df, column_config=four_digits(df), width="stretch", hide_index=not index, **size)
         return
-    _block(steps, key, [table_html(table_of(s), index) for s in steps.window], "table", height=height)
+    _block(steps, key, [table_html(table_of(s), index, math) for s in steps.window], "table", height=height)
 
 
 def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str) -> None:

@@ -6,6 +6,7 @@ Everything here draws; nothing computes a number (the numbers come from rnnviz).
 from __future__ import annotations
 
 import contextlib
+import html
 from typing import Callable
 
 import streamlit as st
@@ -140,7 +141,6 @@ def shared_step(label: str, T: int, has_bos: bool, key: str, deferred: bool = Fa
 
 
 STEP_SYNC = "step_sync_"  # widget key prefix: a step form's hidden submit button (PHONE_CSS hides it)
-STEP_KEPT = STEP_SYNC + "kept_"  # container key prefix: the step the form's last run kept (hidden too)
 
 
 @contextlib.contextmanager
@@ -159,8 +159,9 @@ def step_form(key: str, deferred: bool):
     with st.form(f"{key}_form", border=False, enter_to_submit=False):
         yield
         st.form_submit_button(t("widgets.step_sync"), key=STEP_SYNC + key, on_click=share_step, args=(key,))
-        with st.container(key=STEP_KEPT + key):  # the step this run keeps: a page link waits for it
-            st.html(f'<span data-step="{int(st.session_state[key])}"></span>')
+        # the step this run keeps, hidden (PHONE_CSS): a page link clicked after a move waits for it
+        kept = int(st.session_state[key])
+        st.html(f'<span data-rnnviz-kept="{html.escape(key)}" data-step="{kept}"></span>')
 
 
 def step_button(where, label: str, key: str, deferred: bool, **kw) -> bool:

@@ -65,8 +65,8 @@ def test_page8_step_move_keeps_the_gates_over_the_sentence_and_the_cell_choice_r
         assert not exceptions_on(pg)
 
 
-VALUE_LINES = """() => [...document.querySelector('[data-testid="stTable"]').querySelectorAll('tbody tr')].map(tr => {
-  const p = tr.lastElementChild.querySelector('p'), range = document.createRange();
+VALUE_LINES = """() => [...document.querySelector('.st-key-gates_rows table').querySelectorAll('tbody tr')].map(tr => {
+  const p = tr.lastElementChild, range = document.createRange();
   range.selectNodeContents(p);
   return [p.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; })"""
 
@@ -74,10 +74,13 @@ VALUE_LINES = """() => [...document.querySelector('[data-testid="stTable"]').que
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page8_step_table_shows_each_vector_on_one_line(server, browser, lang):
     """Page 8's step table (11 vectors, their first 8 entries each): on a wide screen each vector
-    reads on one line. Streamlit wraps a table's cell at 400 px, which put every vector on two
-    lines beside the table's empty space (ui/navigation.PHONE_CSS lifts that above phone width)."""
+    reads on one line, and its symbol is drawn as math. Streamlit wrapped a table's cell at 400 px,
+    which put every vector on two lines beside the table's empty space; the table is now the step's
+    stepped table (ui/stepped.py), which keeps a row on one line."""
     with page_at(browser, f"{server}/gates?gates_step=2&lang={lang}") as pg:
-        pg.locator('[data-testid="stTable"]').first.scroll_into_view_if_needed()
+        pg.locator(".st-key-gates_rows table").first.scroll_into_view_if_needed()
+        pg.wait_for_function("() => document.querySelectorAll('.st-key-gates_rows .katex').length === 11",
+                             timeout=30_000)
         rows = pg.evaluate(VALUE_LINES)
         assert len(rows) == 11 and all("…" in text for text, _ in rows), rows
         assert all(lines == 1 for _, lines in rows), rows

@@ -8,9 +8,10 @@ short (a run the server begins, then ends early: 35-95 ms of a move in Chromium)
 begins exactly one run, and that run draws the new step in every part and nothing of the page's
 other sections; a control inside the last part (page 1's learning rate) reruns that part alone.
 Pages 2 and 3 carry their step parts in the page run (ui/stepped.py): a move's run draws the
-slider alone, and the page run's stepped blocks hold step 3's words. Page 8's step slider sits in a part of its own inside its step fragment (widgets.inner_part): a
-move redraws the step written out, not the gates over the sentence beside it in the fragment nor
-the cell's formulas above it."""
+slider alone, and the page run's stepped blocks hold step 3's words. So does page 8: its step
+slider sits in a part of its own inside its step fragment (widgets.inner_part), whose move draws
+the slider alone, not the gates over the sentence beside it in the fragment nor the cell's
+formulas above it (the step written out is carried by the fragment's stepped blocks)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,13 +33,13 @@ PARTS = {
     "output": ("out_step", ["Step 3: input “Taipei”, target “on”.", "The gradient of L_3 reaches"]),  # stepped
     "bptt": ("bptt_step", ["At step 3 (“Taipei”)", "Here $\\|J_{3}\\|_2$ = "]),  # the first: stepped
     "hidden": ("hid_step", ["Step 3 of 9: the token “Taipei”."]),  # stepped: the words without markdown
-    "gates": ("gates_step", ['**Step t = 3, input "Taipei".**']),
+    "gates": ("gates_step", ['Step t = 3, input "Taipei".']),  # stepped: the words without markdown
     # page 7's centre word (its own step fragment: the slider, the window, one pair's SGD step)
     "origins": ("origins_centre", ["around “on”", "**The pair (c, o) = (“on”"]),
 }
 # pages whose step parts follow the slider in the browser (ui/stepped.py): the page run carries
 # every step of a window in its stepped blocks, and a move's run draws the slider's fragment alone
-STEPPED = {"hidden", "output"}
+STEPPED = {"hidden", "output", "gates"}
 STEPPED_FIRST = {"bptt": 1}  # page 4: where ∂L/∂h_t comes from follows the slider; J_t is the run's
 # page, words of sections inside the step fragment that the step does not drive: the full run
 # draws them, the move does not (page 8's gates over the sentence and the cell's formulas and

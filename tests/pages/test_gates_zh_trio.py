@@ -15,7 +15,14 @@ from rnnviz.engine.trace import trace
 from rnnviz.store.catalog import CELL_FAMILIES, load_builtin
 from rnnviz.text.corpora import ZH_DEFAULT_SENTENCE, lm_pair
 from rnnviz.text.tokenize import UNK, Vocab, prepare
-from tests.apptest_helpers import figures, no_exception, skip_checkpoints
+from tests.apptest_helpers import (
+    figures,
+    no_exception,
+    skip_checkpoints,
+    stepped_elements,
+    stepped_slide,
+    table_frame,
+)
 from tests.conftest import APP, ROOT
 from ui import i18n
 
@@ -68,7 +75,8 @@ def test_a_first_visit_in_zh_compares_the_chinese_trio_without_unk():
         want = np.log10(np.where(N > 0, N, np.nan))
         assert np.allclose(np.asarray(trace_["z"], dtype=float), want, equal_nan=True, atol=1e-9)
     assert at.radio(key="gates_cell").value == "lstm"
-    assert "(64,)" in set(at.table[0].value.iloc[:, 1])  # the step view: the Chinese LSTM, H = 64
+    rows = next(d for d in stepped_elements(at) if d["kind"] == "table")  # the step written out
+    assert "(64,)" in set(table_frame(stepped_slide(rows)).iloc[:, 0])  # the Chinese LSTM, H = 64
 
 
 @pytest.mark.parametrize("key", ["zh_lstm", "zh_gru"])

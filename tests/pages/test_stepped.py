@@ -81,6 +81,7 @@ PAGES = {
     "hidden": ("pages/hidden.py", "hid_step", 6, 2, {"info", "", "table"}, {"en": "Step 3 of", "zh": "第 3 步"}),
     "output": ("pages/output.py", "out_step", 6, 4, {"info", "", "table"}, {"en": "Step 3", "zh": "第 3 步"}),
     "bptt": ("pages/bptt.py", "bptt_step", 1, 1, {""}, {"en": "At step 3", "zh": "第 3 步"}),
+    "gates": ("pages/gates.py", "gates_step", 3, 0, {"", "table"}, {"en": "Step t = 3, input", "zh": "第 t = 3 步"}),
 }
 
 
@@ -160,6 +161,7 @@ def test_page_four_carries_its_paths_only_when_they_fit_the_visit(app):
     ("pages/hidden.py", "hid_step", ("hid_prev", "hid_next")),
     ("pages/output.py", "out_step", ()),
     ("pages/bptt.py", "bptt_step", ()),
+    ("pages/gates.py", "gates_step", ()),
 ])
 def test_the_step_slider_is_in_a_form_whose_sync_keeps_the_step(app, page, key, buttons):
     from ui.widgets import SHARED_STEP, STEP_SYNC
@@ -193,3 +195,39 @@ def test_without_served_code_the_slider_is_no_form(app, monkeypatch):
     no_exception(at)
     assert not at.slider(key="hid_step").proto.form_id  # every move reruns the step fragment
     assert not [b for b in at.button if (b.key or "").startswith("step_sync_")]
+
+
+# ---- page 8: the step written out follows the slider ---------------------------------------------
+
+def test_page_eight_carries_every_steps_gates_as_gated_step_computes_them(app):
+    """Page 8's step table and its unit written out, carried for each step: the first 8 entries of
+    each quantity at that step are rnnviz.explain.gates.gated_step's (the LSTM's own, run by
+    rnnviz.engine.trace), the symbols drawn as math; the GRU choice carries the GRU's nine rows."""
+    from rnnviz.engine.trace import trace
+    from rnnviz.explain import gates
+    from rnnviz.formatting import num, vector
+    from rnnviz.store.catalog import load_builtin
+    from rnnviz.text.corpora import lm_pair
+    from tests.apptest_helpers import table_frame
+    from ui.sections.gates.step import LSTM_ROWS, symbol
+
+    at = app("pages/gates.py", query={"text": TEXT})
+    no_exception(at)
+    at_step, rows, unit = stepped_elements(at)
+    assert rows["kind"] == "table" and rows["first"] == 1
+    model, vocab, _ = load_builtin("lstm")
+    ids, targets = lm_pair(vocab.encode(TEXT.split())[0], vocab)
+    tr = trace(model, ids, targets)
+    for s in (1, 4, tr.T):
+        want = gates.gated_step(model, tr, s - 1)
+        table = table_frame(stepped_slide(rows, s))  # (its first column, the quantity, as the index)
+        assert list(table.index) == [symbol(tex) for _, tex in LSTM_ROWS]  # each as math, below
+        assert list(table.iloc[:, 1]) == [vector(want[k], shown=8) for k, _ in LSTM_ROWS]
+        assert set(table.iloc[:, 0]) == {"(32,)"}
+        assert stepped_slide(rows, s).count('<span class="math inline">') == len(LSTM_ROWS)
+        u = want["peak"]
+        assert f"unit {u + 1}" in stepped_slide(unit, s) and f"= {num(want['h'][u])}" in stepped_slide(unit, s)
+        assert f"Step t = {s}, input" in stepped_slide(at_step, s)
+    at.radio(key="gates_cell").set_value("gru").run()
+    no_exception(at)
+    assert stepped_slide(stepped_elements(at)[1], 2).count("<tr>") == 1 + 9

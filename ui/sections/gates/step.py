@@ -6,15 +6,18 @@ were most of what Chromium redrew on a move, `python bench/bench_draw_work.py --
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
 from rnnviz.explain import gates
 from rnnviz.formatting import num, vector
 
-from ... import session
+from ... import session, stepped
 from ...i18n import counted_frame, prose, t
-from ...widgets import guard, inner_part, md_escape, shared_step
+from ...links import in_fragment_rerun
+from ...widgets import guard, inner_part, md_escape, shared_step, step_form
 from .runs import PAGE, Run, gated_run
 
 LSTM_ROWS = (("pre_i", "A_i = W_{xi} x_t + b_{xi} + W_{hi} h_{t-1} + b_{hi}"), ("i", "i = \\sigma(A_i)"),
@@ -53,20 +56,41 @@ def the_cell(run: Run) -> None:
 
 
 def one_step(run: Run) -> None:
-    """Step t of the chosen gated model: every pre-activation and gate with its shape, and one
-    unit's update written with numbers."""
-    H = run.model.cfg.hidden_size
+    """Step t of the chosen gated model, as Streamlit elements under its slider (the parts do not
+    follow the slider in the browser: ui/stepped.live() is off)."""
     t1 = shared_step(t("gates.step"), run.trace.T, run.has_bos, key="gates_step")
-    s = gates.gated_step(run.model, run.trace, t1 - 1)
+    written_out(run, stepped.still("gates_step", t1))
+
+
+def written_out(run: Run, steps: stepped.Steps) -> None:
+    """Every pre-activation and gate with its shape, and one unit's update written with numbers,
+    for each step `steps` carries (ui/stepped.py: shown at the slider's step)."""
+    H, T = run.model.cfg.hidden_size, run.trace.T
     lstm = run.model.cfg.cell == "lstm"
-    st.markdown(prose(PAGE, "step_at", t=t1, tok=md_escape(run.tokens[t1 - 1]), H=H))
-    rows = [{t("gates.col.quantity"): f"${symbol(tex)}$", t("gates.col.shape"): f"({H},)",
-             t("gates.col.values"): vector(s[k], shown=8)} for k, tex in (LSTM_ROWS if lstm else GRU_ROWS)]
-    st.table(counted_frame(pd.DataFrame(rows)))
+    rows = LSTM_ROWS if lstm else GRU_ROWS
+    step = functools.cache(lambda t1: gates.gated_step(run.model, run.trace, min(max(t1, 1), T) - 1))
+    stepped.markdown(steps, "gates_step_at", lambda t1: prose(
+        PAGE, "step_at", t=t1, tok=md_escape(run.tokens[t1 - 1]), H=H))
+    quantity = t("gates.col.quantity")
+
+    def table(t1: int) -> pd.DataFrame:
+        s, shape, values = step(t1), t("gates.col.shape"), t("gates.col.values")
+        return counted_frame(pd.DataFrame([{quantity: f"${symbol(tex)}$", shape: f"({H},)",
+                                            values: vector(s[k], shown=8)} for k, tex in rows]))
+
+    if steps.live:
+        stepped.table(steps, "gates_rows", table, index=False, math=(quantity,))
+    else:
+        st.table(table(steps.at))
+    stepped.markdown(steps, "gates_unit", lambda t1: unit_written_out(step(t1), t1, lstm))
+
+
+def unit_written_out(s: dict, t1: int, lstm: bool) -> str:
+    """The update of the unit that moved most at step t1 (s: gates.gated_step), with its numbers."""
     u = s["peak"]
     factors = ("f", "c_prev", "i", "g", "o") if lstm else ("z", "n", "h_prev")
     vals = {k: _factor(s[k][u]) for k in factors} | {k: _tex(s[k][u]) for k in ("c", "h") if k in s}
-    st.markdown(prose(PAGE, "unit_lstm" if lstm else "unit_gru", u=u + 1, t=t1, **vals))
+    return prose(PAGE, "unit_lstm" if lstm else "unit_gru", u=u + 1, t=t1, **vals)
 
 
 def _tex(v) -> str:
@@ -89,8 +113,23 @@ def step_section(cur: session.Current, runs: dict) -> Run:
     run = gated_run(cur, runs)
     with guard():
         the_cell(run)
-    inner_part(_written_out, run)  # its step slider reruns this part alone
+    if stepped.live() and run.trace.T > 1:  # the step written out follows the slider in the browser
+        t1 = inner_part(_slider, run)  # a move runs nothing; its sync reruns the slider alone
+        with guard():
+            written_out(run, stepped.around("gates_step", t1, run.trace.T))
+    else:
+        inner_part(_written_out, run)  # its step slider reruns this part alone
     return run
+
+
+def _slider(run: Run) -> int:
+    """The step slider in a step form (ui/widgets.step_form); a step past the window the page
+    carries draws the page, which carries the window around it."""
+    with step_form("gates_step", deferred=True):
+        t1 = shared_step(t("gates.step"), run.trace.T, run.has_bos, key="gates_step", deferred=True)
+    if in_fragment_rerun() and stepped.outside("gates_step", t1):
+        st.rerun(scope="app")
+    return t1
 
 
 def _written_out(run: Run) -> None:
