@@ -138,6 +138,12 @@ def _markdown_it() -> MarkdownIt:
                                                       double_inline=True)
 
 
+@functools.lru_cache(maxsize=512)
+def _inline(markdown: str) -> str:
+    """The code's own inline markdown (a table's math symbols: the same few on every step) as HTML."""
+    return _markdown_it().renderInline(markdown)
+
+
 def markdown_html(text: str) -> str:
     """The catalogue's markdown as HTML (learners' text escaped by md_escape before, as for
     st.markdown; any HTML in it is written out as text)."""
@@ -160,7 +166,7 @@ def table_html(df: pd.DataFrame, index: bool = True, math: tuple[str, ...] = ())
     head = "".join(f"<th{' class=s' if c in words else ''}>{html.escape(str(c))}</th>" for c in df.columns)
     def td(column, v) -> str:  # words to the left, numbers to the right (as st.dataframe)
         if column in math:
-            return f"<td class=s>{_markdown_it().renderInline(v)}"
+            return f"<td class=s>{_inline(v)}"
         return f"<td class=s>{html.escape(v)}" if isinstance(v, str) else f"<td>{html.escape(cell(v))}"
     rows = "".join(  # a cell's and a row's end tags are optional in HTML: fewer bytes a step
         "<tr>" + (f"<th>{html.escape(str(i))}" if index else "")
@@ -207,6 +213,13 @@ def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | N
         if note:
             st.caption(note)
         return
+    _block(steps, key, markdown_slides(steps, text_of, caption_of), "info" if box == "info" else "",
+           icon="visibility")
+
+
+def markdown_slides(steps: Steps, text_of: Callable[[int], str],
+                    caption_of: Callable[[int], str | None] | None = None) -> list[str]:
+    """markdown()'s slides, one per step of the window (for a page that keeps them: `shown`)."""
     slides = []
     for s in steps.window:
         body = markdown_html(text_of(s))
@@ -214,7 +227,19 @@ def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | N
         if note:
             body += f'<div class="rnnviz-stepped-caption">{markdown_html(note)}</div>'
         slides.append(body)
-    _block(steps, key, slides, "info" if box == "info" else "", icon="visibility")
+    return slides
+
+
+def table_slides(steps: Steps, table_of: Callable[[int], pd.DataFrame], index: bool = True,
+                 math: tuple[str, ...] = ()) -> list[str]:
+    """table()'s slides, one per step of the window (for a page that keeps them: `shown`)."""
+    return [table_html(table_of(s), index, math) for s in steps.window]
+
+
+def shown(steps: Steps, key: str, slides: list[str], table: bool = False) -> None:
+    """Slides made by markdown_slides or table_slides (and kept by the page), shown as markdown()
+    or table() shows them. Live steps only."""
+    _block(steps, key, slides, "table" if table else "", **({} if table else {"icon": "visibility"}))
 
 
 def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None,
@@ -228,7 +253,7 @@ def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], heigh
         size = {"height": height} if height is not None else whole_height(len(df))
         st.dataframe(df, column_config=four_digits(df), width="stretch", hide_index=not index, **size)
         return
-    _block(steps, key, [table_html(table_of(s), index, math) for s in steps.window], "table", height=height)
+    _block(steps, key, table_slides(steps, table_of, index, math), "table", height=height)
 
 
 def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str) -> None:

@@ -16,7 +16,15 @@ from rnnviz.explain.exercises import gates as gx
 from rnnviz.formatting import num, vector
 from rnnviz.store.catalog import load_builtin
 from rnnviz.text.corpora import lm_pair
-from tests.apptest_helpers import figures, finish_job, no_exception, skip_checkpoints
+from tests.apptest_helpers import (
+    figures,
+    finish_job,
+    no_exception,
+    skip_checkpoints,
+    stepped_elements,
+    stepped_slide,
+    table_frame,
+)
 from tests.conftest import ROOT
 from ui.sections.gates.step import GRU_ROWS, LSTM_ROWS, formulas, symbol
 
@@ -269,7 +277,8 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
         want = np.log10(np.where(N > 0, N, np.nan))
         assert np.allclose(np.asarray(trace_["z"], dtype=float), want, equal_nan=True, atol=1e-9)
     assert at.radio(key="gates_cell").value == "lstm"
-    assert "(96,)" in set(at.table[0].value.iloc[:, 1])  # the step view: the subword LSTM, H = 96
+    rows = next(d for d in stepped_elements(at) if d["kind"] == "table")  # the step written out
+    assert "(96,)" in set(table_frame(stepped_slide(rows)).iloc[:, 0])  # the subword LSTM, H = 96
 
 
 @pytest.mark.parametrize("key", ["subword_lstm", "subword_gru"])

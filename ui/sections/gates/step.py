@@ -14,8 +14,8 @@ import streamlit as st
 from rnnviz.explain import gates
 from rnnviz.formatting import num, vector
 
-from ... import session, stepped
-from ...i18n import counted_frame, prose, t
+from ... import cache, session, stepped
+from ...i18n import counted_frame, current_lang, prose, t
 from ...links import in_fragment_rerun
 from ...widgets import guard, inner_part, md_escape, shared_step, step_form
 from .runs import PAGE, Run, gated_run
@@ -64,25 +64,48 @@ def one_step(run: Run) -> None:
 
 def written_out(run: Run, steps: stepped.Steps) -> None:
     """Every pre-activation and gate with its shape, and one unit's update written with numbers,
-    for each step `steps` carries (ui/stepped.py: shown at the slider's step)."""
-    H, T = run.model.cfg.hidden_size, run.trace.T
-    lstm = run.model.cfg.cell == "lstm"
-    rows = LSTM_ROWS if lstm else GRU_ROWS
-    step = functools.cache(lambda t1: gates.gated_step(run.model, run.trace, min(max(t1, 1), T) - 1))
-    stepped.markdown(steps, "gates_step_at", lambda t1: prose(
-        PAGE, "step_at", t=t1, tok=md_escape(run.tokens[t1 - 1]), H=H))
+    at the slider's step: live, for each step of the window (ui/stepped.py), made once per model,
+    sentence, language and window for every session (the LSTM/GRU choice redraws them)."""
+    if steps.live:
+        at, rows, unit = _slides(run.model, run.trace, current_lang(), steps.first, steps.last,
+                                 tuple(run.tokens))
+        stepped.shown(steps, "gates_step_at", at)
+        stepped.shown(steps, "gates_rows", rows, table=True)
+        stepped.shown(steps, "gates_unit", unit)
+        return
+    words, table, unit = _step_parts(run.model, run.trace, run.tokens)
+    st.markdown(words(steps.at))
+    st.table(table(steps.at))
+    st.markdown(unit(steps.at))
+
+
+@cache.kept("gates_step_slides", copy=False)
+def _slides(model, tr, lang: str, first: int, last: int, tokens: tuple) -> tuple[list, list, list]:
+    """The three parts' slides for steps first..last (lang: the catalogue's, read by prose and t)."""
+    steps = stepped.Steps("gates_step", first, first, last, True)
+    words, table, unit = _step_parts(model, tr, tokens)
     quantity = t("gates.col.quantity")
+    return (stepped.markdown_slides(steps, words), stepped.table_slides(steps, table, False, (quantity,)),
+            stepped.markdown_slides(steps, unit))
+
+
+def _step_parts(model, tr, tokens):
+    """(words, table, unit): step t1's sentence above the table, its table of every quantity
+    (the first 8 entries of each, from gates.gated_step), and its unit written out."""
+    H, T, lstm = model.cfg.hidden_size, tr.T, model.cfg.cell == "lstm"
+    rows = LSTM_ROWS if lstm else GRU_ROWS
+    step = functools.cache(lambda t1: gates.gated_step(model, tr, min(max(t1, 1), T) - 1))
+    quantity, shape, values = t("gates.col.quantity"), t("gates.col.shape"), t("gates.col.values")
+
+    def words(t1: int) -> str:
+        return prose(PAGE, "step_at", t=t1, tok=md_escape(tokens[t1 - 1]), H=H)
 
     def table(t1: int) -> pd.DataFrame:
-        s, shape, values = step(t1), t("gates.col.shape"), t("gates.col.values")
+        s = step(t1)
         return counted_frame(pd.DataFrame([{quantity: f"${symbol(tex)}$", shape: f"({H},)",
                                             values: vector(s[k], shown=8)} for k, tex in rows]))
 
-    if steps.live:
-        stepped.table(steps, "gates_rows", table, index=False, math=(quantity,))
-    else:
-        st.table(table(steps.at))
-    stepped.markdown(steps, "gates_unit", lambda t1: unit_written_out(step(t1), t1, lstm))
+    return words, table, lambda t1: unit_written_out(step(t1), t1, lstm)
 
 
 def unit_written_out(s: dict, t1: int, lstm: bool) -> str:
