@@ -144,6 +144,7 @@ def _inline(markdown: str) -> str:
     return _markdown_it().renderInline(markdown)
 
 
+@functools.lru_cache(maxsize=2048)  # a page's revisit carries the same steps' words: parsed once
 def markdown_html(text: str) -> str:
     """The catalogue's markdown as HTML (learners' text escaped by md_escape before, as for
     st.markdown; any HTML in it is written out as text)."""
@@ -154,25 +155,35 @@ def table_html(df: pd.DataFrame, index: bool = True, math: tuple[str, ...] = ())
     """A table as HTML: the index as row headers (index=False: none), floats with at most 4
     significant digits (as ui.page.four_digits shows them in st.dataframe), every cell escaped;
     a missing cell (None, NaN) empty. math: columns whose cells are the code's own inline markdown
-    ("$A_i$", drawn by KaTeX as st.table draws it), never a learner's text."""
-    def cell(v) -> str:
-        if v is None or (isinstance(v, (float, np.floating)) and v != v):
-            return ""
-        if isinstance(v, (float, np.floating)):
-            return f"{float(v):.4g}"
-        return str(v)
+    ("$A_i$", drawn by KaTeX as st.table draws it), never a learner's text. Built column by
+    column from plain Python values (a page run makes a table for each step it carries)."""
+    names = list(df.columns)
+    columns = df.to_numpy(dtype=object).T.tolist() if names else []
+    words = [all(isinstance(v, str) for v in values) for values in columns]  # a heading over words: left
     corner = "<th></th>" if index else ""
-    words = {c for c in df.columns if all(isinstance(v, str) for v in df[c])}  # a heading over words: left
-    head = "".join(f"<th{' class=s' if c in words else ''}>{html.escape(str(c))}</th>" for c in df.columns)
-    def td(column, v) -> str:  # words to the left, numbers to the right (as st.dataframe)
-        if column in math:
-            return f"<td class=s>{_inline(v)}"
-        return f"<td class=s>{html.escape(v)}" if isinstance(v, str) else f"<td>{html.escape(cell(v))}"
+    head = "".join(f"<th{' class=s' if w else ''}>{html.escape(str(c))}</th>" for c, w in zip(names, words))
+    cells = [_math_cells(values) if name in math else _cells(values) for name, values in zip(names, columns)]
+    heads = [f"<th>{html.escape(str(i))}" for i in df.index.tolist()] if index else [""] * len(df)
     rows = "".join(  # a cell's and a row's end tags are optional in HTML: fewer bytes a step
-        "<tr>" + (f"<th>{html.escape(str(i))}" if index else "")
-        + "".join(td(c, v) for c, v in zip(df.columns, row))
-        for i, row in zip(df.index, df.itertuples(index=False, name=None)))
+        "<tr>" + h + "".join(r) for h, r in zip(heads, zip(*cells) if cells else [()] * len(df)))
     return f'<table><thead><tr>{corner}{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def _cells(values: list) -> list[str]:
+    """A column's cells: words to the left, numbers to the right (as st.dataframe)."""
+    out = []
+    for v in values:
+        if isinstance(v, str):
+            out.append(f"<td class=s>{html.escape(v)}")
+        elif isinstance(v, (float, np.floating)):
+            out.append("<td>" if v != v else f"<td>{float(v):.4g}")
+        else:
+            out.append("<td>" if v is None else f"<td>{html.escape(str(v))}")
+    return out
+
+
+def _math_cells(values: list) -> list[str]:
+    return [f"<td class=s>{_inline(v)}" for v in values]
 
 
 def plain_text(markup: str) -> str:
