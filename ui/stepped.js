@@ -146,6 +146,7 @@ function watchInput() {
     const key = sliderKeyOf(event.target);
     touched = key ? { key, at: performance.now() } : { key: null, at: -Infinity };
     for (const other of [...pending.keys()]) if (other !== key) syncNow(other);
+    if (key && pending.has(key)) syncLater(key);  // SYNC_MS from this key, also if its step is drawn late
     return key;
   };
   document.addEventListener("keydown", touch, true);

@@ -168,6 +168,13 @@ def test_page_four_paths_follow_the_slider(server, browser):
         assert not exceptions_on(pg)
 
 
+TIMELINE = """() => { const t = window.__timeline = [], now = () => Math.round(performance.now()) / 1000;
+  document.addEventListener('keydown', () => t.push(['key', now()]), true);
+  document.addEventListener('click', e => { if (e.target.closest('.st-key-step_sync_hid_step')) t.push(['sync', now()]); }, true);
+  new MutationObserver(rs => rs.forEach(r => r.target.type === 'range' && t.push(['step ' + r.target.value, now()])))
+    .observe(document.body, {subtree: true, attributes: true, attributeFilter: ['aria-valuetext']}); }"""
+
+
 def _is_rerun(payload) -> bool:
     """A frame the page sends: a Streamlit rerun request?"""
     from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -223,6 +230,7 @@ def test_moves_run_nothing_until_the_learner_stops_then_one_run_keeps_the_step(s
         wait_ready(pg, 180_000)
         pg.wait_for_function(PARTS_AT, arg=2, timeout=60_000)
         before = len(sent)
+        pg.evaluate(TIMELINE)  # the browser's own times of keys, drawn steps and the sync's press
         _press(pg, "ArrowRight")
         pg.keyboard.press("ArrowRight")
         pg.keyboard.press("ArrowRight")
@@ -233,7 +241,12 @@ def test_moves_run_nothing_until_the_learner_stops_then_one_run_keeps_the_step(s
                              timeout=10_000)
         wait_ready(pg)
         assert len(sent) == before + 1  # one run for the three moves ...
-        assert sent[before] - pressed > 0.3  # ... asked for once the learner stopped (SYNC_MS = 0.4 s)
+        events = pg.evaluate("() => window.__timeline")
+        last_key = max(at for what, at in events if what == "key")
+        synced = [at for what, at in events if what == "sync"]
+        # ... asked for once the learner stopped: SYNC_MS (0.4 s) after the last key, in the browser
+        assert len(synced) == 1 and synced[0] - last_key > 0.38, events
+        assert sent[before] > pressed
         _press(pg, "ArrowRight")  # step 6, then at once to page 3
         pg.wait_for_function(PARTS_AT, arg=6, timeout=10_000)
         socket.held = True
