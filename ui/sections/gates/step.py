@@ -92,9 +92,9 @@ def _slides(model, tr, lang: str, first: int, last: int, tokens: tuple) -> tuple
 def _step_parts(model, tr, tokens):
     """(words, table, unit): step t1's sentence above the table, its table of every quantity
     (the first 8 entries of each, from gates.gated_step), and its unit written out."""
-    H, T, lstm = model.cfg.hidden_size, tr.T, model.cfg.cell == "lstm"
+    H, lstm = model.cfg.hidden_size, model.cfg.cell == "lstm"
     rows = LSTM_ROWS if lstm else GRU_ROWS
-    step = functools.cache(lambda t1: gates.gated_step(model, tr, min(max(t1, 1), T) - 1))
+    step = functools.cache(lambda t1: gates.gated_step(model, tr, t1 - 1))  # t1 in 1..T (the window)
     quantity, shape, values = t("gates.col.quantity"), t("gates.col.shape"), t("gates.col.values")
 
     def words(t1: int) -> str:
