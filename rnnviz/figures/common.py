@@ -16,6 +16,7 @@ from rnnviz.formatting import num
 from rnnviz.safe_text import short
 
 from .. import limits
+from .grid import PlainFigure, is_plain, plain_dicts
 
 
 def step_labels(tokens) -> list[str]:
@@ -115,8 +116,8 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
             "exponentformat": "power"}  # one exponent style on every axis: 10⁻⁵, never "10μ"
     # plain dicts: reading them validates nothing; an empty list (left by add_hline on a grid
     # made by grid.subplots) is no setting
-    given = {k: v for k, v in fig.layout.to_plotly_json().items() if not (isinstance(v, (tuple, list))
-                                                                          and not v)}
+    data, given = plain_dicts(fig)  # a PlainFigure's own dicts, else copies
+    given = {k: v for k, v in given.items() if not (isinstance(v, (tuple, list)) and not v)}
     given = updated(given, layout or {})
     look = {"margin": {**MARGIN, "t": top, "b": bottom}, "font": {"color": AXIS_TEXT},
             "legend": {"font": {"color": AXIS_TEXT}}, "title": {"font": {"color": AXIS_TEXT}}}
@@ -132,10 +133,11 @@ def style(fig: go.Figure, title: str | None = None, height: int | None = None,
         look["annotations"] = [n if (n.get("font") or {}).get("color") is not None
                                else {**n, "font": {**(n.get("font") or {}), "color": AXIS_TEXT}}
                                for n in notes]
-    given = _own_template(given, {tr.type for tr in fig.data})
-    # Merged as plain dicts and rebuilt without validation (the figure was validated as it was
-    # built; the style is constants): plotly's validated update_layout cost 40 ms a figure (issue 24).
-    styled = go.Figure(data=fig.data, layout=merged(given, look), _validate=False)
+    given = _own_template(given, {tr.get("type", "scatter") for tr in data})
+    # Merged as plain dicts, kept as plain dicts (grid.PlainFigure): the figure was validated as
+    # it was built, or built from plain dicts held to the validated JSON, and the style is
+    # constants. Plotly's validated update_layout cost 40 ms a figure (issue 24).
+    styled = PlainFigure({"data": [dict(tr) for tr in data], "layout": merged(given, look)})
     group_legend(styled)
     return styled
 
@@ -264,9 +266,12 @@ def _unvalidated(obj):
 def group_legend(fig: go.Figure, max_items: int = LEGEND_MAX_ITEMS) -> go.Figure:
     """Many series (one per loss L_t on a long sentence): one legend entry per band of
     consecutive series, titled "first – last", whose click shows or hides the whole band."""
+    if isinstance(fig, PlainFigure) and is_plain(fig):  # counted on its dicts: it stays plain
+        data, _ = plain_dicts(fig)
+        if sum(1 for tr in data if tr.get("showlegend") is not False and tr.get("name")
+               and not tr.get("legendgroup")) <= max_items:
+            return fig
     listed = [tr for tr in fig.data if tr.showlegend is not False and tr.name and not tr.legendgroup]
-    if len(listed) <= max_items:
-        return fig
     size = int(np.ceil(len(listed) / max_items))
     for start in range(0, len(listed), size):
         band = listed[start:start + size]

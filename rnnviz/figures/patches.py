@@ -27,7 +27,9 @@ def _nested(v) -> bool:
 
 def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        x, y = np.asarray(a), np.asarray(b)
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):  # an array and a list: b as it is
+            return False
+        x, y = a, b
         if x.shape != y.shape or x.dtype.kind != y.dtype.kind:
             return False
         return bool(np.array_equal(x, y, equal_nan=x.dtype.kind == "f"))

@@ -14,14 +14,12 @@ add_scatter, update_layout: tests/core/figures/test_plain_output.py).
 from __future__ import annotations
 
 import copy
-import functools
-import inspect
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.validator_cache import ValidatorCache
 
 from .common import native
+from .grid import as_validated, trace_class
 
 MAX_POINTS = 4096  # above this many cells the layer is left out (the page's size budget); the
 #                    number inputs still choose any cell
@@ -83,7 +81,7 @@ def heatmap_cells(spec: dict) -> int:
 def _copy(fig: go.Figure, spec: dict) -> go.Figure:
     """A figure of fig's grid from its JSON `spec` (plus traces), keys in the order a validated deep
     copy has them, built without validation, with click selection and no drag."""
-    data = [as_validated(tr, _trace_class(tr.get("type", "scatter"))) for tr in spec["data"]]
+    data = [as_validated(tr, trace_class(tr.get("type", "scatter"))) for tr in spec["data"]]
     out = go.Figure({"data": data, "layout": as_validated(spec["layout"], go.Layout),
                      "_grid_ref": copy.deepcopy(fig._grid_ref), "_grid_str": fig._grid_str}, _validate=False)
     out.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")  # raw: appended last
@@ -123,48 +121,6 @@ def _rings(hm, chosen: tuple[int, int]) -> list[dict]:
 def _on_axes(trace: dict, hm) -> dict:
     """The trace on the heatmap's own axes (a figure of several: x2, y2 ...)."""
     return {**trace, **{k: v for k, v in (("xaxis", hm.xaxis), ("yaxis", hm.yaxis)) if v is not None}}
-
-
-# ---- what plotly's validation makes of a figure's JSON: the same values, keys in its order -------
-
-def as_validated(value: dict, cls) -> dict:
-    """A plotly JSON dict of a `cls` object (go.Layout, go.Heatmap ...) with its keys, at every
-    depth, in the order plotly's validation writes them (its constructor's order; a trace's type
-    and a layout's xaxis2, yaxis2 ... after them, in their own order). Values are kept: a figure's
-    JSON is already validated or held to what validation makes of it (tests/core/figures)."""
-    rank = _order(cls)
-    keys = sorted((k for k in value if k in rank), key=rank.__getitem__) + [k for k in value if k not in rank]
-    out = {}
-    for key in keys:
-        v, sub = value[key], _child(cls, key)
-        if sub is not None and isinstance(v, dict):
-            v = as_validated(v, sub)
-        elif sub is not None and isinstance(v, (list, tuple)):  # annotations, shapes, a template's traces
-            v = [as_validated(e, sub) if isinstance(e, dict) else e for e in v]
-        out[key] = v
-    return out
-
-
-@functools.lru_cache(maxsize=None)
-def _order(cls) -> dict[str, int]:
-    """Property name -> its place among cls's constructor arguments (the order it writes them)."""
-    names = [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "arg", "kwargs")]
-    return {name: i for i, name in enumerate(names)}
-
-
-@functools.lru_cache(maxsize=None)
-def _child(cls, name: str):
-    """The class of cls's compound property `name` (or of each element of a compound array), else None."""
-    try:
-        validator = ValidatorCache.get_validator(cls._path_str, name)
-    except (KeyError, TypeError):  # not a property (a typed array's dtype, say)
-        return None
-    return getattr(validator, "data_class", None)
-
-
-@functools.lru_cache(maxsize=None)
-def _trace_class(kind: str):
-    return ValidatorCache.get_validator("", "data").get_trace_class(kind)
 
 
 def picked(points) -> tuple[int, ...] | None:

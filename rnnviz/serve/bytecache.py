@@ -66,6 +66,9 @@ def nbytes(obj, _seen: set | None = None) -> int:
     if isinstance(obj, torch.nn.Module):
         return _OVERHEAD + sum(nbytes(t, seen) for t in obj.state_dict(keep_vars=True).values())
     if hasattr(obj, "to_plotly_json"):  # a Plotly figure: its own dicts (to_plotly_json copies them all)
+        plain = vars(obj).get("_plain") if hasattr(obj, "__dict__") else None
+        if isinstance(plain, dict):  # rnnviz.figures.grid.PlainFigure, its objects not built
+            return _OVERHEAD + nbytes(plain, seen)
         own = getattr(obj, "_data", None), getattr(obj, "_layout", None)
         return _OVERHEAD + nbytes(list(own) if None not in own else obj.to_plotly_json(), seen)
     if dataclasses.is_dataclass(obj):

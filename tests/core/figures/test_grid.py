@@ -107,3 +107,55 @@ def test_a_figure_built_without_validation_is_what_validation_makes_of_it(name, 
     made = PLAIN[name]
     fig = made() if callable(made) else made[0](*made[1])
     assert spec(go.Figure(fig.to_plotly_json())) == spec(fig)
+
+
+# ---- PlainFigure: a go.Figure held as its dicts until its objects are asked for -----------------
+
+PLAIN_CASES = {
+    "bars on a grid": lambda: grid.subplots(rows=1, cols=2, subplot_titles=("a", "b"), data=[
+        {"type": "bar", "x": ["p", "q"], "y": [0.25, 0.75], "row": 1, "col": 1},
+        {"type": "bar", "x": ["p", "q"], "y": np.array([-0.5, 0.5]), "row": 1, "col": 2}]),
+    "a heatmap, no template given": lambda: grid.plain_figure(
+        [{"type": "heatmap", "z": np.arange(6.0).reshape(3, 2), "x": ["a", "b"], "y": ["c", "d", "e"]}],
+        {"yaxis": {"type": "category", "autorange": "reversed"}, "margin": {"l": 1, "r": 2, "t": 3, "b": 4}}),
+    "numbered axes": lambda: grid.plain_figure(
+        [{"type": "scatter", "y": [1, 2]}], {"xaxis2": {"title": {"text": "s", "font": {"size": 3}}, "anchor": "y2"},
+                                             "template": {"layout": {"font": {"size": 9}}}}),
+    "styled": lambda: output.prob_and_grad_bars(["a", "b", "c"], [0.2, 0.3, 0.5], [0.2, -0.7, 0.5], 1, "t"),
+}
+
+
+@pytest.mark.parametrize("template", ["plotly", "streamlit"])
+@pytest.mark.parametrize("name", sorted(PLAIN_CASES))
+def test_a_plain_figures_json_is_the_figure_plotly_builds_from_its_dicts(name, template, monkeypatch):
+    if template not in pio.templates:
+        pytest.skip("Streamlit's template is registered when streamlit is imported")
+    monkeypatch.setattr(pio.templates, "default", template)
+    fig = PLAIN_CASES[name]()
+    assert grid.is_plain(fig) and isinstance(fig, go.Figure)
+    made = fig.to_plotly_json()
+    assert grid.is_plain(fig)  # its JSON built nothing
+    built = PLAIN_CASES[name]()
+    built.data  # noqa: B018 - asking for a plotly object builds them all, once
+    assert not grid.is_plain(built)
+    # the very text plotly writes for the figure it builds from the dicts (key order included)
+    assert json.dumps(made, sort_keys=False) == json.dumps(built.to_plotly_json(), sort_keys=False)
+
+
+def test_a_plain_figure_works_as_the_go_figure_it_stands_for():
+    fig = PLAIN_CASES["bars on a grid"]()
+    fig.update_layout(height=333)  # plotly's own methods build the objects first
+    fig.add_trace(go.Scatter(y=[1, 2]), row=1, col=2)  # the grid is still there
+    assert fig.layout.height == 333 and fig.data[2].xaxis == "x2"
+    copied = __import__("copy").deepcopy(PLAIN_CASES["bars on a grid"]())
+    assert type(copied) is go.Figure and copied.to_plotly_json() == PLAIN_CASES["bars on a grid"]().to_plotly_json()
+
+
+def test_plain_dicts_are_a_copy_for_a_built_figure_and_the_figures_own_otherwise():
+    plain = PLAIN_CASES["a heatmap, no template given"]()
+    data, layout = grid.plain_dicts(plain)
+    assert data is plain.__dict__["_plain"]["data"] and "template" in layout
+    built = go.Figure(plain.to_plotly_json())
+    data, _ = grid.plain_dicts(built)
+    data[0]["x"] = ["changed"]
+    assert list(built.data[0].x) == ["a", "b"]
