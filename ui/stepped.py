@@ -156,16 +156,26 @@ def table_html(df: pd.DataFrame, index: bool = True, math: tuple[str, ...] = ())
     significant digits (as ui.page.four_digits shows them in st.dataframe), every cell escaped;
     a missing cell (None, NaN) empty. math: columns whose cells are the code's own inline markdown
     ("$A_i$", drawn by KaTeX as st.table draws it), never a learner's text. Built column by
-    column from plain Python values (a page run makes a table for each step it carries)."""
+    column from plain Python values (a page run makes a table for each step it carries). df: a
+    pandas frame, or an Arrow table (ui.page.arrow_rows; no index), read as it is."""
+    if not isinstance(df, pd.DataFrame) and not index:  # Arrow: its columns as Python values, no pandas
+        return _html(list(df.column_names), [c.to_pylist() for c in df.columns], [""] * df.num_rows,
+                     False, math)
+    df = df if isinstance(df, pd.DataFrame) else df.to_pandas()
     names = list(df.columns)
     columns = df.to_numpy(dtype=object).T.tolist() if names else []
+    heads = [f"<th>{html.escape(str(i))}" for i in df.index.tolist()] if index else [""] * len(df)
+    return _html(names, columns, heads, index, math)
+
+
+def _html(names: list, columns: list[list], heads: list[str], index: bool, math: tuple[str, ...]) -> str:
+    """table_html from its column names, columns (Python values) and row headings."""
     words = [all(isinstance(v, str) for v in values) for values in columns]  # a heading over words: left
     corner = "<th></th>" if index else ""
     head = "".join(f"<th{' class=s' if w else ''}>{html.escape(str(c))}</th>" for c, w in zip(names, words))
     cells = [_math_cells(values) if name in math else _cells(values) for name, values in zip(names, columns)]
-    heads = [f"<th>{html.escape(str(i))}" for i in df.index.tolist()] if index else [""] * len(df)
     rows = "".join(  # a cell's and a row's end tags are optional in HTML: fewer bytes a step
-        "<tr>" + h + "".join(r) for h, r in zip(heads, zip(*cells) if cells else [()] * len(df)))
+        "<tr>" + h + "".join(r) for h, r in zip(heads, zip(*cells) if cells else [()] * len(heads)))
     return f'<table><thead><tr>{corner}{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
@@ -255,12 +265,14 @@ def shown(steps: Steps, key: str, slides: list[str], table: bool = False) -> Non
 
 def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None,
           index: bool = True, math: tuple[str, ...] = ()) -> None:
-    """table_of(t): step t's table (floats shown with 4 significant digits); height: its greatest
+    """table_of(t): step t's table, a DataFrame or an Arrow table (floats shown with 4 significant
+    digits); height: its greatest
     height in px (None: every row); index: the row names shown as the first column; math: columns
     of the code's inline markdown (table_html)."""
     if not steps.live:
         from .page import four_digits, whole_height
         df = table_of(steps.at)
+        df = df if isinstance(df, pd.DataFrame) else df.to_pandas()
         size = {"height": height} if height is not None else whole_height(len(df))
         st.dataframe(df, column_config=four_digits(df), width="stretch", hide_index=not index, **size)
         return

@@ -62,6 +62,24 @@ def test_table_html_writes_four_significant_digits_and_escapes():
     assert back.loc["u1", "a<b"] == "55.74" and back.loc["<u2>", "a<b"] == "1.23e-07" and back.loc["u1", "n"] == "3"
 
 
+def test_an_arrow_table_is_written_as_its_pandas_frame_is():
+    import pandas as pd
+    import pyarrow as pa
+
+    from ui.page import arrow_rows
+    rows = [{"output": "<b>", "id": 3, "z_k": 55.7442, "y_k": None, "$x$": "$W_x$", "ok": True},
+            {"output": "猫", "id": 4, "z_k": float("nan"), "y_k": 1, "$x$": "$b$", "ok": False},
+            {"output": "", "id": 5, "z_k": 1.23e-07, "y_k": 0, "$x$": "$c$", "ok": True}]
+    table = arrow_rows(rows, lang="en")
+    assert isinstance(table, pa.Table)
+    for math in ((), ("$x$",)):
+        assert stepped.table_html(table, index=False, math=math) == \
+            stepped.table_html(table.to_pandas(), index=False, math=math)
+    assert stepped.table_html(table) == stepped.table_html(table.to_pandas())  # an index: pandas' own
+    empty = pa.table({"a": pa.array([], pa.float64())})
+    assert stepped.table_html(empty, index=False) == stepped.table_html(pd.DataFrame({"a": []}), index=False)
+
+
 # ---- page 2: what the browser shows for step s is what the page draws at s ----------------------
 
 def _stepped_charts(at) -> list[tuple[dict, dict]]:

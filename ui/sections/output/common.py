@@ -59,9 +59,9 @@ def _rows(rows: list[dict]) -> list[dict]:
 
 def table_shown(rows: list[dict]):
     """The table as the page shows it (ui.stepped.table): its cells as the prose writes its
-    numbers, its headers and fixed words in the learner's language, as a DataFrame."""
-    shown = arrow_rows(_rows(rows))
-    return shown.to_pandas() if hasattr(shown, "to_pandas") else shown
+    numbers, its headers and fixed words in the learner's language, as an Arrow table (or a
+    DataFrame where Arrow would not show it as pandas does: ui.page.arrow_rows)."""
+    return arrow_rows(_rows(rows))
 
 
 def table(rows: list[dict], **kw) -> None:
