@@ -222,9 +222,10 @@ def _block(steps: Steps, key: str, slides: list[str], kind: str = "", **extra) -
 # ---- the parts ---------------------------------------------------------------------------------
 
 def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | None = None,
-             caption_of: Callable[[int], str | None] | None = None) -> None:
+             caption_of: Callable[[int], str | None] | None = None, slides: list[str] | None = None) -> None:
     """text_of(t): step t's markdown; box "info": in an info box (st.info's look, the visibility
-    icon); caption_of(t): a caption under it, or None."""
+    icon); caption_of(t): a caption under it, or None. slides: markdown_slides' of the window, made
+    before (a page that keeps them for every session: ui/cache.kept), used where live."""
     if not steps.live:
         if box == "info":
             st.info(text_of(steps.at), icon=":material/visibility:")
@@ -234,8 +235,8 @@ def markdown(steps: Steps, key: str, text_of: Callable[[int], str], box: str | N
         if note:
             st.caption(note)
         return
-    _block(steps, key, markdown_slides(steps, text_of, caption_of), "info" if box == "info" else "",
-           icon="visibility")
+    slides = slides if slides is not None else markdown_slides(steps, text_of, caption_of)
+    _block(steps, key, slides, "info" if box == "info" else "", icon="visibility")
 
 
 def markdown_slides(steps: Steps, text_of: Callable[[int], str],
@@ -264,11 +265,11 @@ def shown(steps: Steps, key: str, slides: list[str], table: bool = False) -> Non
 
 
 def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], height: int | None = None,
-          index: bool = True, math: tuple[str, ...] = ()) -> None:
+          index: bool = True, math: tuple[str, ...] = (), slides: list[str] | None = None) -> None:
     """table_of(t): step t's table, a DataFrame or an Arrow table (floats shown with 4 significant
     digits); height: its greatest
     height in px (None: every row); index: the row names shown as the first column; math: columns
-    of the code's inline markdown (table_html)."""
+    of the code's inline markdown (table_html); slides: table_slides' of the window, made before."""
     if not steps.live:
         from .page import four_digits, whole_height
         df = table_of(steps.at)
@@ -276,20 +277,28 @@ def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], heigh
         size = {"height": height} if height is not None else whole_height(len(df))
         st.dataframe(df, column_config=four_digits(df), width="stretch", hide_index=not index, **size)
         return
-    _block(steps, key, table_slides(steps, table_of, index, math), "table", height=height)
+    slides = slides if slides is not None else table_slides(steps, table_of, index, math)
+    _block(steps, key, slides, "table", height=height)
 
 
-def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str) -> None:
+def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str,
+          figs: dict[int, dict] | None = None) -> None:
     """figure_of(t): step t's figure (ui.cache.figure); the chart and its HTML download, which
-    holds the step the slider is at when it is clicked."""
+    holds the step the slider is at when it is clicked. figs: plain_figures' of the window, made
+    before (figure_of is then called for a download alone)."""
     if not steps.live:
         fig = figure_of(steps.at)
         charts.chart(fig, width="stretch", key=f"{key}_chart")
         download_figure(fig, name, key)
         return
-    figs = {s: plain(figure_of(s)) for s in steps.window}
+    figs = figs if figs is not None else plain_figures(steps, figure_of)
     charts.chart(figs[steps.at], width="stretch", key=f"{key}_chart", steps=steps_data(steps, figs))
     download_figure(shown_figure(steps, figure_of), name, key)
+
+
+def plain_figures(steps: Steps, figure_of: Callable[[int], object]) -> dict[int, dict]:
+    """chart()'s figures, {step: plain figure} over the window (for a page that keeps them)."""
+    return {s: plain(figure_of(s)) for s in steps.window}
 
 
 def shown_figure(steps: Steps, figure_of: Callable[[int], object]) -> Callable[[], object]:

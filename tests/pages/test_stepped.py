@@ -80,6 +80,24 @@ def test_an_arrow_table_is_written_as_its_pandas_frame_is():
     assert stepped.table_html(empty, index=False) == stepped.table_html(pd.DataFrame({"a": []}), index=False)
 
 
+@pytest.mark.parametrize("page,key,part", [("pages/hidden.py", "hid_step", 0), ("pages/output.py", "out_step", 1)])
+def test_kept_slides_are_each_sentences_and_languages_own(app, page, key, part):
+    """Pages 2 and 3 keep their step parts for every session (ui/cache.kept, keyed by model,
+    sentence, language and window): a session on another sentence or language gets its own."""
+    other = "leave Boston with the cat"
+    seen = {}
+    for text, lang in ((TEXT, "en"), (TEXT, "zh"), (other, "en"), (TEXT, "en")):
+        at = app(page, query={"text": text, "lang": lang})
+        no_exception(at)
+        block = stepped_elements(at)[part]
+        seen[(text, lang)] = [stepped_slide(block, s) for s in range(block["first"], block["first"] + 3)]
+        assert block["at"] == int(at.slider(key=key).value)
+    assert seen[(TEXT, "en")] != seen[(TEXT, "zh")] != seen[(other, "en")]
+    assert "第" in seen[(TEXT, "zh")][2] and "3" in seen[(TEXT, "zh")][2]
+    assert "“Arrive”" in seen[(TEXT, "en")][1] and "“leave”" in seen[(other, "en")][1]  # step 2's token
+    assert "“Arrive”" not in seen[(other, "en")][1] and "“leave”" not in seen[(TEXT, "en")][1]
+
+
 # ---- page 2: what the browser shows for step s is what the page draws at s ----------------------
 
 def _stepped_charts(at) -> list[tuple[dict, dict]]:

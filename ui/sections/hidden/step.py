@@ -3,7 +3,9 @@ Play (redrawn alone on each tick), h_0, the shapes, and the whole sentence as a 
 
 from __future__ import annotations
 
+import functools
 import time
+from types import SimpleNamespace
 
 import pandas as pd
 import streamlit as st
@@ -16,7 +18,7 @@ from rnnviz.formatting import num, num_inside, plain_math, sub
 
 from ... import cache, session, stepped
 from ...cellpick import follow_link
-from ...i18n import prose, t
+from ...i18n import current_lang, prose, t
 from ...links import in_fragment_rerun
 from ...model_text import prose_values
 from ...page import figure_labels
@@ -170,20 +172,53 @@ def step_view(cur: session.Current, steps: stepped.Steps) -> None:
     if cfg.cell not in ("elman", "jordan"):  # gated cells: their step is written out on the Gates page
         st.info(t("hidden.elman_only", cell=cfg.cell))
         return
+    tokens = tuple(cur.tokens)
+    parts = _parts(model, tr, tokens)
+    kept = _slides(model, tr, tokens, current_lang(), steps.first, steps.last) if steps.live else {}
+    stepped.markdown(steps, "hid_step_text", parts.text, caption_of=parts.caption, slides=kept.get("text"))
+    st.latex(prose_values(cfg)["step_formula"])
+    left, right = st.columns([3, 2])
+    with left:
+        stepped.table(steps, "hid_terms", parts.terms, height=min(600, 38 + 35 * cfg.hidden_size),
+                      slides=kept.get("terms"))
+    with right:
+        shapes(cur)
+    stepped.table(steps, "hid_x_row", parts.x_row, slides=kept.get("x_row"))
+    stepped.markdown(steps, "hid_column", parts.column, slides=kept.get("column"))
+    stepped.chart(steps, "hid_fig_terms", parts.figure, t("hidden.fig_terms"), figs=kept.get("figs"))
+
+
+@cache.kept("hidden_step_slides", copy=False)
+def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
+    """step_view's slides and figures for steps first..last (lang: the catalogue's, read by prose
+    and t): shared by every session, never edited."""
+    steps, parts = stepped.Steps("hid_step", first, first, last, True), _parts(model, tr, tokens)
+    return {"text": stepped.markdown_slides(steps, parts.text, parts.caption),
+            "terms": stepped.table_slides(steps, parts.terms),
+            "x_row": stepped.table_slides(steps, parts.x_row),
+            "column": stepped.markdown_slides(steps, parts.column),
+            "figs": stepped.plain_figures(steps, parts.figure)}
+
+
+def _parts(model, tr, tokens: tuple) -> SimpleNamespace:
+    """Step t1's parts (t1 in 1..T), each a function of t1: text (its caption at step 1: h_0),
+    the terms table, x_t's row, E's column and the terms chart. Each step's terms are made once,
+    when a part first asks for them."""
+    cfg = model.cfg
     vals = prose_values(cfg)
     rec = plain_math("W_y y_{t-1}" if cfg.cell == "jordan" else "W_h h_{t-1}")
-    terms = {s: hd.step_terms(model, tr, s - 1) for s in steps.window}
-    cols = {s: hd.input_column(model, tr, s - 1) for s in steps.window}
+    terms = functools.cache(lambda t1: hd.step_terms(model, tr, t1 - 1))
+    cols = functools.cache(lambda t1: hd.input_column(model, tr, t1 - 1))
 
     def text(t1: int) -> str:
-        peak = hidden_peak(terms[t1]["h"].double().numpy()[None, :])
-        norms = hd.term_norms(terms[t1])
+        peak = hidden_peak(terms(t1)["h"].double().numpy()[None, :])
+        norms = hd.term_norms(terms(t1))
         return prose(
             PAGE,
             "step",
             t=t1,
             T=tr.T,
-            tok=md_escape(cur.tokens[t1 - 1]),
+            tok=md_escape(tokens[t1 - 1]),
             H=cfg.hidden_size,
             rec=rec,
             n_wx=num(norms["Wx_x"]),
@@ -197,32 +232,23 @@ def step_view(cur: session.Current, steps: stepped.Steps) -> None:
         )
 
     def x_row(t1: int) -> pd.DataFrame:
-        col = cols[t1]
-        return pd.DataFrame([terms[t1]["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
+        col = cols(t1)
+        return pd.DataFrame([terms(t1)["x"].tolist()], index=[f"x{sub(t1)} = E[{col['id']}]ᵀ"],
                             columns=[f"{j + 1}" for j in range(col["d"])])
 
     def column(t1: int) -> str:
-        col = cols[t1]
+        col = cols(t1)
         return prose(PAGE, "column", t=t1, id=col["id"], d=col["d"], H=col["H"], V=col["V"],
                      err=num(col["err"]))
 
     def figure(t1: int):
-        return cache.figure(fh.step_terms_bar, terms[t1], rec, vals["activation_short"],
+        return cache.figure(fh.step_terms_bar, terms(t1), rec, vals["activation_short"],
                             labels=figure_labels(title="hidden.fig_terms", x="hidden.ax_unit",
                                                  y="hidden.ax_value", a="hidden.leg_a"))
 
-    h0 = h0_text(cur) if 1 in steps.window else None
-    stepped.markdown(steps, "hid_step_text", text, caption_of=lambda t1: h0 if t1 == 1 else None)
-    st.latex(vals["step_formula"])
-    left, right = st.columns([3, 2])
-    with left:
-        stepped.table(steps, "hid_terms", lambda t1: step_table(terms[t1], rec, cfg.nonlinearity),
-                      height=min(600, 38 + 35 * cfg.hidden_size))
-    with right:
-        shapes(cur)
-    stepped.table(steps, "hid_x_row", x_row)
-    stepped.markdown(steps, "hid_column", column)
-    stepped.chart(steps, "hid_fig_terms", figure, t("hidden.fig_terms"))
+    return SimpleNamespace(text=text, caption=lambda t1: h0_text(model, tr) if t1 == 1 else None,
+                           terms=lambda t1: step_table(terms(t1), rec, cfg.nonlinearity),
+                           x_row=x_row, column=column, figure=figure)
 
 
 def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
@@ -242,12 +268,12 @@ def step_table(terms: dict, rec: str, phi: str) -> pd.DataFrame:
     return df
 
 
-def h0_text(cur: session.Current) -> str:
+def h0_text(model, tr) -> str:
     """h_0 = 0 is fixed, not learned: said where the first step uses it (Elman models)."""
-    if cur.model.cfg.cell != "elman" or cur.model.cfg.bidirectional:
+    if model.cfg.cell != "elman" or model.cfg.bidirectional:
         return t("hidden.h0_other")
-    facts = initial_state(cur.model)
-    err = hd.first_step_check(cur.model, cur.trace)
+    facts = initial_state(model)
+    err = hd.first_step_check(model, tr)
     return prose(PAGE, "h0", n_tensors=len(facts["parameters"]), H=facts["params_if_learned"],
                  h1_err=num(err))
 

@@ -3,6 +3,9 @@ step written out (z, softmax, L, p - y) and, on the notes model, the notes' own 
 
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
+
 import streamlit as st
 
 from rnnviz.explain import output as out
@@ -12,7 +15,7 @@ from rnnviz.store.catalog import NOTES_VOCAB
 from rnnviz.text.tokenize import EOS
 
 from ... import cache, session, stepped
-from ...i18n import prose, t
+from ...i18n import current_lang, prose, t
 from ...page import figure_labels
 from ...widgets import md_escape, shared_step, show_figure, step_form
 from .common import BIND, PAGE, table, table_shown
@@ -112,37 +115,60 @@ def fig_text() -> dict:
 
 def one_step(cur: session.Current, steps: stepped.Steps, k: int) -> None:
     """z_t = W_o h_t + b_o row by row, the softmax written out, L_t and p_t - y_t, each step of
-    `steps` (ui/stepped.py)."""
-    tr, model, labels_ = cur.trace, cur.model, cur.vocab.itos
-    views = {s: out.step_view(tr, s - 1, labels_) for s in steps.window}
-    shown = {s: out.shown_outputs(v, k) for s, v in views.items()}
-    K, H = model.cfg.K, model.cfg.H_out
+    `steps` (ui/stepped.py): where live, their slides made once per model, sentence, k, language
+    and window for every session (_slides)."""
+    parts = _parts(cur.model, cur.trace, cur.vocab, tuple(cur.tokens), k)
+    kept = _slides(cur.model, cur.trace, cur.vocab, tuple(cur.tokens), k, current_lang(), steps.first,
+                   steps.last) if steps.live else {}
+    stepped.markdown(steps, "out_step_text", parts.text, slides=kept.get("text"))
+    st.caption(t("output.logit_rows"))
+    stepped.table(steps, "out_logits", parts.logits, index=False, slides=kept.get("logits"))
+    stepped.table(steps, "out_softmax", parts.softmax, index=False, slides=kept.get("softmax"))
+    stepped.markdown(steps, "out_step_prose", parts.prose, slides=kept.get("prose"))
+    name = t("output.fig_step", t=steps.at, tok=cur.tokens[steps.at - 1])
+    stepped.chart(steps, "out_fig_step", parts.figure, name, figs=kept.get("figs"))
+
+
+@cache.kept("output_step_slides", copy=False)
+def _slides(model, tr, vocab, tokens: tuple, k: int, lang: str, first: int, last: int) -> dict:
+    """one_step's slides and figures for steps first..last (lang: the catalogue's, read by prose
+    and t): shared by every session, never edited."""
+    steps, parts = stepped.Steps("out_step", first, first, last, True), _parts(model, tr, vocab, tokens, k)
+    return {"text": stepped.markdown_slides(steps, parts.text),
+            "logits": stepped.table_slides(steps, parts.logits, False),
+            "softmax": stepped.table_slides(steps, parts.softmax, False),
+            "prose": stepped.markdown_slides(steps, parts.prose),
+            "figs": stepped.plain_figures(steps, parts.figure)}
+
+
+def _parts(model, tr, vocab, tokens: tuple, k: int) -> SimpleNamespace:
+    """Step t1's parts (t1 in 1..T), each a function of t1: text, logits and softmax (tables),
+    prose and figure. Each step's view is made once, when a part first asks for it."""
+    labels_ = vocab.itos
+    view = functools.cache(lambda t1: out.step_view(tr, t1 - 1, labels_))
+    shown = functools.cache(lambda t1: out.shown_outputs(view(t1), k))
+    K, H, jordan = model.cfg.K, model.cfg.H_out, model.cfg.cell == "jordan"
 
     def text(t1: int) -> str:
-        view, tok = views[t1], md_escape(cur.tokens[t1 - 1])
-        if view.target is None:
+        v, tok = view(t1), md_escape(tokens[t1 - 1])
+        if v.target is None:
             return prose(PAGE, "no_target", t=t1, tok=tok)
-        note = t("output.shown_all", K=K) if len(shown[t1]) == K else t("output.shown_top", k=k)
-        return prose(PAGE, "step", t=t1, tok=tok, target=md_escape(labels_[view.target]), K=K, H=H,
+        note = t("output.shown_all", K=K) if len(shown(t1)) == K else t("output.shown_top", k=k)
+        return prose(PAGE, "step", t=t1, tok=tok, target=md_escape(labels_[v.target]), K=K, H=H,
                      shown_note=note)
 
     def figure(t1: int):
-        view, idx = views[t1], shown[t1]
-        return cache.figure(figs.prob_and_grad_bars, [view.labels[i] for i in idx], view.p[idx],
-                            view.p_minus_y[idx], idx.index(view.target) if view.target is not None else None,
-                            t("output.fig_step", t=t1, tok=cur.tokens[t1 - 1]), fig_text())
+        v, idx = view(t1), shown(t1)
+        return cache.figure(figs.prob_and_grad_bars, [v.labels[i] for i in idx], v.p[idx],
+                            v.p_minus_y[idx], idx.index(v.target) if v.target is not None else None,
+                            t("output.fig_step", t=t1, tok=tokens[t1 - 1]), fig_text())
 
-    stepped.markdown(steps, "out_step_text", text)
-    st.caption(t("output.logit_rows"))
-    stepped.table(steps, "out_logits", lambda t1: table_shown(
-        out.logit_rows(model, tr, t1 - 1, shown[t1], labels_)), index=False)
-    stepped.table(steps, "out_softmax", lambda t1: table_shown(out.softmax_rows(views[t1], shown[t1])),
-                  index=False)
-    jordan = model.cfg.cell == "jordan"
-    stepped.markdown(steps, "out_step_prose",
-                     lambda t1: step_prose(views[t1], jordan) if views[t1].target is not None else "")
-    name = t("output.fig_step", t=steps.at, tok=cur.tokens[steps.at - 1])
-    stepped.chart(steps, "out_fig_step", figure, name)
+    return SimpleNamespace(
+        text=text,
+        logits=lambda t1: table_shown(out.logit_rows(model, tr, t1 - 1, shown(t1), labels_)),
+        softmax=lambda t1: table_shown(out.softmax_rows(view(t1), shown(t1))),
+        prose=lambda t1: step_prose(view(t1), jordan) if view(t1).target is not None else "",
+        figure=figure)
 
 
 def step_prose(view: out.StepView, jordan: bool) -> str:
