@@ -282,17 +282,19 @@ def table(steps: Steps, key: str, table_of: Callable[[int], pd.DataFrame], heigh
 
 
 def chart(steps: Steps, key: str, figure_of: Callable[[int], object], name: str,
-          figs: dict[int, dict] | None = None) -> None:
+          figs: dict[int, dict] | None = None, data: dict | None = None) -> None:
     """figure_of(t): step t's figure (ui.cache.figure); the chart and its HTML download, which
     holds the step the slider is at when it is clicked. figs: plain_figures' of the window, made
-    before (figure_of is then called for a download alone)."""
+    before (figure_of is then called for a download alone); data: steps_data(steps, figs), made
+    before."""
     if not steps.live:
         fig = figure_of(steps.at)
         charts.chart(fig, width="stretch", key=f"{key}_chart")
         download_figure(fig, name, key)
         return
     figs = figs if figs is not None else plain_figures(steps, figure_of)
-    charts.chart(figs[steps.at], width="stretch", key=f"{key}_chart", steps=steps_data(steps, figs))
+    charts.chart(figs[steps.at], width="stretch", key=f"{key}_chart",
+                 steps=data if data is not None else steps_data(steps, figs))
     download_figure(shown_figure(steps, figure_of), name, key)
 
 

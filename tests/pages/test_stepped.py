@@ -80,9 +80,10 @@ def test_an_arrow_table_is_written_as_its_pandas_frame_is():
     assert stepped.table_html(empty, index=False) == stepped.table_html(pd.DataFrame({"a": []}), index=False)
 
 
-@pytest.mark.parametrize("page,key,part", [("pages/hidden.py", "hid_step", 0), ("pages/output.py", "out_step", 1)])
+@pytest.mark.parametrize("page,key,part", [("pages/hidden.py", "hid_step", 0), ("pages/output.py", "out_step", 1),
+                                           ("pages/bptt.py", "bptt_step", 0)])
 def test_kept_slides_are_each_sentences_and_languages_own(app, page, key, part):
-    """Pages 2 and 3 keep their step parts for every session (ui/cache.kept, keyed by model,
+    """Pages 2, 3 and 4 keep their step parts for every session (ui/cache.kept, keyed by model,
     sentence, language and window): a session on another sentence or language gets its own."""
     other = "leave Boston with the cat"
     seen = {}

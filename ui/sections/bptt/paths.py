@@ -12,66 +12,82 @@ from rnnviz.figures import bptt as figs
 from rnnviz.formatting import num, plain_subscripts
 
 from ... import cache, session, stepped
-from ...i18n import prose, t
+from ...i18n import current_lang, prose, t
 from ...page import folded
 from ...widgets import md_escape
 from .common import P, anchor, elman_1d, frame, labels, table, text
 
 
-def paths(cur: session.Current, steps: stepped.Steps) -> None:
+def paths(cur: session.Current, steps: stepped.Steps, data: dict | None = None) -> None:
     """∂L/∂h_t as a sum over the losses at t and after, bar per source loss, for each step of
-    `steps` (ui/stepped.py; 1-based)."""
+    `steps` (ui/stepped.py; 1-based): where live, their slides and figures made once per model,
+    sentence, language and window for every session (_slides). data: the chart's steps as
+    paths_fit made them for these steps, if it did."""
     anchor("paths")
-    tr = cur.trace
-    src = {s: cache.grad_sources(cur.model, tr, s - 1) for s in steps.window}  # cached step Jacobians
+    model, tr, tokens = cur.model, cur.trace, tuple(cur.tokens)
+    kept = _slides(model, tr, tokens, current_lang(), steps.first, steps.last) if steps.live else {}
+    if data is not None and (data["at"], data["first"]) != (steps.at, steps.first):
+        data = None
+    stepped.markdown(steps, "bptt_paths_text", lambda s: _words(model, tr, tokens, s),
+                     slides=kept.get("text"))
+    stepped.chart(steps, "bptt_paths", lambda s: paths_figure(model, tr, tokens, s), "bptt-paths",
+                  figs=kept.get("figs"), data=data)
 
-    def words(s: int) -> str:
-        t_, part = s - 1, src[s]
-        norms = chains.paths_norms(part, tr.grad_h[t_])
-        direct = (
-            prose(P, "paths_direct", t=s, direct=num(norms["direct"]))
-            if part["has_direct"]
-            else prose(P, "paths_no_direct", t=s)
+
+@cache.kept("bptt_paths_slides", copy=False)
+def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
+    """paths' slides and figures for steps first..last (lang: the catalogue's, read by prose and
+    t): shared by every session, never edited."""
+    steps = stepped.Steps("bptt_step", first, first, last, True)
+    return {"text": stepped.markdown_slides(steps, lambda s: _words(model, tr, tokens, s)),
+            "figs": stepped.plain_figures(steps, lambda s: paths_figure(model, tr, tokens, s))}
+
+
+def _words(model, tr, tokens: tuple, s: int) -> str:
+    """Where ∂L/∂h_s (1-based) comes from, in words, with its numbers (markdown)."""
+    t_, part = s - 1, cache.grad_sources(model, tr, s - 1)  # cached step Jacobians
+    norms = chains.paths_norms(part, tr.grad_h[t_])
+    direct = (
+        prose(P, "paths_direct", t=s, direct=num(norms["direct"]))
+        if part["has_direct"]
+        else prose(P, "paths_no_direct", t=s)
+    )
+    later = (
+        prose(
+            P,
+            "paths_later",
+            n_later=len(part["later_steps"]),
+            later=num(part["later_norm"]),
+            names=_names(part["later_steps"]),
         )
-        later = (
-            prose(
-                P,
-                "paths_later",
-                n_later=len(part["later_steps"]),
-                later=num(part["later_norm"]),
-                names=_names(part["later_steps"]),
-            )
-            if part["later_steps"]
-            else prose(P, "paths_no_later")
-        )
-        none = " " + prose(P, "paths_none", none=num(part["none_norm"])) if tr.T > 1 else ""
-        return prose(P, "paths", t=s, tok=md_escape(cur.tokens[t_]), direct_part=direct, later_part=later,
-                     total=num(norms["total"]), none_part=none)
-
-    stepped.markdown(steps, "bptt_paths_text", words)
-    stepped.chart(steps, "bptt_paths", lambda s: paths_figure(cur, s), "bptt-paths")
+        if part["later_steps"]
+        else prose(P, "paths_no_later")
+    )
+    none = " " + prose(P, "paths_none", none=num(part["none_norm"])) if tr.T > 1 else ""
+    return prose(P, "paths", t=s, tok=md_escape(tokens[t_]), direct_part=direct, later_part=later,
+                 total=num(norms["total"]), none_part=none)
 
 
-def paths_figure(cur: session.Current, s: int):
+def paths_figure(model, tr, tokens, s: int):
     """The sources of ∂L/∂h_s (1-based), a bar per source loss; built once per step and sentence
     (a step moved back to pays nothing)."""
-    src = cache.grad_sources(cur.model, cur.trace, s - 1)
-    return cache.figure(figs.paths_bar, src["parts"].numpy(), src["steps"], s - 1, cur.tokens,
-                        cur.model.cfg.hidden_size, labels=labels("paths", *figs.PATHS_LABELS))
+    src = cache.grad_sources(model, tr, s - 1)
+    return cache.figure(figs.paths_bar, src["parts"].numpy(), src["steps"], s - 1, list(tokens),
+                        model.cfg.hidden_size, labels=labels("paths", *figs.PATHS_LABELS))
 
 
 PATHS_BUDGET = 150_000  # bytes: the paths chart's other steps a page visit may carry (visit <= 400 KB)
 
 
-def paths_fit(cur: session.Current, at: int) -> bool:
-    """Do the paths chart's steps around `at` (1-based) fit PATHS_BUDGET? Each step's chart has a
-    bar per later loss for every unit, so a long sentence's steps do not (a 49-step sentence:
-    about 110 KB a step); then the step fragment draws the chart at each move, as before."""
+def paths_fit(cur: session.Current, at: int) -> dict | None:
+    """The paths chart's steps around `at` (1-based), as stepped.chart sends them, if they fit
+    PATHS_BUDGET, else None. Each step's chart has a bar per later loss for every unit, so a long
+    sentence's steps do not (a 49-step sentence: about 110 KB a step); then the step fragment
+    draws the chart at each move, as before."""
     first, last = stepped.window(at, cur.trace.T)
-    figs_ = {s: stepped.plain(paths_figure(cur, s)) for s in range(first, last + 1)}
-    size = len(pio.to_json(stepped.steps_data(stepped.Steps("bptt_step", at, first, last, True), figs_),
-                           validate=False))
-    return size <= PATHS_BUDGET
+    figs_ = _slides(cur.model, cur.trace, tuple(cur.tokens), current_lang(), first, last)["figs"]
+    data = stepped.steps_data(stepped.Steps("bptt_step", at, first, last, True), figs_)
+    return data if len(pio.to_json(data, validate=False)) <= PATHS_BUDGET else None
 
 
 def _names(steps: list[int]) -> str:

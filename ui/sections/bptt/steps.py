@@ -29,7 +29,8 @@ def draw(cur: session.Current, J, look) -> None:
     follows the slider in the browser: the page run draws it for a window of steps, between the
     fragment's slider and its delta recursion."""
     steps = StepParts()  # one step fragment: a step move reruns its parts
-    if not stepped.live() or not paths_fit(cur, step_now(cur)):
+    fit = paths_fit(cur, step_now(cur)) if stepped.live() else None
+    if fit is None:
         steps.here(by_step, cur)  # the step, paths and recursion
         fixed(cur)  # shared weights, notation, the vector chain, the backward cost: not the step's
         steps.draw(by_scale, cur, J, look)  # the W_h scale to the distance view (and J_t at the step)
@@ -40,7 +41,7 @@ def draw(cur: session.Current, J, look) -> None:
     fixed(cur)
     steps.draw(by_scale, cur, J, look)
     with slot:
-        paths(cur, stepped.around("bptt_step", handed(STEP) + 1, cur.trace.T))
+        paths(cur, stepped.around("bptt_step", handed(STEP) + 1, cur.trace.T), fit)
 
 
 def step_now(cur: session.Current) -> int:
