@@ -27,6 +27,10 @@ def test_first_request_to_a_page_url_has_the_sidebar_and_the_linked_view(chromiu
             wait_ready(pg)
             assert not exceptions_on(pg)
             assert "2 · Hidden states" in pg.inner_text('[data-testid="stSidebarNav"]')
+            # the step's text is a stepped part (ui/stepped.py): drawn by its own code once that has
+            # loaded, which on a busy machine can come after the run has finished (CI, 2026-12-07)
+            pg.wait_for_function("""() => { const m = document.querySelector('[data-testid="stMain"]');
+                                           return m && m.innerText.includes("Step 1 of 3"); }""", timeout=30_000)
             main = pg.inner_text('[data-testid="stMain"]')
             assert "Notes example" in main and "Step 1 of 3" in main
             screenshot(pg, "deep-link-hidden")
