@@ -68,6 +68,12 @@ class Steps:
         return range(self.first, self.last + 1)
 
 
+def span(follow: str, first: int, last: int) -> Steps:
+    """The live Steps first..last, shown at first: for making a window's slides once for every
+    session (a page's cache.kept slides; each step's slide is the same wherever it is shown)."""
+    return Steps(follow, first, first, last, True)
+
+
 def live() -> bool:
     """Can this run's parts follow the slider in the browser (the chart code served)?"""
     return charts._plotly_served()

@@ -38,7 +38,7 @@ def paths(cur: session.Current, steps: stepped.Steps, data: dict | None = None) 
 def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
     """paths' slides and figures for steps first..last (lang: the catalogue's, read by prose and
     t): shared by every session, never edited."""
-    steps = stepped.Steps("bptt_step", first, first, last, True)
+    steps = stepped.span("bptt_step", first, last)
     return {"text": stepped.markdown_slides(steps, lambda s: _words(model, tr, tokens, s)),
             "figs": stepped.plain_figures(steps, lambda s: paths_figure(model, tr, tokens, s))}
 

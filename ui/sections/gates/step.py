@@ -82,7 +82,7 @@ def written_out(run: Run, steps: stepped.Steps) -> None:
 @cache.kept("gates_step_slides", copy=False)
 def _slides(model, tr, lang: str, first: int, last: int, tokens: tuple) -> tuple[list, list, list]:
     """The three parts' slides for steps first..last (lang: the catalogue's, read by prose and t)."""
-    steps = stepped.Steps("gates_step", first, first, last, True)
+    steps = stepped.span("gates_step", first, last)
     words, table, unit = _step_parts(model, tr, tokens)
     quantity = t("gates.col.quantity")
     return (stepped.markdown_slides(steps, words), stepped.table_slides(steps, table, False, (quantity,)),

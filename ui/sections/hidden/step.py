@@ -192,7 +192,7 @@ def step_view(cur: session.Current, steps: stepped.Steps) -> None:
 def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
     """step_view's slides and figures for steps first..last (lang: the catalogue's, read by prose
     and t): shared by every session, never edited."""
-    steps, parts = stepped.Steps("hid_step", first, first, last, True), _parts(model, tr, tokens)
+    steps, parts = stepped.span("hid_step", first, last), _parts(model, tr, tokens)
     return {"text": stepped.markdown_slides(steps, parts.text, parts.caption),
             "terms": stepped.table_slides(steps, parts.terms),
             "x_row": stepped.table_slides(steps, parts.x_row),

@@ -42,9 +42,10 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
     if live and not any(bool(tr.valid[s - 1]) for s in steps.window):
         st.info(t("output.no_target_step", t=t1))
         return
-    parts = _parts(cur.model, tr, cur.vocab, tuple(cur.tokens), k, float(lr))
-    kept = _slides(cur.model, tr, cur.vocab, tuple(cur.tokens), k, float(lr), current_lang(), steps.first,
-                   steps.last) if live else {}
+    tokens = tuple(cur.tokens)
+    parts = _parts(cur.model, tr, cur.vocab, tokens, k, float(lr))
+    kept = _slides(cur.model, tr, cur.vocab, tokens, k, float(lr), current_lang(), steps.first, steps.last) \
+        if live else {}
     stepped.markdown(steps, "out_grad_text", parts.text, slides=kept.get("text"))
     stepped.chart(steps, "out_fig_before_after", parts.bars,
                   t("output.fig_before_after", t=steps.at, lr=f"{lr:g}"), figs=kept.get("bars"))
@@ -55,7 +56,7 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
 def _slides(model, tr, vocab, tokens: tuple, k: int, lr: float, lang: str, first: int, last: int) -> dict:
     """The gradient step's slides and figures for steps first..last (lang: the catalogue's, read
     by prose and t): shared by every session, never edited."""
-    steps = stepped.Steps("out_step", first, first, last, True)
+    steps = stepped.span("out_step", first, last)
     parts = _parts(model, tr, vocab, tokens, k, lr)
     return {"text": stepped.markdown_slides(steps, parts.text),
             "bars": stepped.plain_figures(steps, parts.bars),

@@ -133,7 +133,7 @@ def one_step(cur: session.Current, steps: stepped.Steps, k: int) -> None:
 def _slides(model, tr, vocab, tokens: tuple, k: int, lang: str, first: int, last: int) -> dict:
     """one_step's slides and figures for steps first..last (lang: the catalogue's, read by prose
     and t): shared by every session, never edited."""
-    steps, parts = stepped.Steps("out_step", first, first, last, True), _parts(model, tr, vocab, tokens, k)
+    steps, parts = stepped.span("out_step", first, last), _parts(model, tr, vocab, tokens, k)
     return {"text": stepped.markdown_slides(steps, parts.text),
             "logits": stepped.table_slides(steps, parts.logits, False),
             "softmax": stepped.table_slides(steps, parts.softmax, False),
