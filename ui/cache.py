@@ -221,7 +221,7 @@ def note002_derivation(model: RNNModel, tr: Trace) -> dict:
 
 # ---- page 3 (output) -------------------------------------------------------------------------
 
-@kept("output_step")
+@kept("output_step", copy=False)  # read-only: an OutputStep is frozen and no page edits its tensors
 def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float):
     return out.output_layer_step(model, tr, t, lr)
 

@@ -411,18 +411,26 @@ def output_layer_step(model: RNNModel, tr: Trace, t: int, lr: float) -> OutputSt
         raise InputError(f"Step {t + 1} has no target, so there is no loss to step on.")
     if not (math.isfinite(lr) and 0 < lr <= 100):
         raise InputError("The learning rate must be above 0 and at most 100.")
-    m = copy.deepcopy(model)
-    z = m(tr.ids)  # (T, K)
+    z = model(tr.ids)  # (T, K); autograd.grad below reads the shared weights, never writes them
     loss = F.cross_entropy(z[t:t + 1], tr.targets[t:t + 1])
-    names = [n for n, _ in m.named_parameters()]
-    grads = dict(zip(names, torch.autograd.grad(loss, list(m.parameters()))))
+    names, params = zip(*model.named_parameters())
+    grads = dict(zip(names, torch.autograd.grad(loss, params)))
     gW, gb = grads["W_o"], grads["b_o"]
     upstream = tuple((n, float(g.norm())) for n, g in grads.items() if n not in ("W_o", "b_o"))
     with torch.no_grad():  # SGD written out: torch.optim's first step imports torch._dynamo (~3 s)
-        m.W_o.sub_(lr * gW)
-        m.b_o.sub_(lr * gb)
-        p_after = torch.softmax(m(tr.ids), dim=-1)  # (T, K)
+        stepped = _with_output_layer(model, model.W_o - lr * gW, model.b_o - lr * gb)
+        p_after = torch.softmax(stepped(tr.ids), dim=-1)  # (T, K)
     return OutputStep(t, lr, gW.detach(), gb.detach(), tr.p, p_after, upstream)
+
+
+def _with_output_layer(model: RNNModel, W_o: torch.Tensor, b_o: torch.Tensor) -> RNNModel:
+    """model with W_o and b_o replaced, for a forward run: a shallow copy holding a parameter
+    dict of its own, every other weight shared (model itself, which every session reads, is
+    untouched; a deep copy of it was most of a gradient step's time)."""
+    m = copy.copy(model)
+    m._parameters = {**model._parameters, "W_o": torch.nn.Parameter(W_o, requires_grad=False),
+                     "b_o": torch.nn.Parameter(b_o, requires_grad=False)}
+    return m
 
 
 # ---- try it by hand -------------------------------------------------------------------------------

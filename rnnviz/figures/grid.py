@@ -23,7 +23,8 @@ import re
 
 import plotly.graph_objects as go
 import plotly.io as pio
-from _plotly_utils.utils import convert_to_base64
+from _plotly_utils.utils import convert_to_base64, is_homogeneous_array, to_typed_array_spec
+from plotly.graph_objs import Layout  # (not go.Layout: graph_objects finds it by a __getattr__ call)
 from plotly.subplots import make_subplots
 from plotly.validator_cache import ValidatorCache
 
@@ -126,11 +127,9 @@ class PlainFigure(go.Figure):
             return super().to_dict()
         plain = self.__dict__["_plain"]
         data, layout = plain_dicts(self)
-        layout = _ordered(layout, go.Layout, template_last=plain["layout"].get("template") is None)
+        layout = _ordered(layout, Layout, template_last=plain["layout"].get("template") is None)
         data = [_ordered({"type": "scatter", **tr}, trace_class(tr.get("type", "scatter"))) for tr in data]
-        res = copy.deepcopy({"data": data, "layout": layout})
-        convert_to_base64(res)
-        return res
+        return {"data": _json_copy(data), "layout": _json_copy(layout)}
 
     to_plotly_json = to_dict
 
@@ -152,10 +151,48 @@ def _ordered(value: dict, cls, template_last: bool = False) -> dict:
         keys.append("template")
     out = {}
     for key in keys:
-        v, numbered = value[key], _NUMBERED.match(key) if cls is go.Layout else None
+        v, numbered = value[key], _NUMBERED.match(key) if cls is Layout else None
         sub = _child(cls, numbered.group(1)) if numbered and numbered.group(1) in rank else None
         out[key] = as_validated(v, sub) if sub is not None and isinstance(v, dict) else v
     return out
+
+
+_PLAIN = (str, int, float, bool, type(None))
+_UNCONVERTED = ("geojson", "layer", "layers", "range")  # plotly's is_skipped_key: never base64
+
+
+def _json_copy(value):
+    """copy.deepcopy(value) then plotly's convert_to_base64 of it, in one walk: new dicts and
+    lists, a dict's arrays (numpy, pandas) as plotly.js typed-array specs, plain values shared
+    (they cannot change). What PlainFigure.to_dict hands out: the caller's own."""
+    kind = type(value)
+    if kind is dict:
+        out = {}
+        for key, v in value.items():
+            if type(v) in _PLAIN:
+                out[key] = v
+            elif key in _UNCONVERTED:
+                out[key] = copy.deepcopy(v)
+            elif type(v) in (dict, list):
+                out[key] = _json_copy(v)
+            elif is_homogeneous_array(v):
+                out[key] = to_typed_array_spec(copy.deepcopy(v))
+            else:
+                out[key] = _json_copy(v)
+        return out
+    if kind is list:
+        return [v if type(v) in _PLAIN else _json_copy(v) for v in value]
+    if kind is tuple:
+        return tuple(v if type(v) in _PLAIN else _json_copy(v) for v in value)
+    if kind in _PLAIN:
+        return value
+    return _as_converted(copy.deepcopy(value))
+
+
+def _as_converted(value):
+    """convert_to_base64 of a value of another kind (a dict or list subclass: converted in place)."""
+    convert_to_base64(value)
+    return value
 
 
 _NUMBERED = re.compile(r"^([a-z]+?)([2-9]|[1-9]\d+)$")  # xaxis2, yaxis10, coloraxis3 ...

@@ -48,34 +48,64 @@ def give_back_memory() -> bool:
 
 def nbytes(obj, _seen: set | None = None) -> int:
     """Estimated bytes held by obj: tensor and array storage, strings, containers, dataclass
-    and plain-object fields, Plotly figures (through their dict). Shared objects count once."""
+    and plain-object fields, Plotly figures (through their dict). Shared objects count once.
+    A walk with a stack of its own, plain dicts, lists and scalars read in the loop (a kept
+    figure is a few thousand of them: a call per object was most of a cache put's time)."""
     seen = set() if _seen is None else _seen
-    if id(obj) in seen:
-        return 0
-    seen.add(id(obj))
+    total, stack, alive = 0, [obj], []  # alive: objects made for the walk, held so no id is reused
+    pop, extend, add, getsizeof = stack.pop, stack.extend, seen.add, sys.getsizeof
+    while stack:
+        o = pop()
+        if id(o) in seen:
+            continue
+        add(id(o))
+        kind = type(o)
+        if kind in _SCALARS:
+            total += getsizeof(o)
+        elif kind is dict:
+            total += _OVERHEAD
+            extend(o.keys())
+            extend(o.values())
+        elif kind is list or kind is tuple:
+            total += _OVERHEAD
+            extend(o)
+        else:
+            own, inside = _held(o)
+            total += own
+            extend(inside)
+            alive.append(inside)
+    return total
+
+
+_SCALARS = frozenset({str, bytes, bytearray, int, float, bool, type(None)})
+
+
+def _held(obj) -> tuple[int, list]:
+    """nbytes' view of an object that is not a plain dict, list, tuple or scalar: (its own
+    bytes, the objects it holds)."""
     if isinstance(obj, torch.Tensor):
-        return _OVERHEAD + obj.element_size() * obj.nelement()
+        return _OVERHEAD + obj.element_size() * obj.nelement(), []
     if isinstance(obj, np.ndarray):
-        return _OVERHEAD + int(obj.nbytes)
-    if isinstance(obj, (str, bytes, bytearray, int, float, bool, type(None))):
-        return sys.getsizeof(obj)
+        return _OVERHEAD + int(obj.nbytes), []
+    if isinstance(obj, (str, bytes, bytearray, int, float, bool)):  # subclasses (numpy's float64 ...)
+        return sys.getsizeof(obj), []
     if isinstance(obj, dict):
-        return _OVERHEAD + sum(nbytes(k, seen) + nbytes(v, seen) for k, v in obj.items())
+        return _OVERHEAD, [*obj.keys(), *obj.values()]
     if isinstance(obj, (list, tuple, set, frozenset)):
-        return _OVERHEAD + sum(nbytes(v, seen) for v in obj)
+        return _OVERHEAD, list(obj)
     if isinstance(obj, torch.nn.Module):
-        return _OVERHEAD + sum(nbytes(t, seen) for t in obj.state_dict(keep_vars=True).values())
+        return _OVERHEAD, list(obj.state_dict(keep_vars=True).values())
     if hasattr(obj, "to_plotly_json"):  # a Plotly figure: its own dicts (to_plotly_json copies them all)
         plain = vars(obj).get("_plain") if hasattr(obj, "__dict__") else None
         if isinstance(plain, dict):  # rnnviz.figures.grid.PlainFigure, its objects not built
-            return _OVERHEAD + nbytes(plain, seen)
+            return _OVERHEAD, [plain]
         own = getattr(obj, "_data", None), getattr(obj, "_layout", None)
-        return _OVERHEAD + nbytes(list(own) if None not in own else obj.to_plotly_json(), seen)
+        return _OVERHEAD, [list(own) if None not in own else obj.to_plotly_json()]
     if dataclasses.is_dataclass(obj):
-        return _OVERHEAD + sum(nbytes(getattr(obj, f.name), seen) for f in dataclasses.fields(obj))
+        return _OVERHEAD, [getattr(obj, f.name) for f in dataclasses.fields(obj)]
     if hasattr(obj, "__dict__"):
-        return _OVERHEAD + nbytes(vars(obj), seen)
-    return sys.getsizeof(obj)
+        return _OVERHEAD, [vars(obj)]
+    return sys.getsizeof(obj), []
 
 
 class ByteLRU:

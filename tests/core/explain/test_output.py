@@ -327,6 +327,29 @@ def test_output_step_matches_torch_optim_on_default(default):
     assert torch.allclose(res.p_after, torch.softmax(m(tr.ids), -1).detach(), atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", [{"cell": "jordan"}, {"cell": "lstm", "bidirectional": True},
+                                  {"cell": "elman", "attention": True}, {"cell": "gru"}])
+def test_output_step_is_sgd_on_a_copy_for_every_cell(kind):
+    """W_o feeds the recurrence of a Jordan cell and reads [h; c] with attention: the step's
+    p_after is a real forward run of the stepped model (oracle: torch.optim.SGD on a deep copy),
+    and the shared model is left as it was."""
+    import copy
+
+    from rnnviz.engine.model import RNNConfig, RNNModel
+
+    model = RNNModel(RNNConfig(vocab_size=7, embed_dim=3, hidden_size=4, **kind), seed=3)
+    tr = trace(model, [1, 2, 3, 4], [2, 3, 4, 5])
+    before = model.fingerprint()
+    res = out.output_layer_step(model, tr, 1, 0.4)
+    assert model.fingerprint() == before
+    m = copy.deepcopy(model)
+    opt = torch.optim.SGD([m.W_o, m.b_o], lr=0.4)
+    F.cross_entropy(m(tr.ids)[1:2], tr.targets[1:2]).backward()
+    opt.step()
+    assert torch.allclose(res.p_after, torch.softmax(m(tr.ids), -1).detach(), atol=1e-6)
+    assert torch.allclose(res.grad_W, -(m.W_o.detach() - model.W_o.detach()) / 0.4, atol=1e-5)
+
+
 def test_output_step_refuses_steps_without_target(notes):
     tr = lm_trace(*notes, ["I", "like"])
     with pytest.raises(InputError):

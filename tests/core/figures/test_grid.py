@@ -159,3 +159,73 @@ def test_plain_dicts_are_a_copy_for_a_built_figure_and_the_figures_own_otherwise
     data, _ = grid.plain_dicts(built)
     data[0]["x"] = ["changed"]
     assert list(built.data[0].x) == ["a", "b"]
+
+
+# ---- PlainFigure.to_dict's one-walk copy: deepcopy then convert_to_base64, as plotly does ------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+from hypothesis.extra.numpy import arrays  # noqa: E402
+
+_ARRAYS = hs.one_of(arrays(np.float64, hs.integers(0, 4), elements=hs.floats(-1e6, 1e6)),
+                    arrays(np.int64, hs.integers(0, 4), elements=hs.integers(-2**40, 2**40)),
+                    arrays(np.float32, hs.tuples(hs.integers(1, 3), hs.integers(1, 3)),
+                           elements=hs.floats(-1, 1, width=32)))
+_LEAVES = hs.one_of(hs.none(), hs.booleans(), hs.integers(), hs.floats(allow_nan=False), hs.text(max_size=5),
+                    _ARRAYS)
+_KEYS = hs.one_of(hs.sampled_from(["x", "y", "z", "range", "layer", "marker", "text"]), hs.text(max_size=4))
+_JSONISH = hs.recursive(_LEAVES, lambda inner: hs.one_of(hs.lists(inner, max_size=4),
+                                                         hs.tuples(inner, inner),
+                                                         hs.dictionaries(_KEYS, inner, max_size=4)),
+                        max_leaves=20)
+
+
+def _plotly_way(value):
+    import copy
+
+    from _plotly_utils.utils import convert_to_base64
+    out = copy.deepcopy(value)
+    convert_to_base64(out)
+    return out
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _containers(value, out=None) -> list:
+    out = [] if out is None else out
+    if isinstance(value, (dict, list, np.ndarray)):
+        out.append(value)
+    for v in value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ():
+        _containers(v, out)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSONISH)
+def test_the_one_walk_copy_is_deepcopy_then_plotlys_base64(value):
+    got = grid._json_copy(value)
+    assert _same(got, _plotly_way(value))
+    mine = {id(c) for c in _containers(value)}
+    assert not mine & {id(c) for c in _containers(got)}  # nothing the caller could edit is shared
+
+
+def test_a_plain_figures_dict_is_its_own():
+    fig = grid.plain_figure([{"type": "bar", "x": ["a", "b"], "y": np.array([1.0, 2.0]), "marker": {"color": "red"}}],
+                            {"title": {"text": "t"}})
+    first = fig.to_dict()
+    first["data"][0]["marker"]["color"] = "blue"
+    first["layout"]["template"]["layout"]["font"] = {"size": 99}
+    again = fig.to_dict()
+    assert again["data"][0]["marker"]["color"] == "red"
+    assert again["layout"]["template"]["layout"].get("font") != {"size": 99}
+    assert again["data"][0]["y"] == {"dtype": "f8", "bdata": "AAAAAAAA8D8AAAAAAAAAQA=="}

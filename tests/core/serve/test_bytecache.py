@@ -300,3 +300,57 @@ def test_the_sweeps_host_cleanups_run_and_a_failing_one_does_not_stop_it():
         raise RuntimeError("gone")
     assert b.sweep_and_give_back(also=(broken, lambda: calls.append("reaped"))) == 1
     assert calls == ["reaped"] and b.total == 0
+
+
+# ---- nbytes walks with a stack of its own: the same count as the call-per-object walk ----------
+
+def _nbytes_by_calls(obj, seen=None) -> int:
+    """nbytes as it was written before (one call per object): the oracle."""
+    import dataclasses as dc
+    import sys as _sys
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, torch.Tensor):
+        return 64 + obj.element_size() * obj.nelement()
+    if isinstance(obj, np.ndarray):
+        return 64 + int(obj.nbytes)
+    if isinstance(obj, (str, bytes, bytearray, int, float, bool, type(None))):
+        return _sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return 64 + sum(_nbytes_by_calls(k, seen) + _nbytes_by_calls(v, seen) for k, v in obj.items())
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return 64 + sum(_nbytes_by_calls(v, seen) for v in obj)
+    if dc.is_dataclass(obj):
+        return 64 + sum(_nbytes_by_calls(getattr(obj, f.name), seen) for f in dc.fields(obj))
+    return _sys.getsizeof(obj)
+
+
+def test_nbytes_counts_as_the_call_per_object_walk_did():
+    from dataclasses import dataclass
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    @dataclass
+    class Box:
+        a: object
+        b: object
+
+    shared_tensor, shared_words = torch.zeros(3, 5), ["x", "y"]
+    leaves = hs.one_of(hs.none(), hs.booleans(), hs.integers(), hs.floats(), hs.text(max_size=6),
+                       hs.binary(max_size=4), hs.just(shared_tensor), hs.just(shared_words),
+                       hs.builds(np.ones, hs.integers(0, 6)), hs.builds(np.float64, hs.floats()))
+    trees = hs.recursive(leaves, lambda inner: hs.one_of(
+        hs.lists(inner, max_size=5), hs.tuples(inner, inner), hs.frozensets(hs.integers(), max_size=3),
+        hs.dictionaries(hs.one_of(hs.text(max_size=3), hs.integers()), inner, max_size=4),
+        hs.builds(Box, inner, inner)), max_leaves=30)
+
+    @settings(max_examples=300, deadline=None)
+    @given(trees)
+    def same(tree):
+        assert nbytes(tree) == _nbytes_by_calls(tree)
+        assert nbytes([tree, tree]) == _nbytes_by_calls([tree, tree])  # shared: once
+
+    same()
