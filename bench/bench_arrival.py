@@ -3,6 +3,7 @@ own, one learner at a time, on a server that has already served someone (imports
 loaded).
 
     python bench/bench_arrival.py [--app-root DIR ...] [--learners 10] [--lang en] [--profile [--top 25]]
+                                  [--gil-profile RAW]
 
 bench_load.py's learners arrive within a few seconds, each with a sentence of their own
 (bench/oracle.sentence_for), and tour Overview -> Hidden states -> Output -> BPTT, moving each
@@ -15,7 +16,9 @@ several times to compare checkouts in one run (their servers take turns, root by
 
 --profile runs each server under bench/profile_server.py (cProfile around each script run) and
 prints each page's top cumulative costs over the counted learners' first visits (profiled times
-are inflated; the table of a --profile run is not the before / after table).
+are inflated; the table of a --profile run is not the before / after table). --gil-profile RAW
+samples the server with py-spy (the thread holding the GIL, 100 times a second) through the
+counted tours instead, keeps the raw samples in RAW and prints their shares (profile_load.py's).
 
 Loopback only; bounded: at most 40 learners, each run times out after --timeout s.
 Not a test: it prints figures; nothing asserts on them.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,6 +41,7 @@ from bench import oracle  # noqa: E402
 from bench.appserver import app_server, warm_bytecode  # noqa: E402
 from bench.bench_load import PLAN, pct  # noqa: E402
 from bench.bench_pages import summarise_profile  # noqa: E402
+from bench.profile_load import shares  # noqa: E402
 from bench.stclient import Session  # noqa: E402
 
 MAX_LEARNERS = 40
@@ -84,14 +89,25 @@ def run_root(root: Path, args) -> tuple[dict, list]:
     warm_bytecode(root)
     prof = Path(tempfile.mkdtemp(prefix="bench-arrival-", dir=ROOT / "artifacts")) if args.profile else None
     times, sums, files = {}, [], {}
-    with app_server(root, "bench-arrival.log", profile_dir=prof) as (base, _proc):
+    with app_server(root, "bench-arrival.log", profile_dir=prof) as (base, proc):
         asyncio.run(tour(base, WARM_UP, args.lang, args.timeout, prof))
+        spy = None
+        if args.gil_profile:
+            spy = subprocess.Popen(["py-spy", "record", "-p", str(proc.pid), "-r", "100", "-f", "raw", "-o",
+                                    str(args.gil_profile), "--nonblocking", "--threads", "--gil"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
         for i in range(args.learners):
             rows = asyncio.run(tour(base, i, args.lang, args.timeout, prof))
             sums.append(sum(r[1] for r in rows if "first visit" in r[0] or "new sentence" in r[0]))
             for label, seconds, fs in rows:
                 times.setdefault(label, []).append(seconds)
                 files.setdefault(label, []).extend(fs)
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # py-spy writes its samples on an interrupt
+            spy.wait(timeout=60)
+    if args.gil_profile:
+        shares(args.gil_profile, args.top)
     if prof:
         for label, fs in files.items():
             if fs and "slider" not in label:
@@ -111,6 +127,8 @@ def main(argv=None) -> None:
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--gil-profile", type=Path, default=None, metavar="RAW",
+                    help="sample the server with py-spy through the counted tours (py-spy==0.4.3)")
     args = ap.parse_args(argv)
     args.learners = max(1, min(args.learners, MAX_LEARNERS))
     roots = [Path(r).resolve() for r in (args.app_root or [ROOT])]

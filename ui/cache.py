@@ -14,6 +14,8 @@ is in ui/resources.py. The maths is rnnviz's: every function here calls one rnnv
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy as _copy
 import functools
 import hashlib
@@ -73,8 +75,11 @@ def _part(value):
     return value
 
 
-def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None):
-    """Cache fn's results in budget()'s named cache `name` (see the module's docstring)."""
+def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None,
+         holds_figures: bool = False):
+    """Cache fn's results in budget()'s named cache `name` (see the module's docstring).
+    holds_figures: its result holds the figures it builds (a window's slides): they are not put
+    in the figure cache too (`figures_unkept`)."""
     def wrap(fn):
         sig = inspect.signature(fn)
 
@@ -87,10 +92,8 @@ def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: in
             store = budget().cache(name, max_bytes)
             value = store.get(key, _MISSING)
             if value is _MISSING:
-                if spinner:
-                    with st.spinner(spinner):
-                        value = fn(*args, **kwargs)
-                else:
+                with st.spinner(spinner) if spinner else contextlib.nullcontext(), \
+                        figures_unkept() if holds_figures else contextlib.nullcontext():
                     value = fn(*args, **kwargs)
                 store.put(key, value)
             return _copy.deepcopy(value) if copy else value
@@ -440,10 +443,27 @@ class CachedFigure(LookedFigure):
         self._recipe = recipe  # (name, digest, build, args, kw): what figures derived from it key on
 
 
+_UNKEPT = contextvars.ContextVar("rnnviz_figures_unkept", default=False)
+
+
+@contextlib.contextmanager
+def figures_unkept():
+    """Figures asked for in this block are built and not put in the figure cache: a result that
+    holds them (a page's kept window of slides, `kept(holds_figures=True)`) keeps them already,
+    and each would be held, and walked for its size, twice."""
+    token = _UNKEPT.set(True)
+    try:
+        yield
+    finally:
+        _UNKEPT.reset(token)
+
+
 def figure(build, *args, **kw) -> CachedFigure:
     """build(*args, **kw) (a pure figure builder of rnnviz.figures), built once per input: keyed
     by the builder's name and every value of its arguments. For showing (ui/widgets.show_figure):
-    read-only, see CachedFigure."""
+    read-only, see CachedFigure. Within figures_unkept(): built, not kept (and not for clickable)."""
+    if _UNKEPT.get():
+        return CachedFigure(streamlit_look(build(*args, **kw).to_plotly_json()))
     name, digest = f"{build.__module__}.{build.__qualname__}", value_digest((args, kw))
     return CachedFigure(_figure(name, digest, build, args, kw), (name, digest, build, args, kw))
 

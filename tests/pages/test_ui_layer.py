@@ -127,6 +127,41 @@ def test_a_cached_figure_is_the_builders_shown_as_it_is_and_never_edited():
     assert at.session_state["edit"] == "refused"
 
 
+def holding_script():
+    import numpy as np
+    import streamlit as st
+
+    from rnnviz.figures.bptt import jacobian_parts
+    from ui import cache
+    from ui.resources import budget
+
+    args = (np.linspace(0.1, 0.7, 3), np.eye(3), 0.3 * np.eye(3), 1)  # no other test's figure
+
+    @cache.kept("test_held_window", copy=False, holds_figures=True)
+    def window(scale: float) -> dict:
+        return {"fig": cache.figure(jacobian_parts, *args[:2], scale * args[2], 1).to_dict()}
+
+    before = budget().bytes_of("figure")
+    held = window(1.0)  # the same figure as `alone` below
+    st.session_state["held_adds"] = budget().bytes_of("figure") - before
+    st.session_state["held"] = held["fig"]
+    st.session_state["alone"] = cache.figure(jacobian_parts, *args).to_dict()  # outside: kept as before
+    st.session_state["alone_adds"] = budget().bytes_of("figure") - before
+
+
+def test_a_window_that_holds_its_figures_does_not_put_them_in_the_figure_cache_too():
+    """cache.kept(holds_figures=True): the figures its function builds are the builder's, in
+    Streamlit's look, and held once (by the window), not also by the figure cache."""
+    import json
+
+    import plotly.io as pio
+    at = AppTest.from_function(holding_script, default_timeout=60).run()
+    no_exception(at)
+    assert at.session_state["held_adds"] == 0
+    assert at.session_state["alone_adds"] > 0
+    assert json.loads(pio.to_json(at.session_state["held"])) == json.loads(pio.to_json(at.session_state["alone"]))
+
+
 def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):
     import streamlit as st
 

@@ -34,7 +34,7 @@ def paths(cur: session.Current, steps: stepped.Steps, data: dict | None = None) 
                   figs=kept.get("figs"), data=data)
 
 
-@cache.kept("bptt_paths_slides", copy=False)
+@cache.kept("bptt_paths_slides", copy=False, holds_figures=True)
 def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
     """paths' slides and figures for steps first..last (lang: the catalogue's, read by prose and
     t): shared by every session, never edited."""

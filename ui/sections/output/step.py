@@ -129,7 +129,7 @@ def one_step(cur: session.Current, steps: stepped.Steps, k: int) -> None:
     stepped.chart(steps, "out_fig_step", parts.figure, name, figs=kept.get("figs"))
 
 
-@cache.kept("output_step_slides", copy=False)
+@cache.kept("output_step_slides", copy=False, holds_figures=True)
 def _slides(model, tr, vocab, tokens: tuple, k: int, lang: str, first: int, last: int) -> dict:
     """one_step's slides and figures for steps first..last (lang: the catalogue's, read by prose
     and t): shared by every session, never edited."""
