@@ -35,6 +35,8 @@ LOOPBACK = "127.0.0.1"
 # Guards in front of every replica (issue 22, R3 and R10), the same lines as deploy/haproxy.cfg
 # (a test checks): Streamlit keeps an uploaded file in memory while its session lives, and
 # /_stcore/metrics (cache names and sizes, session count) cannot be switched off in Streamlit.
+# /_stcore/script-health-check runs the whole app once per request: the launcher's own warm-up
+# (warm_up, on the replica's loopback port), never a learner's.
 UPLOAD_PUTS_PER_MINUTE = 10           # PUT /_stcore/upload_file per source address
 UPLOAD_BODY_BYTES = 11_000_000        # server.maxUploadSize (10 MB) plus the form's overhead
 GUARD_RULES = f"""\
@@ -45,6 +47,8 @@ GUARD_RULES = f"""\
     acl upload_path path,url_dec -m beg /_stcore/upload_file
     acl metrics path,url_dec,lower -m beg /_stcore/metrics
     http-request deny deny_status 403 if metrics
+    acl script_check path,url_dec,lower -m beg /_stcore/script-health-check
+    http-request deny deny_status 403 if script_check
     http-request track-sc0 src if upload upload_path
     http-request deny deny_status 429 if upload upload_path {{ sc_http_req_rate(0) gt \
 {UPLOAD_PUTS_PER_MINUTE} }}
@@ -107,6 +111,22 @@ def wait_healthy(url: str, seconds: float = 90) -> None:
     raise RuntimeError(f"{url} did not become healthy in {seconds:.0f} s")
 
 
+def warm_up(url: str, seconds: float = 120) -> float:
+    """Run the app once in the replica (Streamlit's script health check: a session of its own,
+    on the start page) before it joins the balancer, so the first learners it gets do not wait
+    for its imports, models and the start page's caches (2-3 s on this machine, during which
+    every arriving learner's first run waited). Returns the seconds it took."""
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url + "/_stcore/script-health-check", timeout=seconds) as answer:
+            said = answer.read()
+    except OSError as err:  # urllib's HTTPError (the script failed: 503) is one
+        raise RuntimeError(f"{url}: the app's first run failed ({err})") from err
+    if said != b"ok":
+        raise RuntimeError(f"{url}: the app's first run failed ({said[:200]!r})")
+    return time.perf_counter() - start
+
+
 def _stop(proc: subprocess.Popen, seconds: float = 10) -> None:
     if proc.poll() is None:
         proc.terminate()
@@ -127,6 +147,7 @@ class Cluster:
         self.logs = logs or ROOT / "artifacts"
         self.env = dict(os.environ if env is None else env)
         self.replicas: dict[str, tuple[subprocess.Popen, int]] = {}
+        self.warmed: dict[str, float] = {}  # name -> seconds its warm-up run took
         self.balancer: subprocess.Popen | None = None
         self.url = f"http://{LOOPBACK}:{self.port}"
 
@@ -139,7 +160,8 @@ class Cluster:
                 [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
                  LOOPBACK, "--server.port", str(port), "--server.headless", "true",
                  "--browser.gatherUsageStats", "false",
-                 "--server.fileWatcherType", "none"],  # serving, not editing: no reloads
+                 "--server.fileWatcherType", "none",  # serving, not editing: no reloads
+                 "--server.scriptHealthCheckEnabled", "true"],  # warm_up: the app's first run
                 cwd=ROOT, env=env, stdout=log,
                 stderr=subprocess.STDOUT)
         return proc, port
@@ -149,8 +171,9 @@ class Cluster:
         try:
             for i in range(1, self.k + 1):
                 self.replicas[f"r{i}"] = self._start_replica(f"r{i}")
-            for _, port in self.replicas.values():
+            for name, (_, port) in self.replicas.items():
                 wait_healthy(f"http://{LOOPBACK}:{port}")
+                self.warmed[name] = warm_up(f"http://{LOOPBACK}:{port}")
             cfg = Path(tempfile.mkdtemp(prefix="rnnviz-haproxy-")) / "haproxy.cfg"
             backends = {n: (LOOPBACK, p) for n, (_, p) in self.replicas.items()}
             cfg.write_text(haproxy_config(self.port, backends))
@@ -179,6 +202,7 @@ class Cluster:
         _, port = self.replicas[name]
         self.replicas[name] = self._start_replica(name, port)
         wait_healthy(f"http://{LOOPBACK}:{port}")
+        self.warmed[name] = warm_up(f"http://{LOOPBACK}:{port}")
 
     def stop(self) -> None:
         if self.balancer is not None:

@@ -38,8 +38,9 @@ TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_S
 # Memory must be back within MEMORY_BACK_SECONDS of a session leaving (issue 22): TTL + one sweep,
 # and Streamlit's server.disconnectedSessionTTL (.streamlit/config.toml, the closed session's own
 # state and uploads) + one sweep, both within it (a TTL of 300 s held the whole budget 5 minutes
-# after the session left). A learner idle for 40 s recomputes a page's results (milliseconds for
-# the notes' models).
+# after the session left). An entry a connected session used stays while that session's tab is
+# open (a learner reading one page for a minute finds the others' results), and expires TTL after
+# the last such session leaves.
 CACHE_BYTES = int(os.environ.get("RNNVIZ_CACHE_BYTES", str(256_000_000)))
 CACHE_TTL_SECONDS = float(os.environ.get("RNNVIZ_CACHE_TTL", "40"))
 CACHE_SWEEP_SECONDS = 10.0

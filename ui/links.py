@@ -265,6 +265,24 @@ def in_fragment_rerun() -> bool:
     return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
 
 
+def current_session_id() -> str | None:
+    """The id of the session whose script run this thread is, or None (another thread)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return getattr(ctx, "session_id", None) if ctx is not None else None
+
+
+def connected_session_ids() -> set[str]:
+    """The ids of the sessions with a browser tab connected now (1.67's
+    runtime._session_mgr._active_session_info_by_id; read in one step, no lock taken). A closed
+    tab's session, kept for a reconnect, is not one of them. Empty without a runtime."""
+    from streamlit import runtime
+    if not runtime.exists():
+        return set()
+    active = getattr(runtime.get_instance()._session_mgr, "_active_session_info_by_id", None)
+    return set(active) if isinstance(active, dict) else set()
+
+
 def expire_closed_sessions(manager=None) -> int:
     """Drop the sessions kept past server.disconnectedSessionTTL from Streamlit's session store,
     under its own lock (1.67's runtime._session_mgr._session_storage._cache); how many."""

@@ -21,7 +21,7 @@ from rnnviz.store import catalog, tagger_files
 from rnnviz.text.bpe import BPE
 from rnnviz.text.corpora import TaggingData
 
-from .links import expire_closed_sessions
+from .links import connected_session_ids, current_session_id, expire_closed_sessions
 
 
 def reap_closed_sessions(manager=None) -> int:
@@ -40,8 +40,12 @@ def reap_closed_sessions(manager=None) -> int:
 
 @st.cache_resource(show_spinner=False)
 def budget() -> Budget:
-    """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES."""
-    b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS)
+    """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES. A
+    result stays while a session that used it has a tab connected (a learner reading one page
+    finds the others' results when coming back); it goes CACHE_TTL_SECONDS after the last of
+    them leaves or stops using it."""
+    b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS, user=current_session_id,
+               alive=connected_session_ids)
     b.start_sweeper(limits.CACHE_SWEEP_SECONDS, also=(reap_closed_sessions,))
     return b
 

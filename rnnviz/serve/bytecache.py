@@ -176,13 +176,22 @@ class ByteLRU:
 class Budget:
     """One process-wide byte budget over named caches: LRU across all of them, idle TTL.
 
-    clock: seconds (time.monotonic by default; a test passes a fake one, never sleeps)."""
+    clock: seconds (time.monotonic by default; a test passes a fake one, never sleeps).
+    user, alive: who asks now (a session's id, or None) and who is still here (a set of ids).
+    An entry a user got or put within the last `live_ttl` seconds stays while that user is
+    here: when its idle time is up it is kept and counted as used then (a learner reading one
+    page for a minute finds the other pages' results still there). Once none of its users is
+    here, or none has used it for live_ttl, it expires ttl after that (memory comes back within
+    ttl + a sweep of a learner leaving). The byte budget and the caps still apply to it."""
 
-    def __init__(self, max_bytes: int, ttl: float | None = None, clock=time.monotonic, size=nbytes):
+    def __init__(self, max_bytes: int, ttl: float | None = None, clock=time.monotonic, size=nbytes,
+                 user=None, alive=None, live_ttl: float = 600.0):
         if max_bytes < 1:
             raise ValueError("A byte budget must be positive.")
         self.max_bytes, self.ttl, self.clock, self._size = max_bytes, ttl, clock, size
-        self._data: OrderedDict = OrderedDict()   # (name, key) -> [value, bytes, last used]
+        self._user, self._alive, self.live_ttl = user, alive, live_ttl
+        # (name, key) -> [value, bytes, last used, {user: when that user last used it}]
+        self._data: OrderedDict = OrderedDict()
         self._by_name: dict = {}                  # name -> bytes
         self._caps: dict = {}                     # name -> its own cap (bytes) or None
         self._lock = threading.RLock()
@@ -201,12 +210,33 @@ class Budget:
         return self._by_name.get(name, 0)
 
     def _drop(self, full_key) -> None:
-        _, size, _ = self._data.pop(full_key)
+        size = self._data.pop(full_key)[1]
         self.total -= size
         self._by_name[full_key[0]] -= size
 
     def _stale(self, entry, now) -> bool:
-        return self.ttl is not None and now - entry[2] > self.ttl
+        """Idle for more than ttl, and not held (`_held`; one that is held is counted as used)."""
+        if self.ttl is None or now - entry[2] <= self.ttl:
+            return False
+        if entry[3] and self._alive is not None and self._held(entry, now, self._here()):
+            entry[2] = now
+            return False
+        return True
+
+    def _held(self, entry, now, here: set) -> bool:
+        """Has a user who is here used the entry within live_ttl?"""
+        return any(now - when <= self.live_ttl for who, when in entry[3].items() if who in here)
+
+    def _here(self) -> set:
+        try:
+            return set(self._alive())
+        except Exception:  # the host cannot tell: nobody pins
+            return set()
+
+    def _used_by(self, entry, now) -> None:
+        who = self._user() if self._user is not None else None
+        if who is not None:
+            entry[3][who] = now
 
     def get(self, name: str, key, default=None):
         with self._lock:
@@ -220,6 +250,7 @@ class Budget:
                 self.misses += 1
                 return default
             entry[2] = now
+            self._used_by(entry, now)
             self._data.move_to_end(full)
             self.hits += 1
             return entry[0]
@@ -232,7 +263,9 @@ class Budget:
             cap = self._caps.get(name)
             if size > self.max_bytes or (cap is not None and size > cap):
                 return False
-            self._data[(name, key)] = [value, size, self.clock()]
+            now = self.clock()
+            self._data[(name, key)] = entry = [value, size, now, {}]
+            self._used_by(entry, now)
             self.total += size
             self._by_name[name] = self._by_name.get(name, 0) + size
             self.sweep()
@@ -270,16 +303,25 @@ class Budget:
                 self._drop(full)
 
     def sweep(self) -> int:
-        """Drop every entry idle for more than ttl seconds; returns how many."""
+        """Drop every entry idle for more than ttl seconds whose users have all left; returns how
+        many. One whose user is still here is counted as used now (moved to the end)."""
         if self.ttl is None:
             return 0
         with self._lock:
             now = self.clock()
-            old = []  # entries are in order of last use (get and put move one to the end),
-            for k, e in self._data.items():  # so the stale ones are a prefix: stop at the first fresh
-                if not self._stale(e, now):
+            idle = []  # entries are in order of last use (get and put move one to the end),
+            for k, e in self._data.items():  # so the idle ones are a prefix: stop at the first fresh
+                if now - e[2] <= self.ttl:
                     break
-                old.append(k)
+                idle.append(k)
+            here = self._here() if idle and self._alive is not None else set()
+            old = []
+            for full in idle:
+                if self._held(self._data[full], now, here):
+                    self._data[full][2] = now
+                    self._data.move_to_end(full)
+                else:
+                    old.append(full)
             for full in old:
                 self._drop(full)
             self.expired += len(old)

@@ -114,6 +114,15 @@ def test_metrics_is_refused_and_ordinary_requests_pass(balancer):
     assert not any("metrics" in s.lower() for s in Backend.seen), Backend.seen
 
 
+def test_the_script_check_is_the_launchers_alone(balancer):
+    """/_stcore/script-health-check runs the whole app per request (the launcher warms a replica
+    with it on the replica's own port): refused through the balancer, however it is spelled."""
+    for path in ("/_stcore/script-health-check", "/_stcore%2Fscript-health-check",
+                 "/_STCORE/Script-Health-Check", "/_stcore/script-health-check?x=1"):
+        assert status(balancer, "GET", path) == 403, path
+    assert not any("script" in s.lower() for s in Backend.seen), Backend.seen
+
+
 def test_an_oversize_upload_is_refused_before_its_body_is_read(balancer):
     assert status(balancer, "PUT", UPLOAD, length=UPLOAD_BODY_BYTES + 1, send=1000) == 413
     assert status(balancer, "PUT", UPLOAD, length=None) == 400   # chunked: no declared size

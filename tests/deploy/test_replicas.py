@@ -139,4 +139,5 @@ def run_in_own_thread(coro) -> None:
 def test_two_replicas_sticky_no_crosstalk_failover():
     require_haproxy()
     with Cluster(2) as cluster:
+        assert set(cluster.warmed) == {"r1", "r2"}  # each ran the app once before it joined
         run_in_own_thread(scenario(cluster))

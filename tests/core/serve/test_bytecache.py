@@ -211,6 +211,47 @@ def test_a_sweep_drops_exactly_the_idle_entries_in_any_order_of_use(ops):
             {k for k, used in last_used.items() if clock.now - used <= 40}
 
 
+def test_an_entry_stays_while_a_learner_who_used_it_is_here_and_goes_ttl_after_they_leave():
+    """A learner reading one page keeps the other pages' results (used by them, they are still
+    connected); they go ttl + a sweep after the learner leaves, or live_ttl after their last use."""
+    clock, who, here = Clock(), {"now": None}, set()
+    b = Budget(10_000, ttl=40, clock=clock, size=len, user=lambda: who["now"], alive=lambda: here,
+               live_ttl=300)
+    c = b.cache("c")
+    who["now"] = "ann"
+    here.add("ann")
+    c.put("ann's page 3", "x" * 10)
+    who["now"] = "bob"
+    here.add("bob")
+    c.put("bob's page 3", "y" * 10)
+    c.put("shared", "z" * 10)
+    who["now"] = "ann"
+    assert c.get("shared") == "z" * 10           # used by both
+    who["now"] = None                            # the sweeper's thread: nobody
+    clock.now = 100                              # everything idle past the ttl; both still here
+    assert b.sweep() == 0 and len(c) == 3
+    here.discard("bob")                          # bob closes his tab
+    clock.now = 139                              # the sweep at 100 counted them as used then
+    assert b.sweep() == 0
+    clock.now = 141
+    assert b.sweep() == 1 and "bob's page 3" not in c and "shared" in c   # ann still uses "shared"
+    clock.now = 290
+    assert b.sweep() == 0 and len(c) == 2
+    clock.now = 329                              # counted as used at 290
+    assert b.sweep() == 0
+    clock.now = 331                              # idle 41 s, and ann has not used them for 300 s (live_ttl)
+    assert b.sweep() == 2 and len(c) == 0 and b.total == 0
+
+
+def test_an_entry_nobody_connected_used_expires_as_before():
+    clock = Clock()
+    b = Budget(10_000, ttl=40, clock=clock, size=len, user=lambda: None, alive=lambda: {"ann"})
+    c = b.cache("c")
+    c.put("k", "v")
+    clock.now = 41
+    assert c.get("k") is None and b.expired == 1
+
+
 def test_get_or_compute_in_a_named_cache_computes_once():
     b, calls = Budget(10_000), []
     c = b.cache("c")
