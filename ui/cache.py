@@ -102,6 +102,45 @@ def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: in
     return wrap
 
 
+def kept_steps(name: str, holds_figures: bool = False):
+    """A window's parts fn(..., first, last) (a page's stepped slides, ui/stepped.py: a dict of
+    lists of slides, one per step, and {step: figure} dicts, or a tuple of lists), kept step by
+    step: a window is made of each of its steps' fn(..., s, s), each kept (read-only) on its own
+    in the named cache `name`. A window that moved along a long sentence makes only its new
+    steps."""
+    def wrap(fn):
+        one = kept(name, copy=False, holds_figures=holds_figures)(fn)
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def window(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)
+            first, last = bound.arguments["first"], bound.arguments["last"]
+            steps = []
+            for s in range(first, last + 1):
+                bound.arguments["first"] = bound.arguments["last"] = s
+                steps.append(one(*bound.args, **bound.kwargs))
+            return _joined(steps)
+        window.clear = one.clear
+        return window
+    return wrap
+
+
+def _joined(steps: list):
+    """Steps' parts as one window's: lists one after the other, dicts merged, tuples and dicts
+    part by part."""
+    first = steps[0]
+    if isinstance(first, tuple):
+        return tuple(_joined([s[i] for s in steps]) for i in range(len(first)))
+    if isinstance(first, list):
+        return [v for s in steps for v in s]
+    if isinstance(first, dict) and all(isinstance(k, int) for k in first):  # {step: figure}
+        return {k: v for s in steps for k, v in s.items()}
+    if isinstance(first, dict):
+        return {k: _joined([s[k] for s in steps]) for k in first}
+    raise TypeError(f"a window's part: a list, a {{step: ...}} dict, a dict or tuple of them: {first!r:.50}")
+
+
 # ---- model variants (read-only, shared: never train them) ------------------------------------
 
 @kept("variant", copy=False)

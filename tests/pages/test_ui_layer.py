@@ -141,12 +141,14 @@ def holding_script():
     def window(scale: float) -> dict:
         return {"fig": cache.figure(jacobian_parts, *args[:2], scale * args[2], 1).to_dict()}
 
-    before = budget().bytes_of("figure")
+    from rnnviz.serve.bytecache import value_digest
+    key = ("_figure", f"{jacobian_parts.__module__}.{jacobian_parts.__qualname__}", value_digest((args, {})))
+    figures = budget().cache("figure")
     held = window(1.0)  # the same figure as `alone` below
-    st.session_state["held_adds"] = budget().bytes_of("figure") - before
+    st.session_state["held_kept"] = key in figures
     st.session_state["held"] = held["fig"]
     st.session_state["alone"] = cache.figure(jacobian_parts, *args).to_dict()  # outside: kept as before
-    st.session_state["alone_adds"] = budget().bytes_of("figure") - before
+    st.session_state["alone_kept"] = key in figures
 
 
 def test_a_window_that_holds_its_figures_does_not_put_them_in_the_figure_cache_too():
@@ -157,9 +159,40 @@ def test_a_window_that_holds_its_figures_does_not_put_them_in_the_figure_cache_t
     import plotly.io as pio
     at = AppTest.from_function(holding_script, default_timeout=60).run()
     no_exception(at)
-    assert at.session_state["held_adds"] == 0
-    assert at.session_state["alone_adds"] > 0
+    assert not at.session_state["held_kept"]
+    assert at.session_state["alone_kept"]
     assert json.loads(pio.to_json(at.session_state["held"])) == json.loads(pio.to_json(at.session_state["alone"]))
+
+
+def steps_script():
+    import streamlit as st
+
+    from ui import cache
+
+    made = st.session_state.setdefault("made", [])
+
+    @cache.kept_steps("test_window_steps")
+    def window(word: str, first: int, last: int) -> dict:
+        made.extend(range(first, last + 1))
+        return {"text": [f"{word} {s}" for s in range(first, last + 1)],
+                "figs": {s: {"step": s} for s in range(first, last + 1)}, "pair": ([first], [last])}
+
+    st.session_state["small"] = window("w", 2, 4)
+    st.session_state["whole"] = window("w", 1, 6)
+    st.session_state["other"] = window("v", 3, 3)
+
+
+def test_a_window_kept_step_by_step_makes_each_step_once():
+    """cache.kept_steps: a window grown from a small one makes only its new steps, and is the
+    window its function would make in one call."""
+    at = AppTest.from_function(steps_script, default_timeout=60).run()
+    no_exception(at)
+    assert at.session_state["made"] == [2, 3, 4, 1, 5, 6, 3]
+    assert at.session_state["whole"] == {"text": [f"w {s}" for s in range(1, 7)],
+                                         "figs": {s: {"step": s} for s in range(1, 7)},
+                                         "pair": ([1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])}
+    assert at.session_state["small"]["text"] == ["w 2", "w 3", "w 4"]
+    assert at.session_state["other"]["text"] == ["v 3"]
 
 
 def test_bptt_slider_moves_reuse_the_step_jacobians(app, monkeypatch):

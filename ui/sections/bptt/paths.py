@@ -21,7 +21,7 @@ from .common import P, anchor, elman_1d, frame, labels, table, text
 def paths(cur: session.Current, steps: stepped.Steps, data: dict | None = None) -> None:
     """∂L/∂h_t as a sum over the losses at t and after, bar per source loss, for each step of
     `steps` (ui/stepped.py; 1-based): where live, their slides and figures made once per model,
-    sentence, language and window for every session (_slides). data: the chart's steps as
+    sentence, language and step for every session (_slides). data: the chart's steps as
     paths_fit made them for these steps, if it did."""
     anchor("paths")
     model, tr, tokens = cur.model, cur.trace, tuple(cur.tokens)
@@ -34,7 +34,7 @@ def paths(cur: session.Current, steps: stepped.Steps, data: dict | None = None) 
                   figs=kept.get("figs"), data=data)
 
 
-@cache.kept("bptt_paths_slides", copy=False, holds_figures=True)
+@cache.kept_steps("bptt_paths_slides", holds_figures=True)
 def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
     """paths' slides and figures for steps first..last (lang: the catalogue's, read by prose and
     t): shared by every session, never edited."""

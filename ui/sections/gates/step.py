@@ -65,7 +65,7 @@ def one_step(run: Run) -> None:
 def written_out(run: Run, steps: stepped.Steps) -> None:
     """Every pre-activation and gate with its shape, and one unit's update written with numbers,
     at the slider's step: live, for each step of the window (ui/stepped.py), made once per model,
-    sentence, language and window for every session (the LSTM/GRU choice redraws them)."""
+    sentence, language and step for every session (the LSTM/GRU choice redraws them)."""
     if steps.live:
         at, rows, unit = _slides(run.model, run.trace, current_lang(), steps.first, steps.last,
                                  tuple(run.tokens))
@@ -79,7 +79,7 @@ def written_out(run: Run, steps: stepped.Steps) -> None:
     st.markdown(unit(steps.at))
 
 
-@cache.kept("gates_step_slides", copy=False)
+@cache.kept_steps("gates_step_slides")
 def _slides(model, tr, lang: str, first: int, last: int, tokens: tuple) -> tuple[list, list, list]:
     """The three parts' slides for steps first..last (lang: the catalogue's, read by prose and t)."""
     steps = stepped.span("gates_step", first, last)

@@ -188,7 +188,7 @@ def step_view(cur: session.Current, steps: stepped.Steps) -> None:
     stepped.chart(steps, "hid_fig_terms", parts.figure, t("hidden.fig_terms"), figs=kept.get("figs"))
 
 
-@cache.kept("hidden_step_slides", copy=False, holds_figures=True)
+@cache.kept_steps("hidden_step_slides", holds_figures=True)
 def _slides(model, tr, tokens: tuple, lang: str, first: int, last: int) -> dict:
     """step_view's slides and figures for steps first..last (lang: the catalogue's, read by prose
     and t): shared by every session, never edited."""

@@ -52,7 +52,7 @@ def _gradient_step(cur: session.Current, t1: int, k: int) -> None:
     stepped.chart(steps, "out_fig_moved", parts.shifts, t("output.fig_moved"), figs=kept.get("shifts"))
 
 
-@cache.kept("output_gradstep_slides", copy=False, holds_figures=True)
+@cache.kept_steps("output_gradstep_slides", holds_figures=True)
 def _slides(model, tr, vocab, tokens: tuple, k: int, lr: float, lang: str, first: int, last: int) -> dict:
     """The gradient step's slides and figures for steps first..last (lang: the catalogue's, read
     by prose and t): shared by every session, never edited."""

@@ -116,7 +116,7 @@ def fig_text() -> dict:
 def one_step(cur: session.Current, steps: stepped.Steps, k: int) -> None:
     """z_t = W_o h_t + b_o row by row, the softmax written out, L_t and p_t - y_t, each step of
     `steps` (ui/stepped.py): where live, their slides made once per model, sentence, k, language
-    and window for every session (_slides)."""
+    and step for every session (_slides)."""
     parts = _parts(cur.model, cur.trace, cur.vocab, tuple(cur.tokens), k)
     kept = _slides(cur.model, cur.trace, cur.vocab, tuple(cur.tokens), k, current_lang(), steps.first,
                    steps.last) if steps.live else {}
@@ -129,7 +129,7 @@ def one_step(cur: session.Current, steps: stepped.Steps, k: int) -> None:
     stepped.chart(steps, "out_fig_step", parts.figure, name, figs=kept.get("figs"))
 
 
-@cache.kept("output_step_slides", copy=False, holds_figures=True)
+@cache.kept_steps("output_step_slides", holds_figures=True)
 def _slides(model, tr, vocab, tokens: tuple, k: int, lang: str, first: int, last: int) -> dict:
     """one_step's slides and figures for steps first..last (lang: the catalogue's, read by prose
     and t): shared by every session, never edited."""
