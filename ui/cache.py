@@ -109,19 +109,26 @@ def kept_steps(name: str, holds_figures: bool = False):
     in the named cache `name`. A window that moved along a long sentence makes only its new
     steps."""
     def wrap(fn):
-        one = kept(name, copy=False, holds_figures=holds_figures)(fn)
         sig = inspect.signature(fn)
 
         @functools.wraps(fn)
         def window(*args, **kwargs):
             bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
             first, last = bound.arguments["first"], bound.arguments["last"]
-            steps = []
+            base = (fn.__qualname__,) + tuple(_part(v) for n, v in bound.arguments.items()  # once a window
+                                              if not n.startswith("_") and n not in ("first", "last"))
+            store, steps = budget().cache(name), []
             for s in range(first, last + 1):
-                bound.arguments["first"] = bound.arguments["last"] = s
-                steps.append(one(*bound.args, **bound.kwargs))
+                value = store.get(base + (s,), _MISSING)
+                if value is _MISSING:
+                    bound.arguments["first"] = bound.arguments["last"] = s
+                    with figures_unkept() if holds_figures else contextlib.nullcontext():
+                        value = fn(*bound.args, **bound.kwargs)
+                    store.put(base + (s,), value)
+                steps.append(value)
             return _joined(steps)
-        window.clear = one.clear
+        window.clear = lambda: budget().clear(name)
         return window
     return wrap
 
