@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from bench import oracle  # noqa: E402
 from bench.appserver import app_server, warm_bytecode  # noqa: E402
 from bench.bench_load import PLAN, pct  # noqa: E402
-from bench.bench_pages import summarise_profile  # noqa: E402
+from bench.bench_pages import commit_of, summarise_profile  # noqa: E402
 from bench.profile_load import shares  # noqa: E402
 from bench.stclient import Session  # noqa: E402
 
@@ -75,14 +75,6 @@ async def tour(base: str, i: int, lang: str, timeout: float, prof: Path | None) 
     finally:
         await s.close()
     return out
-
-
-def commit_of(root: Path) -> str:
-    try:
-        return subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip() or "?"
-    except (OSError, subprocess.SubprocessError):
-        return "?"
 
 
 def run_root(root: Path, args) -> tuple[dict, list]:

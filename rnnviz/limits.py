@@ -44,6 +44,7 @@ TRAINING_TIME_SHARE = min(1.0, max(0.05, float(os.environ.get("RNNVIZ_TRAINING_S
 CACHE_BYTES = int(os.environ.get("RNNVIZ_CACHE_BYTES", str(256_000_000)))
 CACHE_TTL_SECONDS = float(os.environ.get("RNNVIZ_CACHE_TTL", "40"))
 CACHE_SWEEP_SECONDS = 10.0
+CACHE_LIVE_TTL_SECONDS = 600.0  # an entry a connected session used this recently stays past CACHE_TTL
 MEMORY_BACK_SECONDS = 60.0
 MAX_SHORT_JOBS = max(1, int(os.environ.get("RNNVIZ_MAX_SHORT_JOBS", "2")))  # the short lane's slots
 # Wall-time caps (pacer sleeps included). Page 6's largest run (V = 5,000, d = H = 128, T = 64,

@@ -42,10 +42,10 @@ def reap_closed_sessions(manager=None) -> int:
 def budget() -> Budget:
     """Every cached per-sentence / per-model result of every session, in limits.CACHE_BYTES. A
     result stays while a session that used it has a tab connected (a learner reading one page
-    finds the others' results when coming back); it goes CACHE_TTL_SECONDS after the last of
-    them leaves or stops using it."""
+    finds the others' results when coming back, within CACHE_LIVE_TTL_SECONDS of using them);
+    it goes CACHE_TTL_SECONDS after the last of them leaves or stops using it."""
     b = Budget(limits.CACHE_BYTES, ttl=limits.CACHE_TTL_SECONDS, user=current_session_id,
-               alive=connected_session_ids)
+               alive=connected_session_ids, live_ttl=limits.CACHE_LIVE_TTL_SECONDS)
     b.start_sweeper(limits.CACHE_SWEEP_SECONDS, also=(reap_closed_sessions,))
     return b
 
