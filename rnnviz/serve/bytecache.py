@@ -214,12 +214,14 @@ class Budget:
         self.total -= size
         self._by_name[full_key[0]] -= size
 
-    def _stale(self, entry, now) -> bool:
-        """Idle for more than ttl, and not held (`_held`; one that is held is counted as used)."""
+    def _stale(self, full, entry, now) -> bool:
+        """Idle for more than ttl, and not held (`_held`; one that is held is counted as used
+        now, and moved to the end: entries stay in order of last use, which `sweep` relies on)."""
         if self.ttl is None or now - entry[2] <= self.ttl:
             return False
         if entry[3] and self._alive is not None and self._held(entry, now, self._here()):
             entry[2] = now
+            self._data.move_to_end(full)
             return False
         return True
 
@@ -242,7 +244,7 @@ class Budget:
         with self._lock:
             full, now = (name, key), self.clock()
             entry = self._data.get(full)
-            if entry is not None and self._stale(entry, now):
+            if entry is not None and self._stale(full, entry, now):
                 self._drop(full)
                 self.expired += 1
                 entry = None
@@ -291,7 +293,7 @@ class Budget:
     def contains(self, name: str, key) -> bool:
         with self._lock:
             entry = self._data.get((name, key))
-            return entry is not None and not self._stale(entry, self.clock())
+            return entry is not None and not self._stale((name, key), entry, self.clock())
 
     def count(self, name: str) -> int:
         with self._lock:

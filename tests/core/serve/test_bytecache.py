@@ -243,6 +243,22 @@ def test_an_entry_stays_while_a_learner_who_used_it_is_here_and_goes_ttl_after_t
     assert b.sweep() == 2 and len(c) == 0 and b.total == 0
 
 
+def test_a_held_entry_asked_for_keeps_the_order_the_sweep_relies_on():
+    """contains() on an idle entry a learner still holds counts it as used and moves it to the
+    end: a sweep, which stops at the first entry still fresh, still drops the idle ones after it."""
+    clock, who = Clock(), {"now": "ann"}
+    b = Budget(10_000, ttl=40, clock=clock, size=len, user=lambda: who["now"], alive=lambda: {"ann"})
+    c = b.cache("c")
+    c.put("ann's", "x")
+    who["now"] = None
+    clock.now = 10
+    c.put("nobody's", "y")
+    clock.now = 45
+    assert "ann's" in c                          # held: counted as used at 45
+    clock.now = 55                               # "nobody's" idle 45 s
+    assert b.sweep() == 1 and "nobody's" not in c and "ann's" in c
+
+
 def test_an_entry_nobody_connected_used_expires_as_before():
     clock = Clock()
     b = Budget(10_000, ttl=40, clock=clock, size=len, user=lambda: None, alive=lambda: {"ann"})
