@@ -75,11 +75,15 @@ def _part(value):
     return value
 
 
-def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None,
-         holds_figures: bool = False):
-    """Cache fn's results in budget()'s named cache `name` (see the module's docstring).
-    holds_figures: its result holds the figures it builds (a window's slides): they are not put
-    in the figure cache too (`figures_unkept`)."""
+def _key(fn, bound: inspect.BoundArguments, leave=()) -> tuple:
+    """fn's key for its bound arguments: its name and every argument's part but those whose name
+    starts with "_" and those in `leave`."""
+    return (fn.__qualname__,) + tuple(_part(v) for n, v in bound.arguments.items()
+                                      if not n.startswith("_") and n not in leave)
+
+
+def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: int | None = None):
+    """Cache fn's results in budget()'s named cache `name` (see the module's docstring)."""
     def wrap(fn):
         sig = inspect.signature(fn)
 
@@ -87,13 +91,10 @@ def kept(name: str, spinner: str | None = None, copy: bool = True, max_bytes: in
         def cached(*args, **kwargs):
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
-            key = (fn.__qualname__,) + tuple(_part(v) for n, v in bound.arguments.items()
-                                             if not n.startswith("_"))
-            store = budget().cache(name, max_bytes)
+            key, store = _key(fn, bound), budget().cache(name, max_bytes)
             value = store.get(key, _MISSING)
             if value is _MISSING:
-                with st.spinner(spinner) if spinner else contextlib.nullcontext(), \
-                        figures_unkept() if holds_figures else contextlib.nullcontext():
+                with st.spinner(spinner) if spinner else contextlib.nullcontext():
                     value = fn(*args, **kwargs)
                 store.put(key, value)
             return _copy.deepcopy(value) if copy else value
@@ -107,7 +108,8 @@ def kept_steps(name: str, holds_figures: bool = False):
     lists of slides, one per step, and {step: figure} dicts, or a tuple of lists), kept step by
     step: a window is made of each of its steps' fn(..., s, s), each kept (read-only) on its own
     in the named cache `name`. A window that moved along a long sentence makes only its new
-    steps."""
+    steps. holds_figures: the parts hold the figures they build, which are then not put in the
+    figure cache too (`figures_unkept`)."""
     def wrap(fn):
         sig = inspect.signature(fn)
 
@@ -116,9 +118,7 @@ def kept_steps(name: str, holds_figures: bool = False):
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
             first, last = bound.arguments["first"], bound.arguments["last"]
-            base = (fn.__qualname__,) + tuple(_part(v) for n, v in bound.arguments.items()  # once a window
-                                              if not n.startswith("_") and n not in ("first", "last"))
-            store, steps = budget().cache(name), []
+            base, store, steps = _key(fn, bound, ("first", "last")), budget().cache(name), []  # once a window
             for s in range(first, last + 1):
                 value = store.get(base + (s,), _MISSING)
                 if value is _MISSING:
@@ -495,7 +495,7 @@ _UNKEPT = contextvars.ContextVar("rnnviz_figures_unkept", default=False)
 @contextlib.contextmanager
 def figures_unkept():
     """Figures asked for in this block are built and not put in the figure cache: a result that
-    holds them (a page's kept window of slides, `kept(holds_figures=True)`) keeps them already,
+    holds them (a page's kept window of slides, `kept_steps(holds_figures=True)`) keeps them already,
     and each would be held, and walked for its size, twice."""
     token = _UNKEPT.set(True)
     try:

@@ -137,22 +137,22 @@ def holding_script():
 
     args = (np.linspace(0.1, 0.7, 3), np.eye(3), 0.3 * np.eye(3), 1)  # no other test's figure
 
-    @cache.kept("test_held_window", copy=False, holds_figures=True)
-    def window(scale: float) -> dict:
-        return {"fig": cache.figure(jacobian_parts, *args[:2], scale * args[2], 1).to_dict()}
+    @cache.kept_steps("test_held_window", holds_figures=True)
+    def window(scale: float, first: int, last: int) -> dict:
+        return {"fig": [cache.figure(jacobian_parts, *args[:2], scale * args[2], 1).to_dict()]}
 
     from rnnviz.serve.bytecache import value_digest
     key = ("_figure", f"{jacobian_parts.__module__}.{jacobian_parts.__qualname__}", value_digest((args, {})))
     figures = budget().cache("figure")
-    held = window(1.0)  # the same figure as `alone` below
+    held = window(1.0, 1, 1)  # the same figure as `alone` below
     st.session_state["held_kept"] = key in figures
-    st.session_state["held"] = held["fig"]
+    st.session_state["held"] = held["fig"][0]
     st.session_state["alone"] = cache.figure(jacobian_parts, *args).to_dict()  # outside: kept as before
     st.session_state["alone_kept"] = key in figures
 
 
 def test_a_window_that_holds_its_figures_does_not_put_them_in_the_figure_cache_too():
-    """cache.kept(holds_figures=True): the figures its function builds are the builder's, in
+    """cache.kept_steps(holds_figures=True): the figures its function builds are the builder's, in
     Streamlit's look, and held once (by the window), not also by the figure cache."""
     import json
 
