@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rnnviz.errors import InputError, StoreError
+from rnnviz.serve.turns import PAGE_TURNS
 from rnnviz.store.lessons import lesson_names
 
 SCHEMA_VERSION = 2  # 2: answers.label, what the learner saw (page 1's words)
@@ -129,24 +130,25 @@ class ClassStore:
     def _connect(self) -> Iterator[object]:
         """A connection in a transaction: committed on success, rolled back and raised as
         StoreError on any database failure."""
-        try:
-            if self.postgres:
-                conn = self._psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S)
-            else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(self.path, timeout=10)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-        except (OSError, *self._errors) as err:
-            raise StoreError(f"cannot open the class store: {err}") from err
-        try:
-            yield conn
-            conn.commit()
-        except self._errors as err:
-            conn.rollback()
-            raise StoreError(f"the class store failed: {err}") from err
-        finally:
-            conn.close()
+        with PAGE_TURNS.aside():  # a page run waits on the database without holding its turn
+            try:
+                if self.postgres:
+                    conn = self._psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S)
+                else:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    conn = sqlite3.connect(self.path, timeout=10)
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute("PRAGMA foreign_keys=ON")
+            except (OSError, *self._errors) as err:
+                raise StoreError(f"cannot open the class store: {err}") from err
+            try:
+                yield conn
+                conn.commit()
+            except self._errors as err:
+                conn.rollback()
+                raise StoreError(f"the class store failed: {err}") from err
+            finally:
+                conn.close()
 
     def _sql(self, query: str) -> str:
         return query.replace("?", "%s") if self.postgres else query

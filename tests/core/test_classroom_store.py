@@ -228,3 +228,35 @@ def test_a_version_1_store_gains_the_label_column_and_keeps_its_answers(backend)
     again.record_answer(c.code, "checkpoint_embedding_1", "s1", "w3", False, 1.0, label="cat")
     assert again.labels(c.code) == {"checkpoint_embedding_1": {"w3": "cat"}}
     ClassStore(url=store.url or None, data_dir=store.path.parent if store.path else None)  # opens again
+
+
+def test_a_page_run_waits_on_the_store_without_holding_its_turn(tmp_path, monkeypatch):
+    """Another learner's run holds the database (a write lock); the page run asking the store
+    waits for it aside (rnnviz.serve.turns): its turn passes to the next in line, who frees the
+    database, and the page run goes on. Holding the turn while waiting would deadlock until
+    SQLite's 10-s timeout and fail."""
+    from rnnviz.serve import classroom_store
+    from rnnviz.serve.turns import QUEUED, Turns
+
+    gate = Turns(1, max_wait_s=60.0)  # one slot, and nobody goes past the line in this test
+    monkeypatch.setattr(classroom_store, "PAGE_TURNS", gate)
+    store = ClassStore(data_dir=tmp_path / "data")
+    holder = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    got = []
+
+    def next_in_line():
+        with gate.turn() as how:
+            holder.execute("COMMIT")  # its run frees the database
+            got.append(how)
+
+    with gate.turn():
+        waiting = threading.Thread(target=next_in_line)
+        waiting.start()
+        while gate.counts() != (1, 1):
+            threading.Event().wait(0.001)
+        made = store.create_class()
+        assert gate.counts() == (1, 0)  # this run holds its turn again
+    waiting.join(30)
+    holder.close()
+    assert got == [QUEUED] and store.get_class(made.code) is not None

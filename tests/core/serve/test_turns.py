@@ -1,0 +1,238 @@
+"""Page runs take turns (rnnviz.serve.turns): at most k at once, first come first served, a
+waiter goes past the queue after its longest wait, and a slot is freed however a run ends."""
+import threading
+import time
+
+import pytest
+
+from rnnviz import limits
+from rnnviz.serve import turns as turns_module
+from rnnviz.serve.turns import OFF, PAGE_TURNS, PAST, QUEUED, SLOT, Turns
+
+LONG = 30.0  # a longest wait no test reaches: waiters are let in by the test, never by the clock
+
+
+def wait_for(cond, what: str) -> None:
+    """Spin until cond() holds (the threads' order is what the tests check, not their speed)."""
+    end = time.monotonic() + LONG
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"never saw: {what}")
+        time.sleep(0.001)
+
+
+def test_a_free_slot_is_taken_at_once_and_given_back():
+    gate = Turns(2, LONG)
+    with gate.turn() as a:
+        assert a == SLOT and gate.counts() == (1, 0)
+        with gate.turn() as b:
+            assert b == SLOT and gate.counts() == (2, 0)
+    assert gate.counts() == (0, 0)
+
+
+def test_waiters_are_served_in_the_order_they_came():
+    gate, order, hows = Turns(1, LONG), [], []
+    holder = gate.turn()
+    holder.__enter__()
+
+    def run(i):
+        with gate.turn() as how:
+            order.append(i)
+            hows.append(how)
+
+    threads = []
+    for i in range(6):
+        threads.append(threading.Thread(target=run, args=(i,)))
+        threads[-1].start()
+        wait_for(lambda i=i: gate.counts() == (1, i + 1), f"{i + 1} waiting")
+    holder.__exit__(None, None, None)
+    for th in threads:
+        th.join(LONG)
+    assert order == list(range(6))
+    assert hows == [QUEUED] * 6
+    assert gate.counts() == (0, 0)
+
+
+@pytest.mark.parametrize("slots", [1, 2, 3])
+def test_never_more_than_k_at_once(slots):
+    gate, lock = Turns(slots, LONG), threading.Lock()
+    inside, most = [0], [0]
+
+    def run():
+        for _ in range(20):
+            with gate.turn():
+                with lock:
+                    inside[0] += 1
+                    most[0] = max(most[0], inside[0])
+                time.sleep(0.0005)
+                with lock:
+                    inside[0] -= 1
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(LONG)
+    assert most[0] == slots  # k at once, and never more
+    assert gate.counts() == (0, 0)
+
+
+def test_a_waiter_goes_past_a_stuck_run_after_its_longest_wait():
+    gate = Turns(1, max_wait_s=0.05)
+    with gate.turn():  # stuck (a slow database, the largest model)
+        with gate.turn() as how:
+            assert how == PAST
+            assert gate.counts() == (1, 0)  # it holds no slot and left the line
+        assert gate.counts() == (1, 0)  # ending it frees nothing: the stuck run still holds its slot
+    assert gate.counts() == (0, 0)
+
+
+def test_an_error_in_the_run_frees_its_slot():
+    gate = Turns(1, LONG)
+    with pytest.raises(RuntimeError):
+        with gate.turn():
+            raise RuntimeError("the page failed")
+    assert gate.counts() == (0, 0)
+    with gate.turn() as how:
+        assert how == SLOT
+
+
+class HandedOverWhileWaiting(threading.Event):
+    """An Event whose wait sees the slot handed over (the holder leaves) and then either times
+    out or is interrupted: the two races _take must get right."""
+
+    gate: Turns = None
+    holder = None
+    interrupt = False
+
+    def wait(self, timeout=None):
+        type(self).holder.__exit__(None, None, None)  # hands its slot to this waiter
+        assert self.is_set()
+        if type(self).interrupt:
+            raise KeyboardInterrupt
+        return False  # as if the timeout fell in the same instant
+
+
+@pytest.mark.parametrize("interrupt", [False, True])
+def test_a_slot_handed_over_at_the_last_instant_is_never_lost(monkeypatch, interrupt):
+    gate = Turns(1, LONG)
+    holder = gate.turn()
+    holder.__enter__()
+    HandedOverWhileWaiting.holder, HandedOverWhileWaiting.interrupt = holder, interrupt
+    monkeypatch.setattr(turns_module.threading, "Event", HandedOverWhileWaiting)
+    if interrupt:
+        with pytest.raises(KeyboardInterrupt):
+            with gate.turn():
+                pass
+    else:
+        with gate.turn() as how:
+            assert how == QUEUED  # it got the slot: it holds it through the run
+            assert gate.counts() == (1, 0)
+    assert gate.counts() == (0, 0)
+
+
+def test_no_slots_switch_turns_off():
+    gate = Turns(0, LONG)
+    with gate.turn() as a, gate.turn() as b:
+        assert a == b == OFF and gate.counts() == (0, 0)
+        with gate.aside():
+            assert gate.counts() == (0, 0)
+    assert gate.counts() == (0, 0)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError):
+        Turns(-1, 1.0)
+    with pytest.raises(ValueError):
+        Turns(1, -1.0)
+
+
+def test_the_process_gate_follows_the_limits():
+    assert (PAGE_TURNS.slots, PAGE_TURNS.max_wait_s) == (limits.PAGE_RUN_SLOTS,
+                                                         limits.PAGE_RUN_MAX_WAIT_SECONDS)
+
+
+def test_a_run_cut_short_comes_back_at_the_front_of_the_line():
+    """Streamlit ends a run with an exception when its learner acts again, and reruns the script
+    in the same thread: that rerun waits at the front, not behind everyone who came meanwhile."""
+    gate, order = Turns(1, LONG), []
+    holder = gate.turn()
+    holder.__enter__()
+    first_newcomer_may_end = threading.Event()
+
+    def learner_who_acts_again():
+        with pytest.raises(RuntimeError):
+            with gate.turn():
+                raise RuntimeError("rerun asked for")  # as Streamlit's RerunException
+        with gate.turn():  # the rerun, in the same thread
+            order.append("rerun")
+
+    def newcomer(name, until=None):
+        with gate.turn():
+            order.append(name)
+            if until is not None:
+                until.wait(LONG)
+
+    threads = [threading.Thread(target=learner_who_acts_again),
+               threading.Thread(target=newcomer, args=("newcomer 1", first_newcomer_may_end)),
+               threading.Thread(target=newcomer, args=("newcomer 2",))]
+    for k, th in enumerate(threads, 1):
+        th.start()
+        wait_for(lambda k=k: gate.counts() == (1, k), f"{k} waiting")
+    holder.__exit__(None, None, None)  # the learner's run starts and is cut short at once
+    wait_for(lambda: "newcomer 1" in order and gate.counts() == (1, 2), "the rerun back in line")
+    first_newcomer_may_end.set()
+    for th in threads:
+        th.join(LONG)
+    assert order == ["newcomer 1", "rerun", "newcomer 2"]
+    assert gate.counts() == (0, 0)
+
+
+def test_a_run_waits_on_a_database_aside_and_comes_back_first():
+    gate, order = Turns(1, LONG), []
+    database_answers, newcomers_in_line = threading.Event(), threading.Event()
+
+    def run_that_asks_the_database():
+        with gate.turn():
+            order.append("asks")
+            with gate.aside():  # its slot serves the next in line meanwhile
+                newcomers_in_line.wait(LONG)
+                database_answers.wait(LONG)
+            order.append("answered")
+            assert gate.counts()[0] == 1
+
+    def newcomer(name, until=None):
+        with gate.turn():
+            order.append(name)
+            if until is not None:
+                until.wait(LONG)
+
+    first_may_end = threading.Event()
+    asker = threading.Thread(target=run_that_asks_the_database)
+    asker.start()
+    wait_for(lambda: order == ["asks"], "the run asking")
+    one = threading.Thread(target=newcomer, args=("newcomer 1", first_may_end))
+    one.start()
+    wait_for(lambda: order == ["asks", "newcomer 1"], "newcomer 1 running while the run waits aside")
+    two = threading.Thread(target=newcomer, args=("newcomer 2",))
+    two.start()
+    wait_for(lambda: gate.counts() == (1, 1), "newcomer 2 in line")
+    newcomers_in_line.set()
+    database_answers.set()
+    wait_for(lambda: gate.counts() == (1, 2), "the run back in line, at the front")
+    first_may_end.set()
+    for th in (asker, one, two):
+        th.join(LONG)
+    assert order == ["asks", "newcomer 1", "answered", "newcomer 2"]
+    assert gate.counts() == (0, 0)
+
+
+def test_aside_outside_a_turn_does_nothing():
+    gate = Turns(1, LONG)
+    with gate.aside():
+        assert gate.counts() == (0, 0)
+    with gate.turn():
+        pass
+    with gate.aside():  # the turn has ended: nothing to give back
+        assert gate.counts() == (0, 0)
+    assert gate.counts() == (0, 0)
