@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rnnviz.figures.common import MUTED_TEXT, log_axis, step_labels, style
+from rnnviz.figures.common import MUTED_TEXT, log_axis, step_labels, style, validated_colorscale
 from rnnviz.formatting import num
 
 from .grid import subplots
@@ -64,30 +64,34 @@ GATE_LABELS = {"title": "Gate values over the sentence (time across, units down)
 def gate_heatmaps(values: dict, tokens, candidate: str, labels: dict | None = None,
                   titles: dict | None = None) -> go.Figure:
     """values {gate: (T, H)} stacked as rows of heatmaps, time on x and units on y. The
-    sigmoid gates share a 0..1 scale; the tanh candidate (`candidate`: 'g' or 'n') its own -1..1."""
+    sigmoid gates share a 0..1 scale; the tanh candidate (`candidate`: 'g' or 'n') its own -1..1.
+    Built from plain dicts (tests/core/figures/test_grid.py holds it to the validated JSON): it is
+    most of page 8's LSTM/GRU switch."""
     lab = GATE_LABELS | (labels or {})
     names = list(values)
-    fig = subplots(rows=len(names), cols=1, shared_xaxes=True, vertical_spacing=0.04,
-                   subplot_titles=[(titles or {}).get(g, g) for g in names])
     x = step_labels(tokens)
+    data, layout = [], {}
     for r, g in enumerate(names, start=1):
         z = np.asarray(values[g], float).T  # (H, T)
-        fig.add_trace(go.Heatmap(
-            z=z, x=x, y=[f"u{u + 1}" for u in range(z.shape[0])],
-            coloraxis="coloraxis2" if g == candidate else "coloraxis", customdata=np.vectorize(num)(z),
-            hovertemplate=f"{g}<br>%{{x}}, %{{y}}<br>{lab['hover']}: %{{customdata}}<extra></extra>"),
-            row=r, col=1)
-        fig.update_yaxes(autorange="reversed", type="category", showticklabels=False,
-                         title_text=lab["y"], row=r, col=1)
-    fig.update_xaxes(type="category", title_text=lab["x"], row=len(names), col=1)
-    fig.update_layout(title={"text": lab["title"]}, height=180 * len(names) + 120,
-                      coloraxis={"colorscale": "Viridis", "cmin": 0, "cmax": 1,
-                                 "colorbar": {"title": {"text": lab["gate_bar"]}, "x": 1.02, "len": 0.45,
-                                              "y": 0.75}},
-                      coloraxis2={"colorscale": "RdBu", "cmin": -1, "cmax": 1,
-                                  "colorbar": {"title": {"text": lab["cand_bar"]}, "x": 1.02,
-                                               "len": 0.45, "y": 0.22}})
-    return style(fig, top=70)
+        data.append({"type": "heatmap", "z": z, "x": x, "y": [f"u{u + 1}" for u in range(z.shape[0])],
+                     "coloraxis": "coloraxis2" if g == candidate else "coloraxis",
+                     "customdata": np.vectorize(num)(z), "row": r, "col": 1,
+                     "hovertemplate": f"{g}<br>%{{x}}, %{{y}}<br>{lab['hover']}: "
+                                      "%{customdata}<extra></extra>"})
+        layout[f"yaxis{r if r > 1 else ''}"] = {"autorange": "reversed", "type": "category",
+                                                "showticklabels": False, "title": {"text": lab["y"]}}
+    n = len(names)
+    layout[f"xaxis{n if n > 1 else ''}"] = {"type": "category", "title": {"text": lab["x"]}}
+    layout |= {"title": {"text": lab["title"]}, "height": 180 * n + 120,
+               "coloraxis": {"colorscale": validated_colorscale("Viridis"), "cmin": 0, "cmax": 1,
+                             "colorbar": {"title": {"text": lab["gate_bar"]}, "x": 1.02, "len": 0.45,
+                                          "y": 0.75}},
+               "coloraxis2": {"colorscale": validated_colorscale("RdBu"), "cmin": -1, "cmax": 1,
+                              "colorbar": {"title": {"text": lab["cand_bar"]}, "x": 1.02, "len": 0.45,
+                                           "y": 0.22}}}
+    fig = subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.04, data=data,
+                   subplot_titles=[(titles or {}).get(g, g) for g in names])
+    return style(fig, top=70, layout=layout)
 
 
 KEPT_LABELS = {"title": "Share of each unit's cell state kept to the last step",

@@ -257,6 +257,7 @@ def test_start_model_compares_the_subword_trio_on_the_learners_sentence():
     at = AppTest.from_file(APP, default_timeout=120)
     skip_checkpoints(at)
     at.query_params["text"] = "the cat sat on the mat"  # and no model: the start model
+    at.run()  # the app first, as a browser opens it (a page switched to before any run is run alone)
     at.switch_page(str(ROOT / PAGE))
     at.run()
     no_exception(at)
