@@ -336,7 +336,7 @@ def _psycopg():
 def store_from_env() -> ClassStore:
     """The process's store, by RNNVIZ_DATABASE_URL / RNNVIZ_DATA_DIR (opened and upgraded once)."""
     key = (os.environ.get("RNNVIZ_DATABASE_URL", ""), os.environ.get("RNNVIZ_DATA_DIR", "data"))
-    with _LOCK:
+    with PAGE_TURNS.aside(), _LOCK:  # aside first: a turn is never waited for under the lock
         if key not in _STORES:
             _STORES[key] = ClassStore(url=key[0] or None, data_dir=key[1])
         return _STORES[key]

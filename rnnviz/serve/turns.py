@@ -117,7 +117,8 @@ class Turns:
     def aside(self) -> Iterator[None]:
         """Wait on something outside the process (the class's database) without a slot: the
         slot this thread's turn holds goes to the next in line for the block, and is taken again
-        after it, at the front of the line. Outside a turn it does nothing."""
+        after it, at the front of the line. Outside a turn it does nothing. Take it outside any
+        lock the block takes (a thread waiting for its turn must hold no lock another run needs)."""
         held = self._held()
         if not held or not held[-1][0]:
             yield
