@@ -11,6 +11,7 @@ from rnnviz.serve.turns import PAGE_TURNS
 from ui import cellpick, checkpoint, classroom, lesson, navigation, sidebar, teacher
 from ui.charts import serve_plotly
 from ui.i18n import first_visit_lang, t
+from ui.links import current_session_id
 from ui.widgets import plotly_json_settings
 
 one_thread_per_run()  # thread settings are no import side effect: set here, once
@@ -18,7 +19,8 @@ plotly_json_settings()  # charts' JSON by the standard library (set here, once)
 freeze_startup_heap()  # once per process: the imports above leave the collector's full walks
 no_delay_on_tcp_sockets()  # once per process: no 40-ms wait for an ACK between a run's messages
 serve_plotly()  # once per process: Plotly.js at /app/static, so that charts are drawn in place
-with PAGE_TURNS.turn():  # page runs take turns: 40 at once would share one core in 5-ms slices
+# page runs take turns (40 at once would share one core in 5-ms slices), least-used session first
+with PAGE_TURNS.turn(who=current_session_id()):
     first_visit_lang()  # before the first t(): the link's ?lang= or the browser's language
     st.set_page_config(page_title=t("app.page_title"), page_icon=":material/cycle:", layout="wide")
     navigation.phone_style()

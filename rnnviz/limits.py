@@ -47,12 +47,14 @@ CACHE_SWEEP_SECONDS = 10.0
 CACHE_LIVE_TTL_SECONDS = 600.0  # an entry a connected session used this recently stays past CACHE_TTL
 MEMORY_BACK_SECONDS = 60.0
 # Page runs take turns (rnnviz/serve/turns.py): at most PAGE_RUN_SLOTS compute at once, the
-# others wait first come, first served; one that has waited PAGE_RUN_MAX_WAIT_SECONDS goes ahead
-# anyway (a run stuck on a long computation holds the class up no longer than that). 0 slots: no
-# turns. Measured with 40 learners on one process (bench/results/load_s28.txt): 1 slot beats 2
-# (p95 0.73 against 1.04 s), a longest wait of 5 s beat 2 s (p95 0.42-1.02 against 0.60-1.13 s).
+# others wait, the session that used the least server time lately first; a run that has held its
+# slot PAGE_LONG_RUN_SECONDS gives it to the next in line and goes on beside it (a stranger's
+# largest model never holds the class); one that has waited PAGE_RUN_MAX_WAIT_SECONDS goes ahead
+# anyway. 0 slots: no turns. Measured with 40 learners on one process (bench/results/load_s28.txt):
+# 1 slot beats 2 (p95 0.73 against 1.04 s), a longest wait of 5 s beat 2 s.
 PAGE_RUN_SLOTS = max(0, int(os.environ.get("RNNVIZ_PAGE_RUNS", "1")))
 PAGE_RUN_MAX_WAIT_SECONDS = max(0.0, float(os.environ.get("RNNVIZ_PAGE_RUN_MAX_WAIT", "5")))
+PAGE_LONG_RUN_SECONDS = max(0.01, float(os.environ.get("RNNVIZ_PAGE_LONG_RUN", "0.5")))
 MAX_SHORT_JOBS = max(1, int(os.environ.get("RNNVIZ_MAX_SHORT_JOBS", "2")))  # the short lane's slots
 # Wall-time caps (pacer sleeps included). Page 6's largest run (V = 5,000, d = H = 128, T = 64,
 # batch 64) measured about 4 s per step on 2 shared cores: its 5,000 steps took ~5.5 h and held a

@@ -238,7 +238,7 @@ def test_a_page_run_waits_on_the_store_without_holding_its_turn(tmp_path, monkey
     from rnnviz.serve import classroom_store
     from rnnviz.serve.turns import QUEUED, Turns
 
-    gate = Turns(1, max_wait_s=60.0)  # one slot, and nobody goes past the line in this test
+    gate = Turns(1, max_wait_s=60.0, long_run_s=60.0)  # one slot; nobody goes past the line
     monkeypatch.setattr(classroom_store, "PAGE_TURNS", gate)
     store = ClassStore(data_dir=tmp_path / "data")
     holder = sqlite3.connect(store.path, isolation_level=None, check_same_thread=False)

@@ -7,12 +7,14 @@ from tests.apptest_helpers import no_exception
 
 
 def recorded_turns(monkeypatch) -> list[str]:
-    """How each of app.py's turns was got, in order."""
+    """How each of app.py's turns was got, in order (and for whom, in recorded_turns.who)."""
     hows, turn = [], PAGE_TURNS.turn
+    recorded_turns.who = []
 
     @contextlib.contextmanager
-    def recording():
-        with turn() as how:
+    def recording(who=None):
+        recorded_turns.who.append(who)
+        with turn(who=who) as how:
             hows.append(how)
             yield how
 
@@ -25,6 +27,7 @@ def test_every_page_run_takes_a_turn_and_gives_it_back(app, monkeypatch):
     at = app("pages/hidden.py")
     no_exception(at)
     assert hows and set(hows) == {SLOT}  # alone on the server: never waits
+    assert None not in recorded_turns.who and len(set(recorded_turns.who)) == 1  # its session's
     assert PAGE_TURNS.counts() == (0, 0)
 
 

@@ -22,7 +22,7 @@ def wait_for(cond, what: str) -> None:
 
 
 def test_a_free_slot_is_taken_at_once_and_given_back():
-    gate = Turns(2, LONG)
+    gate = Turns(2, LONG, long_run_s=LONG)
     with gate.turn() as a:
         assert a == SLOT and gate.counts() == (1, 0)
         with gate.turn() as b:
@@ -31,7 +31,7 @@ def test_a_free_slot_is_taken_at_once_and_given_back():
 
 
 def test_waiters_are_served_in_the_order_they_came():
-    gate, order, hows = Turns(1, LONG), [], []
+    gate, order, hows = Turns(1, LONG, long_run_s=LONG), [], []
     holder = gate.turn()
     holder.__enter__()
 
@@ -55,7 +55,7 @@ def test_waiters_are_served_in_the_order_they_came():
 
 @pytest.mark.parametrize("slots", [1, 2, 3])
 def test_never_more_than_k_at_once(slots):
-    gate, lock = Turns(slots, LONG), threading.Lock()
+    gate, lock = Turns(slots, LONG, long_run_s=LONG), threading.Lock()
     inside, most = [0], [0]
 
     def run():
@@ -78,7 +78,7 @@ def test_never_more_than_k_at_once(slots):
 
 
 def test_a_waiter_goes_past_a_stuck_run_after_its_longest_wait():
-    gate = Turns(1, max_wait_s=0.05)
+    gate = Turns(1, max_wait_s=0.05, long_run_s=LONG)
     with gate.turn():  # stuck (a slow database, the largest model)
         with gate.turn() as how:
             assert how == PAST
@@ -88,7 +88,7 @@ def test_a_waiter_goes_past_a_stuck_run_after_its_longest_wait():
 
 
 def test_an_error_in_the_run_frees_its_slot():
-    gate = Turns(1, LONG)
+    gate = Turns(1, LONG, long_run_s=LONG)
     with pytest.raises(RuntimeError):
         with gate.turn():
             raise RuntimeError("the page failed")
@@ -115,7 +115,7 @@ class HandedOverWhileWaiting(threading.Event):
 
 @pytest.mark.parametrize("interrupt", [False, True])
 def test_a_slot_handed_over_at_the_last_instant_is_never_lost(monkeypatch, interrupt):
-    gate = Turns(1, LONG)
+    gate = Turns(1, LONG, long_run_s=LONG)
     holder = gate.turn()
     holder.__enter__()
     HandedOverWhileWaiting.holder, HandedOverWhileWaiting.interrupt = holder, interrupt
@@ -132,7 +132,7 @@ def test_a_slot_handed_over_at_the_last_instant_is_never_lost(monkeypatch, inter
 
 
 def test_no_slots_switch_turns_off():
-    gate = Turns(0, LONG)
+    gate = Turns(0, LONG, long_run_s=LONG)
     with gate.turn() as a, gate.turn() as b:
         assert a == b == OFF and gate.counts() == (0, 0)
         with gate.aside():
@@ -140,22 +140,42 @@ def test_no_slots_switch_turns_off():
     assert gate.counts() == (0, 0)
 
 
+def test_a_long_run_gives_its_slot_to_the_next_in_line_and_goes_on():
+    """A run that has held its slot long_run_s (a stranger's largest model) no longer holds the
+    others: the next in line gets the slot while the long run goes on beside it."""
+    gate = Turns(1, LONG, long_run_s=0.05)
+    got = []
+
+    def next_in_line():
+        with gate.turn() as how:
+            got.append((how, gate.counts()))
+
+    with gate.turn():  # the long run: it never ends while the other waits
+        waiter = threading.Thread(target=next_in_line)
+        waiter.start()
+        waiter.join(LONG)  # ends without the long run ending
+        assert got == [(QUEUED, (1, 0))]  # it held the one slot; the long run held none
+    assert gate.counts() == (0, 0)  # the long run's end gives back nothing twice
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError):
         Turns(-1, 1.0)
+    with pytest.raises(ValueError):
+        Turns(1, 1.0, long_run_s=0.0)
     with pytest.raises(ValueError):
         Turns(1, -1.0)
 
 
 def test_the_process_gate_follows_the_limits():
-    assert (PAGE_TURNS.slots, PAGE_TURNS.max_wait_s) == (limits.PAGE_RUN_SLOTS,
-                                                         limits.PAGE_RUN_MAX_WAIT_SECONDS)
+    assert (PAGE_TURNS.slots, PAGE_TURNS.max_wait_s, PAGE_TURNS.long_run_s) == (
+        limits.PAGE_RUN_SLOTS, limits.PAGE_RUN_MAX_WAIT_SECONDS, limits.PAGE_LONG_RUN_SECONDS)
 
 
 def test_a_run_cut_short_comes_back_at_the_front_of_the_line():
     """Streamlit ends a run with an exception when its learner acts again, and reruns the script
     in the same thread: that rerun waits at the front, not behind everyone who came meanwhile."""
-    gate, order = Turns(1, LONG), []
+    gate, order = Turns(1, LONG, long_run_s=LONG), []
     holder = gate.turn()
     holder.__enter__()
     first_newcomer_may_end = threading.Event()
@@ -189,7 +209,7 @@ def test_a_run_cut_short_comes_back_at_the_front_of_the_line():
 
 
 def test_a_run_waits_on_a_database_aside_and_comes_back_first():
-    gate, order = Turns(1, LONG), []
+    gate, order = Turns(1, LONG, long_run_s=LONG), []
     database_answers, newcomers_in_line = threading.Event(), threading.Event()
 
     def run_that_asks_the_database():
@@ -228,7 +248,7 @@ def test_a_run_waits_on_a_database_aside_and_comes_back_first():
 
 
 def test_aside_outside_a_turn_does_nothing():
-    gate = Turns(1, LONG)
+    gate = Turns(1, LONG, long_run_s=LONG)
     with gate.aside():
         assert gate.counts() == (0, 0)
     with gate.turn():
@@ -236,3 +256,58 @@ def test_aside_outside_a_turn_does_nothing():
     with gate.aside():  # the turn has ended: nothing to give back
         assert gate.counts() == (0, 0)
     assert gate.counts() == (0, 0)
+
+
+class Clock:
+    """A clock the test moves by hand (a session's used time is what the test says it is)."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_session_that_used_least_lately_goes_first():
+    """A stranger's session that kept the core for 10 s waits behind a learner who came after
+    it; learners alike are served in the order they came (the tests above: who = None)."""
+    clock = Clock()
+    gate, order = Turns(1, LONG, long_run_s=LONG, clock=clock), []
+    with gate.turn(who="stranger"):
+        clock.now += 10.0  # the largest model, rerun
+    assert gate.used("stranger") == pytest.approx(10.0) and gate.used("learner") == 0.0
+    holder = gate.turn(who="someone")
+    holder.__enter__()
+
+    def run(who):
+        with gate.turn(who=who):
+            order.append(who)
+
+    threads = []
+    for k, who in enumerate(("stranger", "learner", "another learner"), 1):  # in this order
+        threads.append(threading.Thread(target=run, args=(who,)))
+        threads[-1].start()
+        wait_for(lambda k=k: gate.counts() == (1, k), f"{k} waiting")
+    holder.__exit__(None, None, None)
+    for th in threads:
+        th.join(LONG)
+    assert order == ["learner", "another learner", "stranger"]
+
+
+def test_used_time_halves_every_half_life_and_a_wait_aside_is_not_counted():
+    clock = Clock()
+    gate = Turns(1, LONG, long_run_s=LONG, half_life_s=30.0, clock=clock)
+    with gate.turn(who="a"):
+        clock.now += 8.0
+        with gate.aside():
+            clock.now += 50.0  # the database, slow: not the run's use
+        clock.now += 2.0
+    used = 8.0 * 0.5 ** (52.0 / 30.0) + 2.0  # the 8 s counted before the wait, halved since
+    assert gate.used("a") == pytest.approx(used)
+    clock.now += 30.0
+    assert gate.used("a") == pytest.approx(used / 2)
+    clock.now += 60.0
+    assert gate.used("a") == pytest.approx(used / 8)
+    with gate.turn():  # nobody's: never counted
+        clock.now += 5.0
+    assert gate.used(None) == 0.0
