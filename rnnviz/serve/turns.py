@@ -132,15 +132,13 @@ class Turns:
         try:
             while True:
                 with self._lock:
+                    until_long = self._demote_long_runs()  # may hand this waiter a slot
                     if handed.is_set():
                         return QUEUED, self._handed.pop(handed)
                     left = deadline - self._clock()
                     if left <= 0:
                         self._waiting = [w for w in self._waiting if w[2] is not handed]
                         return PAST, None
-                    until_long = self._demote_long_runs()
-                    if handed.is_set():
-                        return QUEUED, self._handed.pop(handed)
                 handed.wait(max(0.001, min(left, until_long)))
         except BaseException:  # interrupted while waiting: leave, or pass on a slot handed over
             with self._lock:

@@ -6,34 +6,33 @@ from rnnviz.serve.turns import PAGE_TURNS, PAST, SLOT
 from tests.apptest_helpers import no_exception
 
 
-def recorded_turns(monkeypatch) -> list[str]:
-    """How each of app.py's turns was got, in order (and for whom, in recorded_turns.who)."""
-    hows, turn = [], PAGE_TURNS.turn
-    recorded_turns.who = []
+def recorded_turns(monkeypatch) -> tuple[list[str], list]:
+    """(how each of app.py's turns was got, and for whom), in order, filled as the app runs."""
+    hows, whos, turn = [], [], PAGE_TURNS.turn
 
     @contextlib.contextmanager
     def recording(who=None):
-        recorded_turns.who.append(who)
+        whos.append(who)
         with turn(who=who) as how:
             hows.append(how)
             yield how
 
     monkeypatch.setattr(PAGE_TURNS, "turn", recording)
-    return hows
+    return hows, whos
 
 
 def test_every_page_run_takes_a_turn_and_gives_it_back(app, monkeypatch):
-    hows = recorded_turns(monkeypatch)
+    hows, whos = recorded_turns(monkeypatch)
     at = app("pages/hidden.py")
     no_exception(at)
     assert hows and set(hows) == {SLOT}  # alone on the server: never waits
-    assert None not in recorded_turns.who and len(set(recorded_turns.who)) == 1  # its session's
+    assert None not in whos and len(set(whos)) == 1  # its session's
     assert PAGE_TURNS.counts() == (0, 0)
 
 
 def test_a_page_runs_past_slots_held_by_stuck_runs(app, monkeypatch):
     held_turn = PAGE_TURNS.turn
-    hows = recorded_turns(monkeypatch)
+    hows, _ = recorded_turns(monkeypatch)
     monkeypatch.setattr(PAGE_TURNS, "max_wait_s", 0.05)
     with contextlib.ExitStack() as stuck:
         for _ in range(PAGE_TURNS.slots):  # other sessions' runs, stuck holding every slot

@@ -18,6 +18,7 @@ from rnnviz.serve.jobs import (
     TrainingGate,
     queued_message,
 )
+from tests.core.serve.concurrency import peak_inside
 
 
 def test_gate_admits_k_then_queues_in_order():
@@ -58,24 +59,8 @@ def test_gate_admits_k_then_queues_in_order():
 
 
 def test_gate_never_runs_more_than_k():
-    gate, peak, now = TrainingGate(2), [0], [0]
-    lock = threading.Lock()
-
-    def job():
-        with gate.slot(poll_s=0.01):
-            with lock:
-                now[0] += 1
-                peak[0] = max(peak[0], now[0])
-            time.sleep(0.01)
-            with lock:
-                now[0] -= 1
-
-    threads = [threading.Thread(target=job) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(10)
-    assert peak[0] == 2 and gate.counts() == (0, 0)
+    gate = TrainingGate(2)
+    assert peak_inside(lambda: gate.slot(poll_s=0.01), join_s=10) == 2 and gate.counts() == (0, 0)
 
 
 def test_slot_is_freed_when_the_block_raises():

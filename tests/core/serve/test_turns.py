@@ -8,6 +8,7 @@ import pytest
 from rnnviz import limits
 from rnnviz.serve import turns as turns_module
 from rnnviz.serve.turns import OFF, PAGE_TURNS, PAST, QUEUED, SLOT, Turns
+from tests.core.serve.concurrency import peak_inside
 
 LONG = 30.0  # a longest wait no test reaches: waiters are let in by the test, never by the clock
 
@@ -55,25 +56,8 @@ def test_waiters_are_served_in_the_order_they_came():
 
 @pytest.mark.parametrize("slots", [1, 2, 3])
 def test_never_more_than_k_at_once(slots):
-    gate, lock = Turns(slots, LONG, long_run_s=LONG), threading.Lock()
-    inside, most = [0], [0]
-
-    def run():
-        for _ in range(20):
-            with gate.turn():
-                with lock:
-                    inside[0] += 1
-                    most[0] = max(most[0], inside[0])
-                time.sleep(0.0005)
-                with lock:
-                    inside[0] -= 1
-
-    threads = [threading.Thread(target=run) for _ in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(LONG)
-    assert most[0] == slots  # k at once, and never more
+    gate = Turns(slots, LONG, long_run_s=LONG)
+    assert peak_inside(gate.turn, rounds=20, hold_s=0.0005) == slots  # k at once, and never more
     assert gate.counts() == (0, 0)
 
 
