@@ -34,6 +34,9 @@ def test_a_page_runs_past_slots_held_by_stuck_runs(app, monkeypatch):
     held_turn = PAGE_TURNS.turn
     hows, _ = recorded_turns(monkeypatch)
     monkeypatch.setattr(PAGE_TURNS, "max_wait_s", 0.05)
+    # Stuck, yet never demoted as long runs: on a loaded machine AppTest takes over 0.5 s to start,
+    # and a waiter would then be handed a demoted holder's slot (QUEUED) instead of going past.
+    monkeypatch.setattr(PAGE_TURNS, "long_run_s", 1e9)
     with contextlib.ExitStack() as stuck:
         for _ in range(PAGE_TURNS.slots):  # other sessions' runs, stuck holding every slot
             stuck.enter_context(held_turn())
