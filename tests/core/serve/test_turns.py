@@ -1,5 +1,6 @@
-"""Page runs take turns (rnnviz.serve.turns): at most k at once, first come first served, a
-waiter goes past the queue after its longest wait, and a slot is freed however a run ends."""
+"""Page runs take turns (rnnviz.serve.turns): at most k at once, the least-used session first and
+then first come, a run past long_run_s hands its slot on, a waiter goes past the queue after its
+longest wait, and a slot is freed however a run ends."""
 import threading
 import time
 
